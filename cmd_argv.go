@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+func argvCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "argv",
+		Usage:     "print the exact docker argv that run would execute",
+		ArgsUsage: "[-- CMD ARGS...]",
+		Flags: append(runFlags(),
+			&cli.StringFlag{Name: "format", Value: "shell", Usage: "output `FORMAT`: shell, json or lines"}),
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if format != "shell" && format != "json" && format != "lines" {
+				return rejectf("--format: must be shell, json or lines (got %q)", format)
+			}
+			o, err := optionsFromFlags(c)
+			if err != nil {
+				return err
+			}
+			plan, err := isolation.NewPlan(o, time.Now())
+			if err != nil {
+				return &rejected{err: err}
+			}
+			w := c.App.Writer
+			switch format {
+			case "json":
+				b, _ := json.Marshal(plan.Argv)
+				fmt.Fprintf(w, "%s\n", b)
+			case "lines":
+				fmt.Fprintln(w, strings.Join(plan.Argv, "\n"))
+			default:
+				fmt.Fprintln(w, shellJoin(plan.Argv))
+			}
+			return nil
+		},
+	}
+}
+
+// shellJoin quotes each argument for a POSIX shell so the line, pasted into
+// sh, yields exactly the same argv.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}

@@ -1,0 +1,174 @@
+package dockerargs
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// Status is the state of one boundary in an audited argv.
+type Status string
+
+// The three states a boundary can be in.
+const (
+	Enforced Status = "enforced"
+	Missing  Status = "missing"
+	Violated Status = "violated"
+)
+
+// Finding is the audit result for one boundary.
+type Finding struct {
+	Boundary string `json:"boundary"`
+	Status   Status `json:"status"`
+	Detail   string `json:"detail"`
+}
+
+// Report is the audit of one argv: one finding per boundary, in a fixed order.
+type Report struct {
+	Findings []Finding `json:"findings"`
+}
+
+// Compliant reports whether every boundary is enforced.
+func (r Report) Compliant() bool {
+	for _, f := range r.Findings {
+		if f.Status != Enforced {
+			return false
+		}
+	}
+	return len(r.Findings) > 0
+}
+
+// Problems returns the findings that are not enforced.
+func (r Report) Problems() []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Status != Enforced {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// check inspects the parsed argv for one boundary and the flags it claims,
+// so that every flag is judged by exactly one check or found harmless.
+type check struct {
+	boundary string
+	claims   []string
+	judge    func(p *parsed) (Status, string)
+}
+
+// Audit parses any `docker run` argv (as a shell would have split it) and
+// reports each boundary of the policy as enforced, missing or violated.
+// An argv that is not a parseable `docker run` yields a single violation.
+func Audit(argv []string) Report {
+	p, err := parseRun(argv)
+	if err != nil {
+		return Report{Findings: []Finding{{Boundary: "argv", Status: Violated, Detail: err.Error()}}}
+	}
+	claimed := map[string]bool{}
+	var r Report
+	for _, c := range checks {
+		st, detail := c.judge(p)
+		r.Findings = append(r.Findings, Finding{Boundary: c.boundary, Status: st, Detail: detail})
+		for _, f := range c.claims {
+			claimed[f] = true
+		}
+	}
+	var other []string
+	for name := range p.values {
+		if !claimed[name] && !harmless[name] {
+			other = append(other, "--"+name)
+		}
+	}
+	other = append(other, p.unknown...)
+	sort.Strings(other)
+	if len(other) > 0 {
+		r.Findings = append(r.Findings, Finding{Boundary: "other flags", Status: Violated,
+			Detail: "not allowed by the policy: " + strings.Join(other, ", ")})
+	} else {
+		r.Findings = append(r.Findings, Finding{Boundary: "other flags", Status: Enforced, Detail: "none outside the policy"})
+	}
+	return r
+}
+
+// single judges a single-valued flag against one exact value.
+func single(flag, want string) func(p *parsed) (Status, string) {
+	return func(p *parsed) (Status, string) {
+		v, ok := p.last(flag)
+		switch {
+		case !ok:
+			return Missing, fmt.Sprintf("--%s %s not set", flag, want)
+		case v != want:
+			return Violated, fmt.Sprintf("--%s %s, want %s", flag, v, want)
+		}
+		return Enforced, fmt.Sprintf("--%s %s", flag, want)
+	}
+}
+
+// boolean judges a boolean flag that must be on (want) or off (!want).
+func boolean(flag string, want bool) func(p *parsed) (Status, string) {
+	return func(p *parsed) (Status, string) {
+		v, ok := p.last(flag)
+		on, err := strconv.ParseBool(v)
+		switch {
+		case ok && err != nil:
+			return Violated, fmt.Sprintf("--%s=%s is not a boolean", flag, v)
+		case want && !ok:
+			return Missing, fmt.Sprintf("--%s not set", flag)
+		case on != want && ok:
+			return Violated, fmt.Sprintf("--%s=%t", flag, on)
+		case !want:
+			return Enforced, fmt.Sprintf("no --%s", flag)
+		}
+		return Enforced, "--" + flag
+	}
+}
+
+// forbidden judges flags that must not appear at all.
+func forbidden(flags ...string) func(p *parsed) (Status, string) {
+	return func(p *parsed) (Status, string) {
+		var found []string
+		for _, f := range flags {
+			for _, v := range p.values[f] {
+				found = append(found, fmt.Sprintf("--%s %s", f, v))
+			}
+		}
+		if len(found) > 0 {
+			return Violated, strings.Join(found, "; ")
+		}
+		return Enforced, "no --" + strings.Join(flags, ", --")
+	}
+}
+
+var checks = []check{
+	{"ephemeral (--rm)", []string{"rm"}, boolean("rm", true)},
+	{"user 65534:65534", []string{"user"}, single("user", User)},
+	{"capabilities dropped", []string{"cap-drop", "cap-add"}, judgeCaps},
+	{"no new privileges", []string{"security-opt"}, judgeNoNewPrivileges},
+	{"security profiles", nil, judgeProfiles},
+	{"read-only root", []string{"read-only"}, boolean("read-only", true)},
+	{"bounded /tmp", []string{"tmpfs"}, judgeTmpfs},
+	{"no network", []string{"network"}, judgeNetwork},
+	{"one cpu", []string{"cpus"}, judgeCPUs},
+	{"pids limit", []string{"pids-limit"}, judgeRange("pids-limit", limits.PIDs)},
+	{"open files limit", []string{"ulimit"}, judgeUlimit("nofile", 1, limits.NoFile)},
+	{"no core dumps", nil, judgeUlimit("core", 0, limits.Core)},
+	{"memory limit", []string{"memory", "oom-kill-disable"}, judgeMemory},
+	{"no swap", []string{"memory-swap"}, judgeSwap},
+	{"ipc none", []string{"ipc"}, single("ipc", "none")},
+	{"no daemon-side log", []string{"log-driver"}, single("log-driver", "none")},
+	{"no pulls", []string{"pull"}, single("pull", "never")},
+	{"immutable image id", nil, judgeImage},
+	{"not privileged", []string{"privileged"}, boolean("privileged", false)},
+	{"no mounts", []string{"volume", "mount", "volumes-from", "use-api-socket"}, forbidden("volume", "mount", "volumes-from", "use-api-socket")},
+	{"no devices", []string{"device", "device-cgroup-rule", "gpus"}, forbidden("device", "device-cgroup-rule", "gpus")},
+	{"no published ports", []string{"publish", "publish-all"}, judgePorts},
+	{"no host namespaces", []string{"pid", "uts", "userns", "cgroupns"}, judgeNamespaces},
+	{"no host environment", []string{"env", "env-file"}, forbidden("env", "env-file")},
+	{"no extra groups", []string{"group-add"}, forbidden("group-add")},
+	{"no sysctls", []string{"sysctl"}, forbidden("sysctl")},
+	{"runner entrypoint", []string{"entrypoint"}, forbidden("entrypoint")},
+}

@@ -1,0 +1,225 @@
+package dockerargs
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// policyArgv is a compliant argv the table below edits one flag at a time.
+func policyArgv() []string { return Render(baseSpec()) }
+
+// withFlags inserts extra flags right after `run`.
+func withFlags(extra ...string) []string {
+	argv := policyArgv()
+	i := slices.Index(argv, "run") + 1
+	return slices.Concat(argv[:i], extra, argv[i:])
+}
+
+// replace swaps the first occurrence of old (and following values) in the argv.
+func replace(old []string, repl ...string) []string {
+	argv := policyArgv()
+	for i := range argv {
+		if slices.Equal(argv[i:min(i+len(old), len(argv))], old) {
+			return slices.Concat(argv[:i], repl, argv[i+len(old):])
+		}
+	}
+	panic(fmt.Sprintf("%q not in argv", old))
+}
+
+func statusOf(r Report, boundary string) Status {
+	for _, f := range r.Findings {
+		if f.Boundary == boundary {
+			return f.Status
+		}
+	}
+	return ""
+}
+
+func TestAuditRenderedIsClean(t *testing.T) {
+	r := Audit(policyArgv())
+	assert.Assert(t, r.Compliant(), "%+v", r.Problems())
+	assert.Equal(t, len(r.Findings), len(checks)+1)
+}
+
+func TestAuditCatches(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		argv     []string
+		boundary string
+		want     Status
+	}{
+		{"volume short", withFlags("-v", "/:/host"), "no mounts", Violated},
+		{"volume long eq", withFlags("--volume=/var/run/docker.sock:/var/run/docker.sock"), "no mounts", Violated},
+		{"volume combined", withFlags("-itv/etc:/etc"), "no mounts", Violated},
+		{"mount", withFlags("--mount", "type=bind,src=/,dst=/h"), "no mounts", Violated},
+		{"volumes-from", withFlags("--volumes-from=other"), "no mounts", Violated},
+		{"api socket", withFlags("--use-api-socket"), "no mounts", Violated},
+		{"privileged", withFlags("--privileged"), "not privileged", Violated},
+		{"privileged true", withFlags("--privileged=true"), "not privileged", Violated},
+		{"cap-add", withFlags("--cap-add", "SYS_ADMIN"), "capabilities dropped", Violated},
+		{"cap-add eq", withFlags("--cap-add=NET_RAW"), "capabilities dropped", Violated},
+		{"no cap-drop", replace([]string{"--cap-drop=ALL"}), "capabilities dropped", Missing},
+		{"cap-drop lowercase", replace([]string{"--cap-drop=ALL"}, "--cap-drop", "all"), "capabilities dropped", Enforced},
+		{"device", withFlags("--device", "/dev/kvm"), "no devices", Violated},
+		{"gpus", withFlags("--gpus=all"), "no devices", Violated},
+		{"publish short", withFlags("-p", "8080:80"), "no published ports", Violated},
+		{"publish long", withFlags("--publish=80"), "no published ports", Violated},
+		{"publish all", withFlags("-P"), "no published ports", Violated},
+		{"net host", withFlags("--net=host"), "no network", Violated},
+		{"network bridge too", withFlags("--network", "bridge"), "no network", Violated},
+		{"network overridden", replace([]string{"--network", "none"}, "--network", "none", "--network", "host"), "no network", Violated},
+		{"network bridge", replace([]string{"--network", "none"}, "--network=bridge"), "no network", Violated},
+		{"network container", replace([]string{"--network", "none"}, "--net", "container:x"), "no network", Violated},
+		{"no network flag", replace([]string{"--network", "none"}), "no network", Missing},
+		{"pid host", withFlags("--pid=host"), "no host namespaces", Violated},
+		{"pid container", withFlags("--pid", "container:abc"), "no host namespaces", Violated},
+		{"uts host", withFlags("--uts", "host"), "no host namespaces", Violated},
+		{"userns host", withFlags("--userns=host"), "no host namespaces", Violated},
+		{"cgroupns host", withFlags("--cgroupns=host"), "no host namespaces", Violated},
+		{"ipc host", replace([]string{"--ipc", "none"}, "--ipc", "host"), "ipc none", Violated},
+		{"seccomp unconfined", withFlags("--security-opt", "seccomp=unconfined"), "security profiles", Violated},
+		{"seccomp unconfined colon", withFlags("--security-opt=seccomp:unconfined"), "security profiles", Violated},
+		{"apparmor unconfined", withFlags("--security-opt", "apparmor=unconfined"), "security profiles", Violated},
+		{"label disable", withFlags("--security-opt", "label=disable"), "security profiles", Violated},
+		{"systempaths", withFlags("--security-opt", "systempaths=unconfined"), "security profiles", Violated},
+		{"nnp false", withFlags("--security-opt", "no-new-privileges=false"), "no new privileges", Enforced},
+		{"nnp false last", replace([]string{"--security-opt", "no-new-privileges"}, "--security-opt", "no-new-privileges", "--security-opt", "no-new-privileges=false"), "no new privileges", Violated},
+		{"nnp missing", replace([]string{"--security-opt", "no-new-privileges"}), "no new privileges", Missing},
+		{"nnp true colon", replace([]string{"--security-opt", "no-new-privileges"}, "--security-opt=no-new-privileges:true"), "no new privileges", Enforced},
+		{"env short", withFlags("-e", "AWS_SECRET=x"), "no host environment", Violated},
+		{"env passthrough", withFlags("--env=HOME"), "no host environment", Violated},
+		{"env combined", withFlags("-ie", "X=1"), "no host environment", Violated},
+		{"env-file", withFlags("--env-file", ".env"), "no host environment", Violated},
+		{"group-add", withFlags("--group-add", "docker"), "no extra groups", Violated},
+		{"sysctl", withFlags("--sysctl", "net.ipv4.ip_forward=1"), "no sysctls", Violated},
+		{"swap missing", replace([]string{"--memory-swap", "512m"}), "no swap", Missing},
+		{"swap unlimited", replace([]string{"--memory-swap", "512m"}, "--memory-swap", "-1"), "no swap", Violated},
+		{"swap weakened", replace([]string{"--memory-swap", "512m"}, "--memory-swap=1g"), "no swap", Violated},
+		{"swap same in bytes", replace([]string{"--memory-swap", "512m"}, "--memory-swap", "536870912"), "no swap", Enforced},
+		{"swap same in MiB", replace([]string{"--memory-swap", "512m"}, "--memory-swap", "512MiB"), "no swap", Enforced},
+		{"memory short", replace([]string{"--memory", "512m"}, "-m", "32m"), "memory limit", Violated},
+		{"memory missing", replace([]string{"--memory", "512m"}), "memory limit", Missing},
+		{"oom kill disabled", withFlags("--oom-kill-disable"), "memory limit", Violated},
+		{"tag", replace([]string{testImage}, "python:latest"), "immutable image id", Violated},
+		{"short id", replace([]string{testImage}, "0123456789ab"), "immutable image id", Violated},
+		{"digest", replace([]string{testImage}, "busybox@"+testImage), "immutable image id", Violated},
+		{"uppercase", replace([]string{testImage}, strings.ToUpper(testImage)), "immutable image id", Violated},
+		{"user root", replace([]string{"--user", User}, "--user", "root"), "user 65534:65534", Violated},
+		{"user 0", replace([]string{"--user", User}, "-u", "0"), "user 65534:65534", Violated},
+		{"user 0:0", replace([]string{"--user", User}, "--user=0:0"), "user 65534:65534", Violated},
+		{"user no group", replace([]string{"--user", User}, "--user", "65534"), "user 65534:65534", Violated},
+		{"user combined", replace([]string{"--user", User}, "-iu65534:65534"), "user 65534:65534", Enforced},
+		{"user overridden", withFlags("--user", "0"), "user 65534:65534", Enforced},
+		{"user missing", replace([]string{"--user", User}), "user 65534:65534", Missing},
+		{"rw root", replace([]string{"--read-only"}, "--read-only=false"), "read-only root", Violated},
+		{"rw root missing", replace([]string{"--read-only"}), "read-only root", Missing},
+		{"no rm", replace([]string{"--rm"}), "ephemeral (--rm)", Missing},
+		{"tmp exec", replace([]string{"--tmpfs", Tmpfs}, "--tmpfs", "/tmp:rw,exec,nosuid,nodev,size=32m"), "bounded /tmp", Violated},
+		{"tmp unbounded", replace([]string{"--tmpfs", Tmpfs}, "--tmpfs", "/tmp:rw,noexec,nosuid,nodev"), "bounded /tmp", Violated},
+		{"tmp too big", replace([]string{"--tmpfs", Tmpfs}, "--tmpfs=/tmp:noexec,nosuid,nodev,size=1g"), "bounded /tmp", Violated},
+		{"second tmpfs", withFlags("--tmpfs", "/run"), "bounded /tmp", Violated},
+		{"cpus 2", replace([]string{"--cpus", "1"}, "--cpus=2"), "one cpu", Violated},
+		{"cpus half", replace([]string{"--cpus", "1"}, "--cpus", "0.5"), "one cpu", Enforced},
+		{"pids unlimited", replace([]string{"--pids-limit", "64"}, "--pids-limit", "-1"), "pids limit", Violated},
+		{"pids 65", replace([]string{"--pids-limit", "64"}, "--pids-limit=65"), "pids limit", Violated},
+		{"nofile raised later", withFlags("--ulimit", "nofile=1024:1024"), "open files limit", Enforced},
+		{"nofile raised", replace([]string{"--ulimit", "nofile=64:64"}, "--ulimit", "nofile=64:4096"), "open files limit", Violated},
+		{"core raised", replace([]string{"--ulimit", "core=0:0"}, "--ulimit=core=-1"), "no core dumps", Violated},
+		{"core missing", replace([]string{"--ulimit", "core=0:0"}), "no core dumps", Missing},
+		{"log driver", replace([]string{"--log-driver", "none"}, "--log-driver", "json-file"), "no daemon-side log", Violated},
+		{"pull always", replace([]string{"--pull", "never"}, "--pull=always"), "no pulls", Violated},
+		{"pull missing", replace([]string{"--pull", "never"}), "no pulls", Missing},
+		{"entrypoint", withFlags("--entrypoint", "/bin/sh"), "runner entrypoint", Violated},
+		{"unknown flag", withFlags("--frobnicate"), "other flags", Violated},
+		{"unknown short", withFlags("-Z"), "other flags", Violated},
+		{"harmless flags", withFlags("-t", "--hostname", "x", "--label=a=b", "-w", "/tmp"), "other flags", Enforced},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Audit(tc.argv)
+			assert.Equal(t, statusOf(r, tc.boundary), tc.want, "%+v", r.Findings)
+			assert.Equal(t, r.Compliant(), tc.want == Enforced && len(r.Problems()) == 0)
+		})
+	}
+}
+
+func TestAuditCommandShapes(t *testing.T) {
+	argv := policyArgv()
+	for name, in := range map[string][]string{
+		"without binary":   argv[1:],
+		"container run":    slices.Concat([]string{"docker", "container"}, argv[1:]),
+		"global options":   slices.Concat([]string{"docker", "-H", "unix:///x.sock", "--debug", "--context=default"}, argv[1:]),
+		"podman":           slices.Concat([]string{"podman"}, argv[1:]),
+		"double dash flag": slices.Insert(slices.Clone(argv), slices.Index(argv, testImage), "--"),
+	} {
+		r := Audit(in)
+		assert.Check(t, r.Compliant(), "%s: %+v", name, r.Problems())
+	}
+	for name, in := range map[string][]string{
+		"empty":         nil,
+		"not run":       {"docker", "ps"},
+		"no image":      {"docker", "run", "--rm"},
+		"missing value": {"docker", "run", "--user"},
+		"bad global":    {"docker", "--bogus", "run", testImage},
+	} {
+		r := Audit(in)
+		assert.Check(t, !r.Compliant(), name)
+		assert.Check(t, is.Equal(r.Findings[0].Boundary, "argv"), name)
+	}
+	// Arguments after the image belong to the program, not to docker.
+	r := Audit(slices.Concat(argv, []string{"--privileged", "-v", "/:/h"}))
+	assert.Check(t, r.Compliant(), "%+v", r.Problems())
+}
+
+// TestAuditOfRenderIsClean is the property test: every valid spec renders
+// an argv the audit finds fully compliant.
+func TestAuditOfRenderIsClean(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	for i := 0; i < 2000; i++ {
+		s := Spec{
+			CLI:      pick("", "docker", "/usr/bin/docker", "podman"),
+			Context:  pick("", "default", "remote-vm"),
+			Runtime:  pick("", "runc", "runsc"),
+			Memory:   limits.MinMemory + rng.Int64N(limits.MaxMemory-limits.MinMemory+1),
+			Name:     fmt.Sprintf("synapse-iso-%016x", rng.Uint64()),
+			RunID:    fmt.Sprintf("%016x", rng.Uint64()),
+			Deadline: rng.Int64(),
+			Image:    fmt.Sprintf("sha256:%016x%016x%016x%016x", rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Uint64()),
+		}
+		if rng.IntN(2) == 0 {
+			s.Args = []string{"--timeout", "5s", "--exec", "sh", "-c", "--privileged -v /:/x"}
+		}
+		assert.NilError(t, s.Validate())
+		r := Audit(Render(s))
+		assert.Assert(t, r.Compliant(), "%+v\n%+v", s, r.Problems())
+	}
+}
+
+func FuzzAudit(f *testing.F) {
+	f.Add(strings.Join(policyArgv(), "\x00"))
+	f.Add("docker\x00run\x00-itv/a:/b\x00x")
+	f.Fuzz(func(t *testing.T, s string) {
+		r := Audit(strings.Split(s, "\x00"))
+		assert.Assert(t, len(r.Findings) > 0)
+	})
+}
+
+func TestParseDockerBytes(t *testing.T) {
+	for in, want := range map[string]int64{"512m": 512 << 20, "512MiB": 512 << 20, "1g": 1 << 30, "1.5g": 3 << 29, "100": 100, "64MB": 64 << 20} {
+		n, err := parseDockerBytes(in)
+		assert.NilError(t, err, in)
+		assert.Equal(t, n, want, in)
+	}
+	for _, in := range []string{"", "-1", "inf", "NaN", "1e9", "m", "0x10"} {
+		_, err := parseDockerBytes(in)
+		assert.Check(t, err != nil, in)
+	}
+}

@@ -1,0 +1,264 @@
+package dockerargs
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+func judgeCaps(p *parsed) (Status, string) {
+	if add := p.values["cap-add"]; len(add) > 0 {
+		return Violated, "--cap-add " + strings.Join(add, ", ")
+	}
+	for _, v := range p.values["cap-drop"] {
+		for _, c := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(c), "ALL") {
+				return Enforced, "--cap-drop=ALL"
+			}
+		}
+	}
+	return Missing, "--cap-drop=ALL not set"
+}
+
+// securityOpts splits --security-opt values into key and value; docker
+// accepts both key=value and the legacy key:value spelling.
+func securityOpts(p *parsed) [][2]string {
+	var out [][2]string
+	for _, v := range p.values["security-opt"] {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok {
+			k, val, _ = strings.Cut(v, ":")
+		}
+		out = append(out, [2]string{k, val})
+	}
+	return out
+}
+
+func judgeNoNewPrivileges(p *parsed) (Status, string) {
+	st, detail := Missing, "--security-opt no-new-privileges not set"
+	for _, kv := range securityOpts(p) {
+		if kv[0] != "no-new-privileges" {
+			continue
+		}
+		on := kv[1] == ""
+		if !on {
+			b, err := strconv.ParseBool(kv[1])
+			on = err == nil && b
+		}
+		if on {
+			st, detail = Enforced, "--security-opt no-new-privileges"
+		} else {
+			st, detail = Violated, "--security-opt no-new-privileges="+kv[1]
+		}
+	}
+	return st, detail
+}
+
+func judgeProfiles(p *parsed) (Status, string) {
+	var bad []string
+	for _, kv := range securityOpts(p) {
+		switch {
+		case kv[0] == "seccomp" && kv[1] == "unconfined",
+			kv[0] == "apparmor" && kv[1] == "unconfined",
+			kv[0] == "systempaths" && kv[1] == "unconfined",
+			kv[0] == "label" && kv[1] == "disable":
+			bad = append(bad, kv[0]+"="+kv[1])
+		case kv[0] == "seccomp" || kv[0] == "apparmor" || kv[0] == "label":
+			// A custom profile file cannot be checked from the argv.
+			bad = append(bad, kv[0]+"="+kv[1]+" (custom profile)")
+		case kv[0] != "no-new-privileges":
+			bad = append(bad, kv[0]+"="+kv[1]+" (unknown option)")
+		}
+	}
+	if len(bad) > 0 {
+		return Violated, "--security-opt " + strings.Join(bad, ", ")
+	}
+	return Enforced, "default seccomp, apparmor and masked paths"
+}
+
+func judgeTmpfs(p *parsed) (Status, string) {
+	mounts := map[string]string{}
+	var order []string
+	for _, v := range p.values["tmpfs"] {
+		path, opts, _ := strings.Cut(v, ":")
+		if _, seen := mounts[path]; !seen {
+			order = append(order, path)
+		}
+		mounts[path] = opts
+	}
+	for _, path := range order {
+		if path != "/tmp" {
+			return Violated, "--tmpfs " + path + ": the only writable place must be /tmp"
+		}
+	}
+	opts, ok := mounts["/tmp"]
+	if !ok {
+		return Missing, "--tmpfs " + Tmpfs + " not set"
+	}
+	set := map[string]string{}
+	for _, o := range strings.Split(opts, ",") {
+		k, v, _ := strings.Cut(o, "=")
+		switch k {
+		case "exec", "suid", "dev":
+			delete(set, "no"+k)
+		case "noexec", "nosuid", "nodev":
+			set[k] = ""
+		}
+		if k == "size" {
+			set[k] = v
+		}
+	}
+	for _, need := range []string{"noexec", "nosuid", "nodev"} {
+		if _, ok := set[need]; !ok {
+			return Violated, "--tmpfs /tmp without " + need
+		}
+	}
+	size, ok := set["size"]
+	if !ok {
+		return Violated, "--tmpfs /tmp without size= (unbounded up to half of RAM)"
+	}
+	n, err := parseDockerBytes(size)
+	if err != nil || n <= 0 || n > limits.TmpBytes {
+		return Violated, fmt.Sprintf("--tmpfs /tmp size=%s, want at most %s", size, limits.FormatMemory(limits.TmpBytes))
+	}
+	return Enforced, "--tmpfs /tmp:" + opts
+}
+
+func judgeCPUs(p *parsed) (Status, string) {
+	v, ok := p.last("cpus")
+	if !ok {
+		return Missing, "--cpus not set"
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || f > limits.CPUs {
+		return Violated, fmt.Sprintf("--cpus %s, want at most %d", v, limits.CPUs)
+	}
+	return Enforced, "--cpus " + v
+}
+
+// judgeRange requires a positive integer at most max.
+func judgeRange(flag string, max int64) func(p *parsed) (Status, string) {
+	return func(p *parsed) (Status, string) {
+		v, ok := p.last(flag)
+		if !ok {
+			return Missing, fmt.Sprintf("--%s not set", flag)
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 || n > max {
+			return Violated, fmt.Sprintf("--%s %s, want 1 to %d", flag, v, max)
+		}
+		return Enforced, fmt.Sprintf("--%s %s", flag, v)
+	}
+}
+
+// judgeUlimit requires soft and hard limits of one resource within [min, max].
+// Docker keeps the last --ulimit for a given name.
+func judgeUlimit(name string, min, max int64) func(p *parsed) (Status, string) {
+	return func(p *parsed) (Status, string) {
+		val, found := "", false
+		for _, v := range p.values["ulimit"] {
+			if n, rest, ok := strings.Cut(v, "="); ok && n == name {
+				val, found = rest, true
+			}
+		}
+		if !found {
+			return Missing, fmt.Sprintf("--ulimit %s=%d:%d not set", name, max, max)
+		}
+		soft, hard, ok := strings.Cut(val, ":")
+		if !ok {
+			hard = soft
+		}
+		s, err1 := strconv.ParseInt(soft, 10, 64)
+		h, err2 := strconv.ParseInt(hard, 10, 64)
+		if err1 != nil || err2 != nil || s < min || h < min || s > max || h > max || s > h {
+			return Violated, fmt.Sprintf("--ulimit %s=%s, want at most %d:%d", name, val, max, max)
+		}
+		return Enforced, fmt.Sprintf("--ulimit %s=%s", name, val)
+	}
+}
+
+func memoryLimit(p *parsed) (int64, string, error) {
+	v, ok := p.last("memory")
+	if !ok {
+		return 0, "", nil
+	}
+	n, err := parseDockerBytes(v)
+	return n, v, err
+}
+
+func judgeMemory(p *parsed) (Status, string) {
+	if v, ok := p.last("oom-kill-disable"); ok && v != "false" {
+		return Violated, "--oom-kill-disable lets a container hang the host at its memory limit"
+	}
+	n, v, err := memoryLimit(p)
+	switch {
+	case v == "":
+		return Missing, "--memory not set"
+	case err != nil || n < limits.MinMemory:
+		return Violated, fmt.Sprintf("--memory %s, want at least %s", v, limits.FormatMemory(limits.MinMemory))
+	}
+	return Enforced, "--memory " + v
+}
+
+func judgeSwap(p *parsed) (Status, string) {
+	mem, mv, merr := memoryLimit(p)
+	v, ok := p.last("memory-swap")
+	if !ok {
+		return Missing, "--memory-swap not set (docker then allows as much swap again as memory)"
+	}
+	if mv == "" || merr != nil {
+		return Violated, "--memory-swap " + v + " without a valid --memory"
+	}
+	n, err := parseDockerBytes(v)
+	if err != nil || n != mem {
+		return Violated, fmt.Sprintf("--memory-swap %s, want equal to --memory %s (no swap)", v, mv)
+	}
+	return Enforced, "--memory-swap " + v + " (no swap)"
+}
+
+func judgeImage(p *parsed) (Status, string) {
+	if err := limits.ValidateImageID(p.image); err != nil {
+		return Violated, fmt.Sprintf("image %q is not an immutable sha256: image ID", p.image)
+	}
+	return Enforced, p.image
+}
+
+func judgePorts(p *parsed) (Status, string) {
+	if st, d := forbidden("publish")(p); st != Enforced {
+		return st, d
+	}
+	if st, d := boolean("publish-all", false)(p); st != Enforced {
+		return st, d
+	}
+	return Enforced, "no --publish, --publish-all"
+}
+
+func judgeNamespaces(p *parsed) (Status, string) {
+	var bad []string
+	for _, ns := range []string{"pid", "uts", "userns", "cgroupns"} {
+		if v, ok := p.last(ns); ok && (v == "host" || strings.HasPrefix(v, "container:")) {
+			bad = append(bad, "--"+ns+" "+v)
+		}
+	}
+	if len(bad) > 0 {
+		return Violated, strings.Join(bad, ", ")
+	}
+	return Enforced, "private pid, uts, user and cgroup namespaces"
+}
+
+// judgeNetwork requires every --network to be none: unlike most flags,
+// docker accepts --network more than once and attaches all of them.
+func judgeNetwork(p *parsed) (Status, string) {
+	nets := p.values["network"]
+	if len(nets) == 0 {
+		return Missing, "--network none not set"
+	}
+	for _, n := range nets {
+		if n != "none" {
+			return Violated, "--network " + n + ", want none"
+		}
+	}
+	return Enforced, "--network none"
+}

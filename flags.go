@@ -1,0 +1,53 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// runFlags are shared by run and argv, so argv always prints exactly the
+// argv run executes for the same flags.
+func runFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "image", Usage: "immutable image `ID` (sha256:<64 hex>) to run", Required: false},
+		&cli.StringFlag{Name: "memory", Value: "512m", Usage: "memory `SIZE` (swap capped to the same), at least 64m"},
+		&cli.StringFlag{Name: "timeout", Value: limits.DefaultTimeout.String(), Usage: "wall-clock limit `DURATION`, like 10s"},
+		&cli.StringFlag{Name: "name", Usage: "container `NAME` (default: synapse-iso-<random>)"},
+		&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME` (for a remote engine)"},
+		&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
+		&cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"},
+	}
+}
+
+// optionsFromFlags builds run options from the shared flags; the arguments
+// after `--`, if any, are the interpreter command for the runner's exec mode.
+func optionsFromFlags(c *cli.Context) (isolation.Options, error) {
+	if !c.IsSet("image") {
+		return isolation.Options{}, limits.ValidateImageID("")
+	}
+	if err := limits.ValidateImageID(c.String("image")); err != nil {
+		return isolation.Options{}, err
+	}
+	mem, err := limits.ParseMemory(c.String("memory"))
+	if err != nil {
+		return isolation.Options{}, err
+	}
+	timeout, err := limits.ParseTimeout(c.String("timeout"))
+	if err != nil {
+		return isolation.Options{}, err
+	}
+	o := isolation.Options{
+		Image:   c.String("image"),
+		Limits:  limits.Config{Memory: mem, Timeout: timeout},
+		Name:    c.String("name"),
+		CLI:     c.String("cli"),
+		Context: c.String("context"),
+		Runtime: c.String("runtime"),
+	}
+	if c.Args().Present() {
+		o.Exec = c.Args().Slice()
+	}
+	return o, nil
+}

@@ -1,0 +1,116 @@
+package isolation
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Verdict is the one outcome of a run.
+type Verdict string
+
+// The verdicts, in the order the supervisor decides them.
+const (
+	OK             Verdict = "ok"
+	ProgramError   Verdict = "program_error"
+	Rejected       Verdict = "rejected"
+	SandboxFailure Verdict = "sandbox_failure"
+	Timeout        Verdict = "timeout"
+	EngineFailure  Verdict = "engine_failure"
+	OOM            Verdict = "oom"
+	Interrupted    Verdict = "interrupted"
+)
+
+// ExitCode is the CLI's exit status for a verdict. Interrupted runs exit
+// with 128+signal, which the CLI decides from the signal itself.
+func (v Verdict) ExitCode() int {
+	switch v {
+	case OK:
+		return 0
+	case ProgramError:
+		return 1
+	case Rejected:
+		return 2
+	case SandboxFailure:
+		return 3
+	case Timeout:
+		return 124
+	case EngineFailure:
+		return 125
+	case OOM:
+		return 137
+	case Interrupted:
+		return 130
+	}
+	return 125
+}
+
+// RejectedError is bad input or configuration, found before anything started.
+type RejectedError struct{ Err error }
+
+func (e *RejectedError) Error() string { return e.Err.Error() }
+func (e *RejectedError) Unwrap() error { return e.Err }
+
+// SandboxError is a container that exited nonzero (not by OOM) or answered
+// with a missing, malformed, oversized or inconsistent response.
+type SandboxError struct{ Err error }
+
+func (e *SandboxError) Error() string { return "sandbox failure: " + e.Err.Error() }
+func (e *SandboxError) Unwrap() error { return e.Err }
+
+// TimeoutError is a run that hit the host deadline; its container was removed.
+type TimeoutError struct{ Err error }
+
+func (e *TimeoutError) Error() string { return "timeout: " + e.Err.Error() }
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// EngineError is docker itself failing: missing CLI, unreachable daemon,
+// missing image, a limit it could not apply, or a cleanup it could not finish.
+type EngineError struct{ Err error }
+
+func (e *EngineError) Error() string { return "engine failure: " + e.Err.Error() }
+func (e *EngineError) Unwrap() error { return e.Err }
+
+// OOMError is a container killed by its memory limit, confirmed by evidence.
+type OOMError struct{ Err error }
+
+func (e *OOMError) Error() string { return "out of memory: " + e.Err.Error() }
+func (e *OOMError) Unwrap() error { return e.Err }
+
+// InterruptedError is a run stopped because its context was cancelled (a
+// signal to the CLI, say); its container was removed. Err wraps the cause.
+type InterruptedError struct{ Err error }
+
+func (e *InterruptedError) Error() string { return "interrupted: " + e.Err.Error() }
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// VerdictOf maps an error returned by this package to its verdict. Errors
+// from elsewhere count as engine failures: the tool could not do its job.
+func VerdictOf(err error) Verdict {
+	var (
+		rej *RejectedError
+		sb  *SandboxError
+		to  *TimeoutError
+		eng *EngineError
+		oom *OOMError
+		in  *InterruptedError
+	)
+	switch {
+	case err == nil:
+		return OK
+	case errors.As(err, &in):
+		return Interrupted
+	case errors.As(err, &rej):
+		return Rejected
+	case errors.As(err, &to):
+		return Timeout
+	case errors.As(err, &oom):
+		return OOM
+	case errors.As(err, &sb):
+		return SandboxFailure
+	case errors.As(err, &eng):
+		return EngineFailure
+	}
+	return EngineFailure
+}
+
+func rejectf(format string, a ...any) error { return &RejectedError{Err: fmt.Errorf(format, a...)} }

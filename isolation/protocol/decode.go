@@ -1,0 +1,136 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// DecodeRequest strictly decodes a request: one JSON object with exactly
+// the field "source" holding a string, nothing before or after it, valid
+// UTF-8, at most MaxRequestBytes bytes.
+func DecodeRequest(b []byte) (Request, error) {
+	if len(b) > MaxRequestBytes {
+		return Request{}, fmt.Errorf("request: larger than %d bytes", MaxRequestBytes)
+	}
+	if !utf8.Valid(b) {
+		// encoding/json would silently replace invalid bytes with U+FFFD.
+		return Request{}, errors.New("request: invalid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return Request{}, errors.New("request: want a JSON object")
+	}
+	var req Request
+	seen := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return Request{}, fmt.Errorf("request: %w", err)
+		}
+		if t != "source" {
+			return Request{}, fmt.Errorf("request: unknown field %q", t)
+		}
+		if seen {
+			return Request{}, errors.New(`request: duplicate field "source"`)
+		}
+		seen = true
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return Request{}, fmt.Errorf("request: %w", err)
+		}
+		if len(raw) == 0 || raw[0] != '"' {
+			return Request{}, errors.New(`request: "source" must be a string`)
+		}
+		if err := json.Unmarshal(raw, &req.Source); err != nil {
+			return Request{}, fmt.Errorf("request: %w", err)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return Request{}, fmt.Errorf("request: %w", err)
+	}
+	if !seen {
+		return Request{}, errors.New(`request: missing field "source"`)
+	}
+	if err := expectEOF(dec); err != nil {
+		return Request{}, fmt.Errorf("request: %w", err)
+	}
+	return req, nil
+}
+
+// EncodeRequest encodes a request, refusing one the runner would refuse.
+func EncodeRequest(r Request) ([]byte, error) {
+	if !utf8.ValidString(r.Source) {
+		return nil, errors.New("source: invalid UTF-8")
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxRequestBytes {
+		return nil, fmt.Errorf("request: %d bytes encoded, limit is %d", len(b), MaxRequestBytes)
+	}
+	return b, nil
+}
+
+// DecodeResponse strictly decodes a runner response: one JSON object, known
+// fields only, nothing after it, protocol version 1, and fields that agree
+// with each other and with the output cap. A response that breaks any rule
+// came from a broken or hostile container.
+func DecodeResponse(b []byte) (Response, error) {
+	if len(b) > MaxResponseBytes {
+		return Response{}, fmt.Errorf("response: larger than %d bytes", MaxResponseBytes)
+	}
+	if !utf8.Valid(b) {
+		return Response{}, errors.New("response: invalid UTF-8")
+	}
+	trimmed := bytes.TrimLeft(b, " \t\r\n")
+	if len(trimmed) == 0 {
+		return Response{}, errors.New("response: empty")
+	}
+	if trimmed[0] != '{' {
+		return Response{}, errors.New("response: want a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	var r Response
+	if err := dec.Decode(&r); err != nil {
+		return Response{}, fmt.Errorf("response: %w", err)
+	}
+	if err := expectEOF(dec); err != nil {
+		return Response{}, fmt.Errorf("response: %w", err)
+	}
+	return r, r.check()
+}
+
+func (r Response) check() error {
+	switch {
+	case r.V != Version:
+		return fmt.Errorf("response: protocol version %d, want %d", r.V, Version)
+	case len(r.Output) > MaxOutputBytes:
+		return fmt.Errorf("response: output is %d bytes, over the %d byte cap", len(r.Output), MaxOutputBytes)
+	case r.OutputBytes < 0:
+		return fmt.Errorf("response: negative output_bytes %d", r.OutputBytes)
+	case r.OutputTruncated != (r.OutputBytes > MaxOutputBytes):
+		return fmt.Errorf("response: output_truncated=%t disagrees with output_bytes %d and the %d byte cap",
+			r.OutputTruncated, r.OutputBytes, MaxOutputBytes)
+	case r.OK && r.Error != nil:
+		return errors.New("response: ok with an error")
+	case !r.OK && r.Error == nil:
+		return errors.New("response: not ok and no error")
+	case r.Error != nil && r.Error.Type == "":
+		return errors.New("response: error without a type")
+	}
+	return nil
+}
+
+// expectEOF reports any data after the first JSON value.
+func expectEOF(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}

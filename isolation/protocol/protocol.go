@@ -1,0 +1,73 @@
+// Package protocol defines wire protocol v1 between the host supervisor and
+// the in-container runner: one JSON request on the runner's stdin, one JSON
+// response on its stdout. Both sides decode strictly; the host treats every
+// response as hostile input.
+package protocol
+
+import (
+	"encoding/json"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// Version is the protocol version; every response carries it in "v".
+const Version = 1
+
+// Size bounds, from the policy.
+const (
+	MaxRequestBytes  = limits.MaxRequestBytes
+	MaxOutputBytes   = limits.MaxOutputBytes
+	MaxResponseBytes = limits.MaxResponseBytes
+)
+
+// Request is the whole request: source code and nothing else. There is no
+// field for callables, objects or context, so none can be deserialized.
+type Request struct {
+	Source string `json:"source"`
+}
+
+// Error types a response can carry.
+const (
+	ErrSyntax   = "syntax"   // the program does not parse or resolve
+	ErrRuntime  = "runtime"  // the program raised while running
+	ErrTimeout  = "timeout"  // the runner's own deadline stopped the program
+	ErrRequest  = "request"  // the runner refused the request
+	ErrExec     = "exec"     // exec mode: the command could not start or failed
+	ErrInternal = "internal" // the runner itself failed
+)
+
+// Error is a program or runner failure, with a position where one exists.
+type Error struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+}
+
+// Exit is how an exec-mode command ended.
+type Exit struct {
+	Code   int    `json:"code"`
+	Signal string `json:"signal,omitempty"`
+}
+
+// Response is the runner's single answer.
+type Response struct {
+	V  int  `json:"v"`
+	OK bool `json:"ok"`
+	// Result is the value of the program's last expression statement as a
+	// JSON value, or, where no JSON value exists, its repr as a JSON string
+	// (then ResultRepr is true). It is null when there is no result.
+	Result     json.RawMessage `json:"result"`
+	ResultType string          `json:"result_type,omitempty"`
+	ResultRepr bool            `json:"result_repr,omitempty"`
+	// Output is the captured program output: its first MaxOutputBytes
+	// bytes, as valid UTF-8 (invalid bytes become U+FFFD).
+	Output string `json:"output"`
+	// OutputTruncated is true exactly when OutputBytes exceeds the cap.
+	OutputTruncated bool `json:"output_truncated"`
+	// OutputBytes is the total output the program produced, kept or not.
+	OutputBytes int64      `json:"output_bytes"`
+	Error       *Error     `json:"error,omitempty"`
+	Exit        *Exit      `json:"exit,omitempty"`
+	Selfcheck   *Selfcheck `json:"selfcheck,omitempty"`
+}

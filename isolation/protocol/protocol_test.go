@@ -1,0 +1,129 @@
+package protocol
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"gotest.tools/v3/assert"
+)
+
+func TestDecodeRequest(t *testing.T) {
+	r, err := DecodeRequest([]byte(` {"source": "1+2\n"} `))
+	assert.NilError(t, err)
+	assert.Equal(t, r.Source, "1+2\n")
+	r, err = DecodeRequest([]byte(`{"source":"\u00e9\ud83d\ude00"}`))
+	assert.NilError(t, err)
+	assert.Equal(t, r.Source, "é😀")
+}
+
+func TestDecodeRequestRejects(t *testing.T) {
+	big := `{"source":"` + strings.Repeat("x", MaxRequestBytes) + `"}`
+	for in, want := range map[string]string{
+		``:                              "request: want a JSON object",
+		`null`:                          "request: want a JSON object",
+		`[]`:                            "request: want a JSON object",
+		`"x"`:                           "request: want a JSON object",
+		`{}`:                            `request: missing field "source"`,
+		`{"source":"a","extra":1}`:      `request: unknown field "extra"`,
+		`{"Source":"a"}`:                `request: unknown field "Source"`,
+		`{"source":"a","source":"b"}`:   `request: duplicate field "source"`,
+		`{"source":1}`:                  `request: "source" must be a string`,
+		`{"source":null}`:               `request: "source" must be a string`,
+		`{"source":"a"} {"source":"b"}`: "request: trailing data after the JSON value",
+		`{"source":"a"}x`:               "request: trailing data after the JSON value",
+		`{"source":"a"`:                 "request: EOF",
+		"{\"source\":\"\xff\"}":         "request: invalid UTF-8",
+		big:                             "request: larger than 65536 bytes",
+	} {
+		_, err := DecodeRequest([]byte(in))
+		assert.Check(t, err != nil && err.Error() == want, "%.40q: got %v, want %s", in, err, want)
+	}
+}
+
+func TestEncodeRequest(t *testing.T) {
+	b, err := EncodeRequest(Request{Source: "1+2"})
+	assert.NilError(t, err)
+	assert.Equal(t, string(b), `{"source":"1+2"}`)
+	_, err = EncodeRequest(Request{Source: "\xff"})
+	assert.Error(t, err, "source: invalid UTF-8")
+	// The limit is on the encoded form: quoting can grow the source.
+	_, err = EncodeRequest(Request{Source: strings.Repeat(`"`, MaxRequestBytes/2)})
+	assert.ErrorContains(t, err, "limit is 65536")
+	b, err = EncodeRequest(Request{Source: strings.Repeat("x", MaxRequestBytes-len(`{"source":""}`))})
+	assert.NilError(t, err)
+	assert.Equal(t, len(b), MaxRequestBytes)
+}
+
+func TestDecodeResponse(t *testing.T) {
+	r, err := DecodeResponse([]byte(`{"v":1,"ok":true,"result":123456789012345678901234567890,"result_type":"int","output":"hi\n","output_truncated":false,"output_bytes":3}`))
+	assert.NilError(t, err)
+	assert.Equal(t, string(r.Result), "123456789012345678901234567890")
+	assert.Equal(t, r.Output, "hi\n")
+}
+
+func TestDecodeResponseRejects(t *testing.T) {
+	ok := `{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
+	for in, want := range map[string]string{
+		``:                  "response: empty",
+		`null`:              "response: want a JSON object",
+		`[1]`:               "response: want a JSON object",
+		ok + ok:             "response: trailing data after the JSON value",
+		ok + "\nWARNING: x": "response: trailing data after the JSON value",
+		`{"v":1,"ok":true,"output":"","output_bytes":0,"extra":1}`:                   `response: json: unknown field "extra"`,
+		`{"v":2,"ok":true,"output":"","output_bytes":0}`:                             "response: protocol version 2, want 1",
+		`{"v":1,"ok":true,"output":"abc","output_bytes":-1}`:                         "response: negative output_bytes -1",
+		`{"v":1,"ok":true,"output":"abc","output_bytes":65537}`:                      "response: output_truncated=false disagrees with output_bytes 65537 and the 65536 byte cap",
+		`{"v":1,"ok":true,"output":"abc","output_bytes":3,"output_truncated":true}`:  "response: output_truncated=true disagrees with output_bytes 3 and the 65536 byte cap",
+		`{"v":1,"ok":false,"output":"","output_bytes":0}`:                            "response: not ok and no error",
+		`{"v":1,"ok":true,"output":"","output_bytes":0,"error":{"type":"runtime"}}`:  "response: ok with an error",
+		`{"v":1,"ok":false,"output":"","output_bytes":0,"error":{"message":"x"}}`:    "response: error without a type",
+		"{\"v\":1,\"ok\":true,\"output\":\"\xff\",\"output_bytes\":1}":               "response: invalid UTF-8",
+		`{"v":1,"ok":true,"output":"` + strings.Repeat("x", MaxOutputBytes+1) + `"}`: "response: output is 65537 bytes, over the 65536 byte cap",
+		`{"v":1,"ok":true,"result":"` + strings.Repeat("x", MaxResponseBytes) + `"}`: "response: larger than 1048576 bytes",
+	} {
+		_, err := DecodeResponse([]byte(in))
+		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
+	}
+}
+
+func FuzzDecodeRequest(f *testing.F) {
+	for _, s := range []string{`{"source":"1+2"}`, `{"source":"a","x":1}`, `{}`, `[`, "{\"source\":\"\xff\"}", `{"source":"\ud800"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeRequest(b)
+		if err != nil {
+			return
+		}
+		// Whatever decodes is valid UTF-8 and re-encodes losslessly (when the
+		// re-encoding, which escapes <, > and &, still fits the limit).
+		assert.Assert(t, utf8.ValidString(r.Source))
+		enc, err := EncodeRequest(r)
+		if err == nil {
+			r2, err := DecodeRequest(enc)
+			assert.NilError(t, err)
+			assert.Equal(t, r2.Source, r.Source)
+		}
+	})
+}
+
+func FuzzDecodeResponse(f *testing.F) {
+	for _, s := range []string{
+		`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`,
+		`{"v":1,"ok":false,"output":"x","output_truncated":true,"output_bytes":9,"error":{"type":"runtime","message":"m","line":1,"col":2}}`,
+		`{"v":1,"ok":true,"result":null,"output":"","output_bytes":0,"exit":{"code":0}}`,
+		`{"v":1}{"v":1}`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeResponse(b)
+		if err != nil {
+			return
+		}
+		assert.Assert(t, len(r.Output) <= MaxOutputBytes)
+		assert.Assert(t, r.OK == (r.Error == nil))
+		assert.Assert(t, r.OutputTruncated == (r.OutputBytes > MaxOutputBytes))
+	})
+}

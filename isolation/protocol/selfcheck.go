@@ -1,0 +1,37 @@
+package protocol
+
+// Selfcheck is what the runner observed from inside its container; doctor
+// compares each value with the policy. Values it could not read are -1 or
+// empty, with the reason in Problems.
+type Selfcheck struct {
+	UID    int   `json:"uid"`
+	GID    int   `json:"gid"`
+	Groups []int `json:"groups"`
+	// CapEff, NoNewPrivs and Seccomp are the /proc/self/status lines.
+	CapEff     string `json:"cap_eff"`
+	NoNewPrivs int    `json:"no_new_privs"`
+	Seccomp    int    `json:"seccomp"`
+	// CgroupVersion is 1 or 2; the limits below are normalized across both.
+	CgroupVersion int `json:"cgroup_version"`
+	// MemoryMax is the memory limit in bytes, -1 for none.
+	MemoryMax int64 `json:"memory_max"`
+	// SwapMax is the swap the container may use beyond MemoryMax, -1 for none.
+	SwapMax int64 `json:"swap_max"`
+	PidsMax int64 `json:"pids_max"`
+	// CPUMax is "quota period" in microseconds, as cgroup v2 cpu.max shows it.
+	CPUMax     string `json:"cpu_max"`
+	NoFileSoft int64  `json:"nofile_soft"`
+	NoFileHard int64  `json:"nofile_hard"`
+	CoreSoft   int64  `json:"core_soft"`
+	CoreHard   int64  `json:"core_hard"`
+	// TmpOptions are /tmp's mount options; TmpBytes its size.
+	TmpOptions   string   `json:"tmp_options"`
+	TmpBytes     int64    `json:"tmp_bytes"`
+	RootReadOnly bool     `json:"root_read_only"`
+	Interfaces   []string `json:"interfaces"`
+	// DevShmWritable is whether a file could be created in /dev/shm.
+	DevShmWritable bool     `json:"dev_shm_writable"`
+	DockerSocket   bool     `json:"docker_socket"`
+	EnvKeys        []string `json:"env_keys"`
+	Problems       []string `json:"problems,omitempty"`
+}

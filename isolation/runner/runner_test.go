@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+)
+
+var runnerBin string
+
+// TestMain builds the runner the way the image does (static, trimmed) and
+// the tests run it as a subprocess, without Docker.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "runner-test")
+	if err != nil {
+		panic(err)
+	}
+	runnerBin = filepath.Join(dir, "runner")
+	build := exec.Command("go", "build", "-trimpath", "-o", runnerBin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// runRunner runs the built runner and strictly decodes its one response.
+func runRunner(t *testing.T, stdin string, args ...string) protocol.Response {
+	t.Helper()
+	cmd := exec.Command(runnerBin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	assert.NilError(t, cmd.Run(), "runner must exit 0 when it answered")
+	assert.Equal(t, stderr.String(), "", "the runner never writes to stderr")
+	resp, err := protocol.DecodeResponse(stdout.Bytes())
+	assert.NilError(t, err, stdout.String())
+	return resp
+}
+
+func TestRunnerStarlark(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, `{"source":"print(3)\n1+2"}`)
+	assert.Assert(t, r.OK)
+	assert.Equal(t, string(r.Result), "3")
+	assert.Equal(t, r.Output, "3\n")
+}
+
+func TestRunnerProgramError(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, `{"source":"1 +"}`)
+	assert.Assert(t, !r.OK)
+	assert.Equal(t, r.Error.Type, protocol.ErrSyntax)
+	assert.Equal(t, r.Error.Line, 1)
+}
+
+func TestRunnerSelfDeadline(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	r := runRunner(t, `{"source":"while True:\n  pass"}`, "--timeout", "300ms")
+	assert.Assert(t, time.Since(start) < 3*time.Second)
+	assert.Equal(t, r.Error.Type, protocol.ErrTimeout)
+}
+
+func TestRunnerBadRequests(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		``:                              "request: want a JSON object",
+		`{"source":"1","f":"x"}`:        `request: unknown field "f"`,
+		`{"source":"1"}{"source":"2"}`:  "request: trailing data after the JSON value",
+		"{\"source\":\"\xff\"}":         "request: invalid UTF-8",
+		`[1]`:                           "request: want a JSON object",
+		strings.Repeat(" ", 64<<10+100): "request: larger than 65536 bytes",
+	} {
+		r := runRunner(t, in)
+		assert.Check(t, !r.OK)
+		assert.Check(t, is.Equal(r.Error.Type, protocol.ErrRequest))
+		assert.Check(t, is.Equal(r.Error.Message, want))
+	}
+}
+
+func TestRunnerBadArgs(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--bogus"}, {"--timeout"}, {"--timeout", "0"}, {"--exec"}, {"--selfcheck", "--exec", "sh"}} {
+		r := runRunner(t, `{"source":"1"}`, args...)
+		assert.Check(t, is.Equal(r.Error.Type, protocol.ErrRequest), "%q", args)
+	}
+}
+
+func TestRunnerExec(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, `{"source":"read x; echo out $x; echo err >&2"}`, "--exec", "sh", "-c", "sh")
+	assert.Assert(t, r.OK, "%+v", r.Error)
+	assert.Equal(t, r.Output, "out\nerr\n")
+	assert.DeepEqual(t, *r.Exit, protocol.Exit{Code: 0})
+
+	r = runRunner(t, `{"source":"exit 3"}`, "--exec", "sh")
+	assert.Assert(t, !r.OK)
+	assert.Equal(t, r.Error.Type, protocol.ErrExec)
+	assert.DeepEqual(t, *r.Exit, protocol.Exit{Code: 3})
+
+	r = runRunner(t, `{"source":"kill -TERM $$"}`, "--exec", "sh")
+	assert.DeepEqual(t, *r.Exit, protocol.Exit{Code: -1, Signal: "terminated"})
+
+	r = runRunner(t, `{"source":""}`, "--exec", "/nonexistent/interpreter")
+	assert.Equal(t, r.Error.Type, protocol.ErrExec)
+	assert.Assert(t, is.Contains(r.Error.Message, "no such file"))
+}
+
+func TestRunnerExecOutputCap(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, `{"source":"head -c 200000 /dev/zero | tr '\\0' x"}`, "--exec", "sh")
+	assert.Assert(t, r.OK, "%+v", r.Error)
+	assert.Equal(t, len(r.Output), protocol.MaxOutputBytes)
+	assert.Equal(t, r.OutputBytes, int64(200000))
+	assert.Assert(t, r.OutputTruncated)
+}
+
+func TestRunnerExecDeadlineKillsGroup(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	// A background grandchild holding the output pipe must not keep the runner waiting.
+	r := runRunner(t, `{"source":"sleep 30 & sleep 30"}`, "--timeout", "300ms", "--exec", "sh")
+	assert.Assert(t, time.Since(start) < 3*time.Second, time.Since(start))
+	assert.Equal(t, r.Error.Type, protocol.ErrTimeout)
+	assert.DeepEqual(t, *r.Exit, protocol.Exit{Code: -1, Signal: "killed"})
+}
+
+func TestRunnerSelfcheck(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, "", "--selfcheck")
+	assert.Assert(t, r.OK)
+	sc := r.Selfcheck
+	assert.Assert(t, sc != nil)
+	assert.Equal(t, sc.UID, os.Getuid())
+	assert.Equal(t, sc.GID, os.Getgid())
+	assert.Assert(t, sc.CgroupVersion == 1 || sc.CgroupVersion == 2)
+	assert.Assert(t, sc.NoFileSoft > 0)
+	assert.Assert(t, is.Contains(sc.Interfaces, "lo"))
+	assert.Assert(t, is.Contains(sc.EnvKeys, "PATH"))
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+)
+
+// selfcheck reports what this process actually sees. It only reads and
+// probes; a value it cannot read is left at -1 or empty and explained in
+// Problems, so doctor fails that check instead of guessing.
+func selfcheck() protocol.Selfcheck {
+	s := protocol.Selfcheck{
+		UID: os.Getuid(), GID: os.Getgid(), NoNewPrivs: -1, Seccomp: -1,
+		MemoryMax: -1, SwapMax: -1, PidsMax: -1, NoFileSoft: -1, NoFileHard: -1, CoreSoft: -1, CoreHard: -1, TmpBytes: -1,
+	}
+	problem := func(what string, err error) { s.Problems = append(s.Problems, what+": "+err.Error()) }
+	s.Groups, _ = os.Getgroups()
+
+	if status, err := readKeyed("/proc/self/status", ":"); err != nil {
+		problem("status", err)
+	} else {
+		s.CapEff = status["CapEff"]
+		s.NoNewPrivs = atoiOr(status["NoNewPrivs"], -1)
+		s.Seccomp = atoiOr(status["Seccomp"], -1)
+	}
+	readCgroup(&s, problem)
+
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {
+		s.NoFileSoft, s.NoFileHard = clampRlimit(rl.Cur), clampRlimit(rl.Max)
+	}
+	if err := syscall.Getrlimit(syscall.RLIMIT_CORE, &rl); err == nil {
+		s.CoreSoft, s.CoreHard = clampRlimit(rl.Cur), clampRlimit(rl.Max)
+	}
+
+	if mounts, err := os.ReadFile("/proc/self/mounts"); err != nil {
+		problem("mounts", err)
+	} else {
+		for _, line := range strings.Split(string(mounts), "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 4 && f[1] == "/tmp" {
+				s.TmpOptions = f[3]
+			}
+		}
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs("/tmp", &st); err == nil {
+		s.TmpBytes = int64(st.Blocks) * st.Bsize
+	}
+	if err := syscall.Statfs("/", &st); err == nil {
+		s.RootReadOnly = st.Flags&0x1 != 0 // ST_RDONLY
+	}
+
+	if ifs, err := net.Interfaces(); err != nil {
+		problem("interfaces", err)
+	} else {
+		for _, i := range ifs {
+			s.Interfaces = append(s.Interfaces, i.Name)
+		}
+	}
+	if f, err := os.CreateTemp("/dev/shm", "selfcheck"); err == nil {
+		s.DevShmWritable = true
+		f.Close()
+		os.Remove(f.Name())
+	}
+	for _, p := range []string{"/var/run/docker.sock", "/run/docker.sock"} {
+		if _, err := os.Lstat(p); err == nil {
+			s.DockerSocket = true
+		}
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		s.EnvKeys = append(s.EnvKeys, k)
+	}
+	sort.Strings(s.EnvKeys)
+	return s
+}
+
+// readCgroup fills the limits from cgroup v2 if mounted, else from v1.
+func readCgroup(s *protocol.Selfcheck, problem func(string, error)) {
+	const root = "/sys/fs/cgroup"
+	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err == nil {
+		s.CgroupVersion = 2
+		s.MemoryMax = readLimit(filepath.Join(root, "memory.max"), problem)
+		s.SwapMax = readLimit(filepath.Join(root, "memory.swap.max"), problem)
+		s.PidsMax = readLimit(filepath.Join(root, "pids.max"), problem)
+		if b, err := os.ReadFile(filepath.Join(root, "cpu.max")); err != nil {
+			problem("cpu.max", err)
+		} else {
+			s.CPUMax = strings.TrimSpace(string(b))
+		}
+		return
+	}
+	s.CgroupVersion = 1
+	mem := readLimit(filepath.Join(root, "memory/memory.limit_in_bytes"), problem)
+	memsw := readLimit(filepath.Join(root, "memory/memory.memsw.limit_in_bytes"), problem)
+	s.MemoryMax = mem
+	if mem >= 0 && memsw >= 0 {
+		// v1 limits memory+swap together; the swap allowance is the difference.
+		s.SwapMax = memsw - mem
+	}
+	s.PidsMax = readLimit(filepath.Join(root, "pids/pids.max"), problem)
+	quota := readLimit(filepath.Join(root, "cpu/cpu.cfs_quota_us"), problem)
+	period := readLimit(filepath.Join(root, "cpu/cpu.cfs_period_us"), problem)
+	q := "max"
+	if quota >= 0 {
+		q = strconv.FormatInt(quota, 10)
+	}
+	s.CPUMax = q + " " + strconv.FormatInt(period, 10)
+}
+
+// unlimitedV1 is what cgroup v1 shows for "no limit" (PAGE_COUNTER_MAX pages).
+const unlimitedV1 = 1 << 62
+
+// readLimit reads a single-number cgroup file; "max", -1 and v1's huge
+// sentinel all mean unlimited and read as -1.
+func readLimit(path string, problem func(string, error)) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		problem(filepath.Base(path), err)
+		return -1
+	}
+	v := strings.TrimSpace(string(b))
+	if v == "max" {
+		return -1
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		problem(filepath.Base(path), err)
+		return -1
+	}
+	if n < 0 || n >= unlimitedV1 {
+		return -1
+	}
+	return n
+}
+
+func clampRlimit(v uint64) int64 {
+	if v > 1<<62 {
+		return -1 // RLIM_INFINITY
+	}
+	return int64(v)
+}
+
+func atoiOr(s string, def int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// readKeyed reads "Key<sep> value" lines.
+func readKeyed(path, sep string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), sep); ok {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty")
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,71 @@
+// Command synapse-isolation runs untrusted source code in a fresh,
+// locked-down Docker container per request, prints the exact docker argv it
+// uses, and audits captured docker argvs against its policy.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+func main() {
+	ctx, stop := signalContext()
+	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the CLI and returns its exit status. Actions return errors
+// and never exit, so every cleanup runs before the process ends.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return 0
+	}
+	code := exitCode(err)
+	var silent *silentError
+	if !errors.As(err, &silent) {
+		fmt.Fprintf(stderr, "synapse-isolation: %v\n", err)
+	}
+	return code
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:            "synapse-isolation",
+		Usage:           "run untrusted source code in a fresh, locked-down Docker container",
+		HideHelpCommand: true,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		// Without this, urfave/cli calls os.Exit from inside Run for
+		// errors that carry an exit code, skipping container cleanup.
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
+		// Reached only for an unknown command: a rejection, not help.
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return rejectf("unknown command %q (see synapse-isolation --help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+		Commands: []*cli.Command{
+			argvCommand(), auditCommand(), versionCommand(),
+		},
+	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = onUsageError
+		cmd.HideHelpCommand = true
+	}
+	return app
+}
+
+// onUsageError turns a flag parsing error into a rejection (exit 2) with
+// one line on stderr, instead of urfave/cli's usage dump.
+func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError(err) }

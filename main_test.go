@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/golden"
+)
+
+const testImage = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// cli runs the command line in-process and returns its exit status and output.
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), append([]string{"synapse-isolation"}, args...), strings.NewReader(stdin), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestHelpGolden(t *testing.T) {
+	for _, cmd := range []string{"", "argv", "audit", "version"} {
+		args := []string{"--help"}
+		if cmd != "" {
+			args = []string{cmd, "--help"}
+		}
+		code, out, errOut := runCLI(t, "", args...)
+		assert.Equal(t, code, 0)
+		assert.Equal(t, errOut, "")
+		name := "help-" + cmd
+		if cmd == "" {
+			name = "help"
+		}
+		golden.Assert(t, out, name+".golden")
+	}
+}
+
+func TestBadFlagsGolden(t *testing.T) {
+	cases := [][]string{
+		{"bogus"},
+		{"argv", "--bogus"},
+		{"argv", "--image"},
+		{"argv"},
+		{"argv", "--image", "python:latest"},
+		{"argv", "--image", "sha256:abc"},
+		{"argv", "--image", strings.ToUpper(testImage)},
+		{"argv", "--image", testImage, "--memory", "0"},
+		{"argv", "--image", testImage, "--memory", "-1"},
+		{"argv", "--image", testImage, "--memory", "63m"},
+		{"argv", "--image", testImage, "--memory", "1.5g"},
+		{"argv", "--image", testImage, "--timeout", "0s"},
+		{"argv", "--image", testImage, "--timeout", "1h"},
+		{"argv", "--image", testImage, "--timeout", "ten"},
+		{"argv", "--image", testImage, "--name", "bad name"},
+		{"argv", "--image", testImage, "--runtime", "-x"},
+		{"argv", "--image", testImage, "--format", "yaml"},
+		{"audit", "--format", "xml", "--", "docker", "run", "x"},
+	}
+	var all strings.Builder
+	for _, args := range cases {
+		code, out, errOut := runCLI(t, "", args...)
+		assert.Equal(t, code, 2, "%q", args)
+		assert.Equal(t, out, "", "%q", args)
+		all.WriteString(strings.Join(args, " ") + "\n  " + errOut)
+	}
+	golden.Assert(t, all.String(), "flag-errors.golden")
+}
+
+func TestArgvFormatsAgree(t *testing.T) {
+	argv := func(format string) []string {
+		return []string{"argv", "--image", testImage, "--name", "synapse-iso-test", "--memory", "1g", "--runtime", "runsc",
+			"--format", format, "--", "python3", "-c", "it's \"quoted\" $HOME `x`\n\ttab"}
+	}
+	_, lines, _ := runCLI(t, "", argv("lines")...)
+	_, js, _ := runCLI(t, "", argv("json")...)
+	code, shell, _ := runCLI(t, "", argv("shell")...)
+	assert.Equal(t, code, 0)
+
+	var want []string
+	assert.NilError(t, json.Unmarshal([]byte(js), &want))
+	assert.Equal(t, want[len(want)-1], "it's \"quoted\" $HOME `x`\n\ttab")
+	assert.Assert(t, is.Contains(want, "--memory-swap"))
+	// lines is the JSON argv joined by newlines (ambiguous only for arguments that contain one).
+	assert.Equal(t, lines, strings.Join(want, "\n")+"\n")
+
+	// The shell form round-trips through a real shell, NUL-separated so
+	// arguments with newlines compare exactly.
+	out, err := exec.Command("sh", "-c", `printf "%s\0" `+strings.TrimSuffix(shell, "\n")).Output()
+	assert.NilError(t, err)
+	assert.DeepEqual(t, strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"), want)
+}
+
+func TestArgvDefaultsGolden(t *testing.T) {
+	code, out, _ := runCLI(t, "", "argv", "--image", testImage, "--name", "synapse-iso-test", "--format", "lines")
+	assert.Equal(t, code, 0)
+	// The deadline label depends on the clock; mask its value.
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "io.synapse-isolation.deadline=") {
+			lines[i] = "io.synapse-isolation.deadline=<unix seconds>"
+		}
+	}
+	golden.Assert(t, strings.Join(lines, "\n"), "argv-defaults.golden")
+}
+
+func TestAuditCommand(t *testing.T) {
+	_, argvJSON, _ := runCLI(t, "", "argv", "--image", testImage, "--format", "json")
+	code, out, _ := runCLI(t, argvJSON, "audit")
+	assert.Equal(t, code, 0)
+	assert.Assert(t, strings.HasSuffix(out, "\ncompliant\n"), out)
+
+	code, out, _ = runCLI(t, "", "audit", "--", "docker", "run", "--net=host", "-e", "TOKEN", testImage)
+	assert.Equal(t, code, 1)
+	assert.Assert(t, is.Contains(out, "VIOLATED  no network             --network host, want none"))
+	assert.Assert(t, is.Contains(out, "VIOLATED  no host environment    --env TOKEN"))
+
+	code, out, _ = runCLI(t, "", "audit", "--format", "json", "--", "docker", "run", "--privileged", testImage)
+	assert.Equal(t, code, 1)
+	var rep struct {
+		Compliant bool `json:"compliant"`
+		Findings  []struct{ Boundary, Status string }
+	}
+	assert.NilError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Assert(t, !rep.Compliant)
+
+	for _, in := range []string{"", "not json", `{"a":1}`, `[]`, `[1,2]`} {
+		code, _, errOut := runCLI(t, in, "audit")
+		assert.Equal(t, code, 2, in)
+		assert.Assert(t, is.Contains(errOut, "stdin:"), in)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "", "version")
+	assert.Equal(t, code, 0)
+	assert.Assert(t, strings.HasPrefix(out, "synapse-isolation "), out)
+	assert.Assert(t, is.Contains(out, "protocol v1"))
+}
