@@ -24,7 +24,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestHelpGolden(t *testing.T) {
-	for _, cmd := range []string{"", "argv", "audit", "version"} {
+	for _, cmd := range []string{"", "argv", "audit", "eval", "version"} {
 		args := []string{"--help"}
 		if cmd != "" {
 			args = []string{cmd, "--help"}
