@@ -49,4 +49,3 @@ func readSource(c *cli.Context) (string, error) {
 	}
 	return string(b), nil
 }
-
