@@ -4,14 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
+
+	"github.com/synapse-lang/synapse-isolation/internal/fakedocker"
 )
+
+func TestMain(m *testing.M) {
+	fakedocker.Main() // acts as docker and exits when a test runs it as one
+	os.Exit(m.Run())
+}
 
 const testImage = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
@@ -24,7 +33,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestHelpGolden(t *testing.T) {
-	for _, cmd := range []string{"", "argv", "audit", "eval", "version"} {
+	for _, cmd := range []string{"", "run", "argv", "audit", "gc", "eval", "version"} {
 		args := []string{"--help"}
 		if cmd != "" {
 			args = []string{cmd, "--help"}
@@ -140,4 +149,44 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.HasPrefix(out, "synapse-isolation "), out)
 	assert.Assert(t, is.Contains(out, "protocol v1"))
+}
+
+// TestArgvIsWhatRunExecutes runs `run` against the fake docker, which logs
+// the argv it received, and compares it with `argv` for the same flags.
+func TestArgvIsWhatRunExecutes(t *testing.T) {
+	self, err := os.Executable()
+	assert.NilError(t, err)
+	state := t.TempDir()
+	t.Setenv(fakedocker.EnvMode, "ok")
+	t.Setenv(fakedocker.EnvState, state)
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	for _, flags := range [][]string{
+		{"--name", "synapse-iso-cmp1"},
+		{"--name", "synapse-iso-cmp2", "--memory", "1g", "--timeout", "3s", "--context", "default", "--runtime", "runc"},
+		{"--name", "synapse-iso-cmp3", "--", "python3", "-"},
+	} {
+		common := append([]string{"--image", testImage, "--cli", self}, flags...)
+		code, out, errOut := runCLI(t, "", append([]string{"run", "--code", "1+2"}, common...)...)
+		assert.Equal(t, code, 0, errOut)
+		assert.Assert(t, is.Contains(out, `"verdict":"ok"`))
+		calls := fakedocker.Calls(state)
+		got := calls[len(calls)-1]
+
+		_, printed, _ := runCLI(t, "", append([]string{"argv", "--format", "json"}, common...)...)
+		var want []string
+		assert.NilError(t, json.Unmarshal([]byte(printed), &want))
+		assert.Equal(t, want[0], self)
+		assert.DeepEqual(t, maskDeadline(got), maskDeadline(want[1:]))
+	}
+}
+
+func maskDeadline(argv []string) []string {
+	out := slices.Clone(argv)
+	for i, a := range out {
+		if strings.HasPrefix(a, "io.synapse-isolation.deadline=") {
+			out[i] = "io.synapse-isolation.deadline=<unix seconds>"
+		}
+	}
+	return out
 }

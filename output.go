@@ -63,6 +63,11 @@ func writeText(w io.Writer, res isolation.Result) {
 		if res.Error.Line > 0 {
 			pos = fmt.Sprintf(" (line %d, col %d)", res.Error.Line, res.Error.Col)
 		}
+		if res.Error.Type == string(res.Verdict) {
+			// A run failure: its message already names it.
+			fmt.Fprintf(w, "%s\n", escapeControl(res.Error.Message))
+			return
+		}
 		fmt.Fprintf(w, "%s: %s%s\n", res.Error.Type, escapeControl(res.Error.Message), pos)
 		return
 	}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+func gcCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "gc",
+		Usage: "remove containers left by a killed run (deadline passed; all with --all)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "remove every container with the tool's labels, running or not"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be removed; remove nothing"},
+			&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME`"},
+			&cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if format != "text" && format != "json" {
+				return rejectf("--format: must be text or json (got %q)", format)
+			}
+			found, err := isolation.GC(c.Context, isolation.GCOptions{
+				All: c.Bool("all"), DryRun: c.Bool("dry-run"), CLI: c.String("cli"), Context: c.String("context"),
+			}, time.Now())
+			w := c.App.Writer
+			if format == "json" {
+				if found == nil {
+					found = []isolation.Leftover{}
+				}
+				b, _ := json.Marshal(found)
+				fmt.Fprintf(w, "%s\n", b)
+			} else {
+				for _, l := range found {
+					verb := "removed"
+					switch {
+					case c.Bool("dry-run"):
+						verb = "would remove"
+					case !l.Removed:
+						verb = "not removed"
+					}
+					fmt.Fprintf(w, "%s %s (%s, deadline %s)\n", verb, l.Name, l.State, l.Deadline.Format(time.RFC3339))
+				}
+			}
+			return err
+		},
+	}
+}

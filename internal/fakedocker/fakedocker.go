@@ -1,0 +1,216 @@
+// Package fakedocker is a stand-in for the docker CLI in tests: a test
+// binary calls Main from TestMain, and, when its environment asks for it,
+// behaves like `docker` in one of several failure modes. Containers are
+// files in a state directory, so tests can see what was left behind.
+package fakedocker
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Environment variables that select the fake and its behaviour.
+const (
+	EnvMode  = "FAKE_DOCKER_MODE"  // what `run` does
+	EnvState = "FAKE_DOCKER_STATE" // directory holding containers and the call log
+	envChild = "FAKE_DOCKER_LATE_CREATE"
+)
+
+// Log is the name of the call log in the state directory: one call per
+// line, arguments separated by \x1f.
+const Log = "calls.log"
+
+// Responses the fake run writes.
+const (
+	OKResponse  = `{"v":1,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0}`
+	ErrResponse = `{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom","line":1,"col":1}}`
+)
+
+// Main acts as docker and exits if EnvMode is set; otherwise it returns.
+func Main() {
+	mode := os.Getenv(EnvMode)
+	if mode == "" {
+		return
+	}
+	state := os.Getenv(EnvState)
+	if os.Getenv(envChild) != "" {
+		lateCreate(state, os.Getenv(envChild))
+		os.Exit(0)
+	}
+	args := os.Args[1:]
+	appendLog(state, args)
+	if len(args) >= 2 && args[0] == "--context" {
+		args = args[2:]
+	}
+	if len(args) == 0 {
+		os.Exit(2)
+	}
+	switch args[0] {
+	case "run":
+		os.Exit(run(mode, state, args[1:]))
+	case "rm":
+		name := args[len(args)-1]
+		os.WriteFile(filepath.Join(state, "rm-called"), nil, 0o600)
+		if err := os.Remove(filepath.Join(state, "c-"+name)); err != nil {
+			fmt.Fprintf(os.Stderr, "Error response from daemon: No such container: %s\n", name)
+			os.Exit(1)
+		}
+		fmt.Println(name)
+	case "ps":
+		ps(state, args[1:])
+	case "events":
+		if mode == "exit137-oom" || mode == "exec-oom" {
+			fmt.Println("oom")
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "fake docker: unsupported %q\n", args[0])
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+func appendLog(state string, args []string) {
+	f, err := os.OpenFile(filepath.Join(state, Log), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, strings.Join(args, "\x1f"))
+}
+
+// Calls returns the logged calls.
+func Calls(state string) [][]string {
+	b, _ := os.ReadFile(filepath.Join(state, Log))
+	var out [][]string
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line != "" {
+			out = append(out, strings.Split(line, "\x1f"))
+		}
+	}
+	return out
+}
+
+// Containers lists the containers present in the state directory.
+func Containers(state string) []string {
+	m, _ := filepath.Glob(filepath.Join(state, "c-*"))
+	var out []string
+	for _, p := range m {
+		out = append(out, strings.TrimPrefix(filepath.Base(p), "c-"))
+	}
+	return out
+}
+
+func flagValue(args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+func run(mode, state string, args []string) int {
+	name := flagValue(args, "--name")
+	container := filepath.Join(state, "c-"+name)
+	os.WriteFile(container, nil, 0o600)
+	done := func() { os.Remove(container) } // what --rm does on exit
+	_, _ = io.ReadAll(os.Stdin)
+	switch mode {
+	case "ok":
+		fmt.Println(OKResponse)
+	case "program-error":
+		fmt.Println(ErrResponse)
+	case "exit125", "exit126", "exit127":
+		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: failure in mode %s.\nSee 'docker run --help'.\n", mode)
+		var code int
+		fmt.Sscanf(mode, "exit%d", &code)
+		return code // the container was never created or never started: left for cleanup
+	case "hang":
+		time.Sleep(time.Hour)
+	case "late-create":
+		// The client dies, the create lands later: a detached process
+		// recreates the container after the first rm.
+		os.Remove(container)
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), envChild+"="+name)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		_ = cmd.Start()
+		time.Sleep(time.Hour)
+	case "flood":
+		chunk := strings.Repeat("x", 64<<10)
+		for {
+			if _, err := os.Stdout.WriteString(chunk); err != nil {
+				return 1
+			}
+		}
+	case "warning":
+		fmt.Fprintln(os.Stderr, "WARNING: Your kernel does not support swap limit capabilities or the cgroup is not mounted. Memory limited without swap.")
+		fmt.Println(OKResponse)
+	case "two-json":
+		fmt.Println(OKResponse)
+		fmt.Println(OKResponse)
+	case "malformed":
+		fmt.Println(`{"v":1,"ok":tru`)
+	case "missing":
+	case "big-output":
+		fmt.Printf(`{"v":1,"ok":true,"result":null,"output":"%s","output_truncated":false,"output_bytes":%d}`+"\n",
+			strings.Repeat("y", 64<<10+1), 64<<10+1)
+	case "big-response":
+		fmt.Printf(`{"v":1,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
+			strings.Repeat("z", 1<<20))
+	case "nonzero-valid":
+		fmt.Println(OKResponse)
+		done()
+		return 1
+	case "exit137-oom", "exit137-kill":
+		done()
+		return 137
+	case "exec-oom":
+		fmt.Println(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`)
+	default:
+		fmt.Fprintf(os.Stderr, "fake docker: unknown mode %q\n", mode)
+		return 2
+	}
+	done()
+	return 0
+}
+
+func lateCreate(state, name string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(filepath.Join(state, "rm-called")); err == nil {
+			time.Sleep(50 * time.Millisecond)
+			os.WriteFile(filepath.Join(state, "c-"+name), nil, 0o600)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ps prints one line per container matching the name or label filter;
+// with --format (gc's listing) it prints the name, then the container
+// file's content: "<deadline>\t<state>".
+func ps(state string, args []string) {
+	f := flagValue(args, "--filter")
+	for _, c := range Containers(state) {
+		switch {
+		case flagValue(args, "--format") != "":
+			b, _ := os.ReadFile(filepath.Join(state, "c-"+c))
+			fmt.Printf("%s\t%s\n", c, b)
+		case strings.HasPrefix(f, "name=") && strings.Contains(f, c),
+			strings.HasPrefix(f, "label=") && strings.HasSuffix(f, "="+c):
+			fmt.Println(c)
+		}
+	}
+}
+
+// AddContainer puts a container in the state directory, as gc would find it.
+func AddContainer(state, name, deadline, status string) error {
+	return os.WriteFile(filepath.Join(state, "c-"+name), []byte(deadline+"\t"+status), 0o600)
+}

@@ -1,0 +1,90 @@
+package isolation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// client runs docker CLI subcommands other than `run`: rm, ps, events,
+// info. Its fields are the run's, so every call targets the same engine.
+type client struct {
+	path    string   // resolved CLI binary
+	context string   // --context, if any
+	env     []string // the CLI's environment
+}
+
+// newClient resolves the CLI binary on the PATH of env.
+func newClient(o Options) (*client, error) {
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	path, err := lookPath(o.CLI, env)
+	if err != nil {
+		return nil, &EngineError{Err: err}
+	}
+	return &client{path: path, context: o.Context, env: env}, nil
+}
+
+// lookPath finds bin on the PATH of env (not of this process), so a
+// caller-supplied environment decides which docker runs.
+func lookPath(bin string, env []string) (string, error) {
+	if strings.Contains(bin, "/") {
+		if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("docker CLI %q: not an executable file", bin)
+		}
+		return bin, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, bin)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("docker CLI %q: not found in PATH", bin)
+}
+
+// maxAux bounds what an auxiliary docker command may print.
+const maxAux = 256 << 10
+
+// output runs `docker [--context C] args...` and returns its stdout,
+// bounded. A nonzero exit is an error that quotes docker's stderr.
+func (c *client) output(ctx context.Context, args ...string) (string, error) {
+	full := args
+	if c.context != "" {
+		full = append([]string{"--context", c.context}, args...)
+	}
+	cmd := exec.CommandContext(ctx, c.path, full...)
+	cmd.Env = c.env
+	stdout := &boundedBuffer{limit: maxAux}
+	stderr := &stderrWatch{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if stdout.overflowed() {
+		return "", fmt.Errorf("docker %s: output larger than %d bytes", args[0], maxAux)
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && stderr.text() != "" {
+			return "", fmt.Errorf("docker %s: %w: %s", args[0], err, stderr.text())
+		}
+		return "", fmt.Errorf("docker %s: %w", args[0], err)
+	}
+	return string(stdout.bytes()), nil
+}

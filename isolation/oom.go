@@ -1,0 +1,30 @@
+package isolation
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// oomKilled asks the daemon whether it recorded an OOM event for the named
+// container between since and now. Exit status 137 alone only says SIGKILL;
+// `docker kill` produces it too.
+func (c *client) oomKilled(ctx context.Context, name string, since time.Time) (bool, error) {
+	out, err := c.output(ctx, "events",
+		"--since", unixArg(since.Add(-time.Second)), "--until", unixArg(time.Now()),
+		"--filter", "container="+name, "--filter", "event=oom", "--format", "{{.Status}}")
+	if err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == "oom" {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func unixArg(t time.Time) string {
+	return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond())
+}

@@ -1,0 +1,79 @@
+package isolation
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// maxConfig bounds the docker config file read.
+const maxConfig = 1 << 20
+
+// proxyKeys finds proxy settings in the docker CLI's config file. `docker
+// run` copies them into the container's environment (HTTP_PROXY and
+// friends), outside the argv and without any -e flag, so they would leak
+// host configuration past the policy. The config is found as the CLI finds
+// it: $DOCKER_CONFIG/config.json, else ~/.docker/config.json.
+func proxyKeys(env []string) (path string, keys []string, err error) {
+	dir, home := "", ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "DOCKER_CONFIG="); ok {
+			dir = v
+		}
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	if dir == "" {
+		if home == "" {
+			return "", nil, nil
+		}
+		dir = filepath.Join(home, ".docker")
+	}
+	path = filepath.Join(dir, "config.json")
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return path, nil, nil
+	}
+	if err != nil {
+		return path, nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxConfig))
+	if err != nil {
+		return path, nil, err
+	}
+	var cfg struct {
+		Proxies map[string]map[string]string `json:"proxies"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return path, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for host, p := range cfg.Proxies {
+		for k, v := range p {
+			if v != "" {
+				keys = append(keys, host+"."+k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return path, keys, nil
+}
+
+// checkProxies refuses to run when the docker config sets proxies.
+func checkProxies(env []string) error {
+	path, keys, err := proxyKeys(env)
+	if err != nil {
+		return &EngineError{Err: fmt.Errorf("reading docker config: %w", err)}
+	}
+	if len(keys) > 0 {
+		return &EngineError{Err: fmt.Errorf("docker config %s sets proxies (%s), which docker run copies into the "+
+			"container's environment; remove them or point DOCKER_CONFIG at a config without proxies",
+			path, strings.Join(keys, ", "))}
+	}
+	return nil
+}

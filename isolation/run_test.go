@@ -1,0 +1,221 @@
+package isolation
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/internal/fakedocker"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+func TestMain(m *testing.M) {
+	fakedocker.Main() // acts as docker and exits when a test runs it as one
+	os.Exit(m.Run())
+}
+
+var testImage = "sha256:" + strings.Repeat("0123456789abcdef", 4)
+
+// fake returns options that run this test binary as docker in mode, and the
+// fake's state directory.
+func fake(t *testing.T, mode string) (Options, string) {
+	t.Helper()
+	state := t.TempDir()
+	self, err := os.Executable()
+	assert.NilError(t, err)
+	env := append(os.Environ(), fakedocker.EnvMode+"="+mode, fakedocker.EnvState+"="+state,
+		"DOCKER_CONFIG="+t.TempDir(),
+		// Under -race a binary sleeps 1s at exit by default; the fake is one.
+		"GORACE=atexit_sleep_ms=0")
+	return Options{Image: testImage, CLI: self, Env: env, Limits: limits.Config{Timeout: 5 * time.Second}}, state
+}
+
+func runFake(t *testing.T, mode string, edit ...func(*Options)) (Result, error, string) {
+	t.Helper()
+	o, state := fake(t, mode)
+	for _, e := range edit {
+		e(&o)
+	}
+	res, err := Run(context.Background(), Request{Source: "1+2"}, o)
+	if err != nil {
+		assert.Equal(t, res.Verdict, VerdictOf(err))
+	}
+	assert.Assert(t, is.Len(fakedocker.Containers(state), 0), "a container was left behind")
+	return res, err, state
+}
+
+func TestRunOK(t *testing.T) {
+	t.Parallel()
+	res, err, state := runFake(t, "ok")
+	assert.NilError(t, err)
+	assert.Equal(t, res.Verdict, OK)
+	assert.Equal(t, string(res.Result), "3")
+	assert.Assert(t, res.Sandboxed)
+	assert.Equal(t, res.Image, testImage)
+	assert.Assert(t, strings.HasPrefix(res.Container, NamePrefix))
+	// A clean run costs one docker call: no cleanup round trips.
+	assert.Equal(t, len(fakedocker.Calls(state)), 1)
+}
+
+func TestRunProgramError(t *testing.T) {
+	t.Parallel()
+	res, err, _ := runFake(t, "program-error")
+	assert.NilError(t, err)
+	assert.Equal(t, res.Verdict, ProgramError)
+	assert.Equal(t, res.ExitCode, 1)
+	assert.Equal(t, res.Error.Message, "boom")
+}
+
+func TestRunEngineFailures(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"exit125", "exit126", "exit127"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			res, err, state := runFake(t, mode)
+			var eng *EngineError
+			assert.Assert(t, errors.As(err, &eng), mode)
+			assert.Equal(t, res.ExitCode, 125)
+			assert.Assert(t, is.Contains(err.Error(), "docker run exited "+mode[4:]+": docker: Error response from daemon: failure in mode "+mode))
+			assert.Assert(t, slices.ContainsFunc(fakedocker.Calls(state), func(c []string) bool { return c[0] == "rm" }))
+		})
+	}
+}
+
+func TestRunDockerWarningFailsClosed(t *testing.T) {
+	t.Parallel()
+	res, err, _ := runFake(t, "warning")
+	assert.Equal(t, res.Verdict, EngineFailure)
+	assert.ErrorContains(t, err, "docker did not apply the whole policy: WARNING: Your kernel does not support swap limit")
+	assert.Equal(t, string(res.Result), "null", "the response of a run with a discarded limit is not used")
+}
+
+func TestRunHostileResponses(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]string{
+		"two-json":      "response: trailing data after the JSON value",
+		"malformed":     "response: invalid character",
+		"missing":       "response: empty",
+		"big-output":    "response: output is 65537 bytes, over the 65536 byte cap",
+		"big-response":  "response larger than 1048576 bytes",
+		"flood":         "response larger than 1048576 bytes",
+		"nonzero-valid": "container exited 1 (a valid response needs exit 0)",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			res, err, _ := runFake(t, mode)
+			var sb *SandboxError
+			assert.Check(t, errors.As(err, &sb), "%s: %v", mode, err)
+			assert.Check(t, is.Equal(res.ExitCode, 3), mode)
+			assert.Check(t, is.Contains(err.Error(), want), mode)
+		})
+	}
+}
+
+func TestRunExit137NeedsEvidence(t *testing.T) {
+	t.Parallel()
+	res, err, _ := runFake(t, "exit137-oom")
+	assert.Equal(t, res.Verdict, OOM)
+	assert.Equal(t, res.ExitCode, 137)
+	assert.ErrorContains(t, err, "daemon oom event")
+
+	res, err, _ = runFake(t, "exit137-kill")
+	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.ErrorContains(t, err, "killed (exit 137) without an OOM event")
+
+	res, err, _ = runFake(t, "exec-oom")
+	assert.Equal(t, res.Verdict, OOM, "%v", err)
+}
+
+func TestRunTimeoutRemovesContainer(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	res, err, state := runFake(t, "hang", func(o *Options) { o.Limits.Timeout = 300 * time.Millisecond })
+	assert.Assert(t, time.Since(start) < 5*time.Second)
+	assert.Equal(t, res.Verdict, Timeout, "%v", err)
+	assert.Equal(t, res.ExitCode, 124)
+	assert.Equal(t, res.Output, "")
+	calls := fakedocker.Calls(state)
+	assert.Assert(t, slices.ContainsFunc(calls, func(c []string) bool { return c[0] == "rm" && c[2] == res.Container }))
+}
+
+func TestRunCatchesLateCreate(t *testing.T) {
+	t.Parallel()
+	res, err, state := runFake(t, "late-create", func(o *Options) { o.Limits.Timeout = 200 * time.Millisecond })
+	assert.Equal(t, res.Verdict, Timeout, "%v", err)
+	rms := 0
+	for _, c := range fakedocker.Calls(state) {
+		if c[0] == "rm" {
+			rms++
+		}
+	}
+	assert.Assert(t, rms >= 2, "the container created after the first rm must be removed too (%d rm calls)", rms)
+}
+
+func TestRunInterrupted(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "hang")
+	cause := errors.New("received interrupt")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(200*time.Millisecond, func() { cancel(cause) })
+	res, err := Run(ctx, Request{Source: "1"}, o)
+	assert.Equal(t, res.Verdict, Interrupted)
+	assert.Assert(t, errors.Is(err, cause))
+	assert.Assert(t, is.Len(fakedocker.Containers(state), 0))
+}
+
+func TestRunRejectsBeforeDocker(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		src  string
+		edit func(*Options)
+		want string
+	}{
+		"tag":         {"1", func(o *Options) { o.Image = "python:latest" }, "--image: must be an immutable image ID"},
+		"oversize":    {strings.Repeat("x", limits.MaxRequestBytes), nil, "limit is 65536"},
+		"invalid utf": {"\xff", nil, "source: invalid UTF-8"},
+		"memory":      {"1", func(o *Options) { o.Limits.Memory = 1 << 20 }, "--memory: must be at least 64m"},
+		"timeout":     {"1", func(o *Options) { o.Limits.Timeout = time.Hour }, "--timeout: must be at most 10m0s"},
+		"name":        {"1", func(o *Options) { o.Name = "--privileged" }, "--name:"},
+	} {
+		o, state := fake(t, "ok")
+		if tc.edit != nil {
+			tc.edit(&o)
+		}
+		res, err := Run(context.Background(), Request{Source: tc.src}, o)
+		assert.Check(t, is.Equal(res.Verdict, Rejected), name)
+		assert.Check(t, is.Equal(res.ExitCode, 2), name)
+		assert.Check(t, is.ErrorContains(err, tc.want), name)
+		assert.Check(t, is.Len(fakedocker.Calls(state), 0), "%s: docker was called", name)
+	}
+}
+
+func TestRunMissingCLI(t *testing.T) {
+	t.Parallel()
+	o, _ := fake(t, "ok")
+	o.CLI = "docker"
+	o.Env = []string{"PATH=/nonexistent"}
+	res, err := Run(context.Background(), Request{Source: "1"}, o)
+	assert.Equal(t, res.Verdict, EngineFailure)
+	assert.Error(t, err, `engine failure: docker CLI "docker": not found in PATH`)
+}
+
+func TestRunRefusesDockerConfigProxies(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "ok")
+	dir := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "config.json"),
+		[]byte(`{"proxies":{"default":{"httpProxy":"http://sentinel.invalid:3128"}}}`), 0o600))
+	o.Env = append(o.Env, "DOCKER_CONFIG="+dir)
+	res, err := Run(context.Background(), Request{Source: "1"}, o)
+	assert.Equal(t, res.Verdict, EngineFailure)
+	assert.ErrorContains(t, err, "sets proxies (default.httpProxy)")
+	assert.Assert(t, is.Len(fakedocker.Calls(state), 0))
+}
