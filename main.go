@@ -56,7 +56,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
-			runCommand(), argvCommand(), auditCommand(), gcCommand(), evalCommand(), versionCommand(),
+			runCommand(), argvCommand(), auditCommand(), doctorCommand(), gcCommand(), evalCommand(), versionCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {

@@ -33,7 +33,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestHelpGolden(t *testing.T) {
-	for _, cmd := range []string{"", "run", "argv", "audit", "gc", "eval", "version"} {
+	for _, cmd := range []string{"", "run", "argv", "audit", "doctor", "gc", "eval", "version"} {
 		args := []string{"--help"}
 		if cmd != "" {
 			args = []string{cmd, "--help"}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+func doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check that this engine enforces every boundary (exit 0 only if all pass)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "image", Usage: "also check this image `ID` and run its --selfcheck under run's exact argv"},
+			&cli.StringFlag{Name: "memory", Value: "512m", Usage: "memory `SIZE` the selfcheck expects to see"},
+			&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME`"},
+			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
+			&cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"},
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"},
+		},
+		Action: func(c *cli.Context) error {
+			format := c.String("format")
+			if format != "text" && format != "json" {
+				return rejectf("--format: must be text or json (got %q)", format)
+			}
+			mem, err := limits.ParseMemory(c.String("memory"))
+			if err != nil {
+				return err
+			}
+			o := isolation.Options{
+				Image: c.String("image"), Limits: limits.Config{Memory: mem}, CLI: c.String("cli"),
+				Context: c.String("context"), Runtime: c.String("runtime"),
+			}
+			checks := isolation.Doctor(c.Context, o)
+			ok := true
+			for _, ch := range checks {
+				ok = ok && ch.OK
+			}
+			w := c.App.Writer
+			if format == "json" {
+				b, _ := json.MarshalIndent(struct {
+					OK     bool              `json:"ok"`
+					Checks []isolation.Check `json:"checks"`
+				}{ok, checks}, "", "  ")
+				fmt.Fprintf(w, "%s\n", b)
+			} else {
+				for _, ch := range checks {
+					status := "PASS"
+					if !ch.OK {
+						status = "FAIL"
+					}
+					fmt.Fprintf(w, "%s  %-18s %s\n", status, ch.Name, ch.Detail)
+				}
+			}
+			if !ok {
+				return &silentError{code: 1}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,166 @@
+package isolation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// Check is one line of the doctor's report.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+func pass(name, detail string) Check { return Check{Name: name, OK: true, Detail: detail} }
+func fail(name, detail string) Check { return Check{Name: name, Detail: detail} }
+
+// brokenCLI lists docker CLI releases that truncate the output of attached
+// containers, which would cut responses short.
+var brokenCLI = map[string]bool{"28.0.0": true, "28.0.1": true, "28.0.2": true}
+
+// engineInfo is the part of `docker info` the doctor reads.
+type engineInfo struct {
+	ServerVersion   string
+	CgroupVersion   string
+	CgroupDriver    string
+	MemoryLimit     bool
+	SwapLimit       bool
+	PidsLimit       bool
+	CPUCfsQuota     bool `json:"CpuCfsQuota"`
+	SecurityOptions []string
+	Warnings        []string
+}
+
+// Doctor checks that this engine can enforce every boundary: the CLI, the
+// daemon and its limit support, the docker config, and, given an image,
+// the image itself and what a container of it actually sees under the
+// exact argv of run. It never stops early: every check gets a line.
+func Doctor(ctx context.Context, o Options) []Check {
+	o = o.withDefaults()
+	c, err := newClient(o)
+	if err != nil {
+		return []Check{fail("docker cli", err.Error())}
+	}
+	var checks []Check
+	add := func(cs ...Check) { checks = append(checks, cs...) }
+
+	v, err := c.output(ctx, "version", "--format", "{{.Client.Version}}")
+	v = strings.TrimSpace(v)
+	switch {
+	case err != nil && v == "":
+		add(fail("docker cli", err.Error()))
+	case brokenCLI[v]:
+		add(fail("docker cli", c.path+" "+v+" truncates attached output; use another release"))
+	default:
+		add(pass("docker cli", c.path+" "+v))
+	}
+
+	out, err := c.output(ctx, "info", "--format", "{{json .}}")
+	var info engineInfo
+	if err == nil {
+		err = json.Unmarshal([]byte(out), &info)
+	}
+	if err != nil || info.ServerVersion == "" {
+		add(fail("daemon", fmt.Sprintf("unreachable: %v", err)))
+		return append(checks, configCheck(c.env))
+	}
+	add(pass("daemon", "engine "+info.ServerVersion))
+	add(engineChecks(info)...)
+	add(configCheck(c.env))
+	if o.Image == "" {
+		return checks
+	}
+	add(imageChecks(ctx, c, o.Image)...)
+	return append(checks, selfcheckChecks(ctx, o)...)
+}
+
+func engineChecks(info engineInfo) []Check {
+	var cs []Check
+	rootless := false
+	seccomp := false
+	for _, opt := range info.SecurityOptions {
+		rootless = rootless || strings.Contains(opt, "name=rootless")
+		seccomp = seccomp || strings.Contains(opt, "name=seccomp")
+	}
+	cg := "cgroup v" + info.CgroupVersion + ", driver " + info.CgroupDriver
+	if info.CgroupVersion == "1" || info.CgroupVersion == "2" {
+		cs = append(cs, pass("cgroup", cg))
+	} else {
+		cs = append(cs, fail("cgroup", cg+": unknown version"))
+	}
+	for _, f := range []struct {
+		name string
+		ok   bool
+	}{{"memory limit", info.MemoryLimit}, {"swap limit", info.SwapLimit}, {"pids limit", info.PidsLimit}, {"cpu limit", info.CPUCfsQuota}} {
+		if f.ok {
+			cs = append(cs, pass(f.name, "supported"))
+		} else {
+			cs = append(cs, fail(f.name, "not supported by this engine: run would refuse"))
+		}
+	}
+	switch {
+	case rootless && info.CgroupVersion == "1":
+		cs = append(cs, fail("rootless", "rootless engine on cgroup v1 cannot apply resource limits"))
+	case rootless:
+		cs = append(cs, pass("rootless", "rootless engine on cgroup v2"))
+	default:
+		cs = append(cs, pass("rootless", "rootful engine"))
+	}
+	if seccomp {
+		cs = append(cs, pass("security options", strings.Join(info.SecurityOptions, "; ")))
+	} else {
+		cs = append(cs, fail("security options", "no seccomp: "+strings.Join(info.SecurityOptions, "; ")))
+	}
+	var bad []string
+	for _, w := range info.Warnings {
+		lw := strings.ToLower(w)
+		for _, k := range []string{"limit", "swap", "cgroup", "seccomp", "apparmor"} {
+			if strings.Contains(lw, k) {
+				bad = append(bad, w)
+				break
+			}
+		}
+	}
+	if len(bad) > 0 {
+		cs = append(cs, fail("engine warnings", strings.Join(bad, "; ")))
+	} else {
+		cs = append(cs, pass("engine warnings", fmt.Sprintf("none about limits (%d in all)", len(info.Warnings))))
+	}
+	return cs
+}
+
+func configCheck(env []string) Check {
+	if err := checkProxies(env); err != nil {
+		return fail("docker config", err.Error())
+	}
+	path, _, _ := proxyKeys(env)
+	return pass("docker config", "no proxies in "+path)
+}
+
+func imageChecks(ctx context.Context, c *client, image string) []Check {
+	if err := limits.ValidateImageID(image); err != nil {
+		return []Check{fail("image id", err.Error())}
+	}
+	cs := []Check{pass("image id", image)}
+	out, err := c.output(ctx, "image", "inspect", "--format", "{{.Id}}\t{{.Config.User}}\t{{.Size}}", image)
+	if err != nil {
+		return append(cs, fail("image present", err.Error()))
+	}
+	f := strings.Split(strings.TrimSpace(out), "\t")
+	if len(f) != 3 || f[0] != image {
+		return append(cs, fail("image present", "inspect returned "+strings.TrimSpace(out)))
+	}
+	cs = append(cs, pass("image present", "local, "+f[2]+" bytes"))
+	if f[1] == dockerargs.User {
+		cs = append(cs, pass("image user", f[1]))
+	} else {
+		cs = append(cs, fail("image user", fmt.Sprintf("USER %q, want %s", f[1], dockerargs.User)))
+	}
+	return cs
+}

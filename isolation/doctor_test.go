@@ -1,0 +1,77 @@
+package isolation
+
+import (
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+func goodSelfcheck() protocol.Selfcheck {
+	return protocol.Selfcheck{
+		UID: 65534, GID: 65534, Groups: []int{65534}, CapEff: "0000000000000000", NoNewPrivs: 1, Seccomp: 2,
+		CgroupVersion: 1, MemoryMax: limits.DefaultMemory, SwapMax: 0, PidsMax: 64, CPUMax: "100000 100000",
+		NoFileSoft: 64, NoFileHard: 64, CoreSoft: 0, CoreHard: 0,
+		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: 32 << 20, RootReadOnly: true,
+		Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"},
+	}
+}
+
+func failedNames(cs []Check) []string {
+	var out []string
+	for _, c := range cs {
+		if !c.OK {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func TestCompareSelfcheck(t *testing.T) {
+	assert.DeepEqual(t, failedNames(compareSelfcheck(goodSelfcheck(), limits.DefaultMemory)), []string(nil))
+	for name, tc := range map[string]struct {
+		edit func(*protocol.Selfcheck)
+		want string
+	}{
+		"root":       {func(s *protocol.Selfcheck) { s.UID = 0 }, "uid/gid"},
+		"group":      {func(s *protocol.Selfcheck) { s.Groups = []int{65534, 0} }, "uid/gid"},
+		"caps":       {func(s *protocol.Selfcheck) { s.CapEff = "00000000a80425fb" }, "capabilities"},
+		"nnp":        {func(s *protocol.Selfcheck) { s.NoNewPrivs = 0 }, "no new privileges"},
+		"seccomp":    {func(s *protocol.Selfcheck) { s.Seccomp = 0 }, "seccomp"},
+		"memory":     {func(s *protocol.Selfcheck) { s.MemoryMax = -1 }, "memory"},
+		"swap":       {func(s *protocol.Selfcheck) { s.SwapMax = 1 << 20 }, "swap"},
+		"pids":       {func(s *protocol.Selfcheck) { s.PidsMax = -1 }, "pids"},
+		"cpu":        {func(s *protocol.Selfcheck) { s.CPUMax = "max 100000" }, "cpu"},
+		"nofile":     {func(s *protocol.Selfcheck) { s.NoFileHard = 1024 }, "open files"},
+		"core":       {func(s *protocol.Selfcheck) { s.CoreSoft = -1 }, "core dumps"},
+		"tmp exec":   {func(s *protocol.Selfcheck) { s.TmpOptions = "rw,nosuid,nodev" }, "/tmp"},
+		"tmp size":   {func(s *protocol.Selfcheck) { s.TmpBytes = 1 << 30 }, "/tmp"},
+		"rw root":    {func(s *protocol.Selfcheck) { s.RootReadOnly = false }, "read-only root"},
+		"network":    {func(s *protocol.Selfcheck) { s.Interfaces = []string{"lo", "eth0"} }, "network"},
+		"shm":        {func(s *protocol.Selfcheck) { s.DevShmWritable = true }, "/dev/shm"},
+		"socket":     {func(s *protocol.Selfcheck) { s.DockerSocket = true }, "docker socket"},
+		"env":        {func(s *protocol.Selfcheck) { s.EnvKeys = append(s.EnvKeys, "HTTP_PROXY") }, "environment"},
+		"unreadable": {func(s *protocol.Selfcheck) { s.Problems = []string{"pids.max: permission denied"} }, "selfcheck problems"},
+	} {
+		s := goodSelfcheck()
+		tc.edit(&s)
+		got := failedNames(compareSelfcheck(s, limits.DefaultMemory))
+		assert.Check(t, len(got) == 1 && got[0] == tc.want, "%s: failed %v, want [%s]", name, got, tc.want)
+	}
+	assert.DeepEqual(t, failedNames(compareSelfcheck(goodSelfcheck(), 1<<30)), []string{"memory"})
+}
+
+func TestEngineChecks(t *testing.T) {
+	good := engineInfo{ServerVersion: "27.0.0", CgroupVersion: "2", CgroupDriver: "systemd", MemoryLimit: true,
+		SwapLimit: true, PidsLimit: true, CPUCfsQuota: true, SecurityOptions: []string{"name=seccomp,profile=default"}}
+	assert.DeepEqual(t, failedNames(engineChecks(good)), []string(nil))
+
+	bad := good
+	bad.SwapLimit = false
+	bad.CgroupVersion = "1"
+	bad.SecurityOptions = []string{"name=rootless"}
+	bad.Warnings = []string{"WARNING: No swap limit support", "WARNING: bridge-nf-call-iptables is disabled"}
+	assert.DeepEqual(t, failedNames(engineChecks(bad)), []string{"swap limit", "rootless", "security options", "engine warnings"})
+}
