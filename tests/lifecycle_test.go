@@ -1,0 +1,166 @@
+package tests
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/poll"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// startRun starts `run` with a long-running program under a known name and
+// waits until the engine lists its container as running.
+func startRun(t *testing.T, name string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(toolBin, "run", "--image", refImage, "--timeout", "60s", "--name", name, "--code", "while True:\n  pass")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = exec.Command("docker", "rm", "-f", name).Run()
+	})
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		out, _ := exec.Command("docker", "ps", "--quiet", "--filter", "name=^/?"+name+"$", "--filter", "status=running").Output()
+		if strings.TrimSpace(string(out)) != "" {
+			return poll.Success()
+		}
+		return poll.Continue("container %s not running yet", name)
+	}, poll.WithTimeout(20*time.Second), poll.WithDelay(50*time.Millisecond))
+	return cmd, &stdout
+}
+
+func TestSignalsRemoveContainer(t *testing.T) {
+	needEngine(t)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		name := isolation.NewName()
+		cmd, stdout := startRun(t, name)
+		assert.NilError(t, cmd.Process.Signal(tc.sig))
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		assert.Assert(t, err != nil && errors.As(err, &ee), "%v", err)
+		assert.Check(t, is.Equal(ee.ExitCode(), tc.code), tc.sig.String())
+		assert.Check(t, is.Contains(stdout.String(), `"verdict":"interrupted"`))
+		assertGone(t, name)
+	}
+}
+
+// TestGCRemovesLeftoverOfKilledRun SIGKILLs a run mid-flight, so it cannot
+// clean up, and proves gc finds and removes what it left. Not parallel:
+// gc --all removes every container of the tool.
+func TestGCRemovesLeftoverOfKilledRun(t *testing.T) {
+	needEngine(t)
+	name := isolation.NewName()
+	cmd, _ := startRun(t, name)
+	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	time.Sleep(500 * time.Millisecond)
+	out, err := exec.Command("docker", "ps", "--quiet", "--filter", "name=^/?"+name+"$").Output()
+	assert.NilError(t, err)
+	assert.Assert(t, strings.TrimSpace(string(out)) != "", "the killed run's container should still be running")
+
+	// Its deadline has not passed: plain gc leaves it alone.
+	r := tool(t, nil, "", "gc")
+	assert.Equal(t, r.code, 0, r.stderr)
+	assert.Check(t, !strings.Contains(r.stdout, name))
+	r = tool(t, nil, "", "gc", "--all", "--dry-run")
+	assert.Check(t, is.Contains(r.stdout, "would remove "+name))
+	out, _ = exec.Command("docker", "ps", "--quiet", "--filter", "name=^/?"+name+"$").Output()
+	assert.Check(t, strings.TrimSpace(string(out)) != "", "dry run removed it")
+
+	r = tool(t, nil, "", "gc", "--all")
+	assert.Equal(t, r.code, 0, r.stderr)
+	assert.Check(t, is.Contains(r.stdout, "removed "+name))
+	assertGone(t, name)
+}
+
+func TestDockerKillIsNotOOM(t *testing.T) {
+	needEngine(t)
+	name := isolation.NewName()
+	cmd, stdout := startRun(t, name)
+	assert.NilError(t, exec.Command("docker", "kill", name).Run())
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	assert.Assert(t, errors.As(err, &ee), "%v", err)
+	assert.Check(t, is.Equal(ee.ExitCode(), 3), "a plain SIGKILL is a sandbox failure, not OOM")
+	assert.Check(t, is.Contains(stdout.String(), "killed (exit 137) without an OOM event"))
+	assertGone(t, name)
+}
+
+func TestEngineFailures(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	noDocker := t.TempDir()
+	missing := "sha256:" + strings.Repeat("0", 64)
+	for name, tc := range map[string]struct {
+		env   []string
+		image string
+		want  string
+	}{
+		"daemon unreachable": {[]string{"DOCKER_HOST=unix://" + filepath.Join(t.TempDir(), "dead.sock")}, refImage, "Cannot connect to the Docker daemon"},
+		"image missing":      {nil, missing, "No such image: " + missing},
+		"docker not on PATH": {[]string{"PATH=" + noDocker}, refImage, `docker CLI "docker": not found in PATH`},
+	} {
+		r := tool(t, tc.env, "", "run", "--image", tc.image, "--code", "1+2")
+		assert.Check(t, is.Equal(r.code, 125), name)
+		assert.Check(t, is.Equal(r.res.Verdict, "engine_failure"), name)
+		assert.Check(t, is.Contains(r.stderr, tc.want), name)
+		if name == "image missing" {
+			assertGone(t, r.res.Container)
+		}
+	}
+}
+
+func TestHostileImage(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	for mode, want := range map[string]string{
+		"two-json":         "trailing data after the JSON value",
+		"malformed":        "response: invalid character",
+		"missing":          "response: empty",
+		"big-output":       "output is 65537 bytes, over the 65536 byte cap",
+		"big-response":     "response larger than 1048576 bytes",
+		"endless":          "response larger than 1048576 bytes",
+		"lying-truncation": "output_truncated=true disagrees",
+		"unknown-field":    `unknown field "callable"`,
+		"nonzero-valid":    "container exited 1 (a valid response needs exit 0)",
+	} {
+		r := tool(t, nil, "", "run", "--image", hostileImage, "--code", mode)
+		assert.Check(t, is.Equal(r.code, 3), "%s: %s", mode, r.stderr)
+		assert.Check(t, is.Equal(r.res.Verdict, "sandbox_failure"), mode)
+		assert.Check(t, is.Contains(r.stderr, want), mode)
+		assertGone(t, r.res.Container)
+	}
+}
+
+func TestDoctor(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	r := tool(t, nil, "", "doctor", "--image", refImage)
+	t.Logf("doctor:\n%s", r.stdout)
+	assert.Equal(t, r.code, 0, r.stdout)
+	assert.Check(t, !strings.Contains(r.stdout, "FAIL"))
+	for _, check := range []string{"uid/gid", "capabilities", "no new privileges", "seccomp", "memory", "swap", "pids",
+		"cpu", "open files", "core dumps", "/tmp", "read-only root", "network", "/dev/shm", "docker socket", "environment"} {
+		assert.Check(t, is.Contains(r.stdout, "PASS  "+check+" "), check)
+	}
+
+	cfg := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(cfg, "config.json"), []byte(`{"proxies":{"default":{"httpsProxy":"http://`+sentinel+`.invalid"}}}`), 0o600))
+	r = tool(t, []string{"DOCKER_CONFIG=" + cfg}, "", "doctor")
+	assert.Check(t, is.Equal(r.code, 1))
+	assert.Check(t, is.Contains(r.stdout, "FAIL  docker config"))
+}
