@@ -16,5 +16,10 @@ cp "$root/isolation/Dockerfile" "$work/Dockerfile"
 touch -d @0 "$work/runner" "$work/Dockerfile"
 
 # SOURCE_DATE_EPOCH pins timestamps where the builder honours it (BuildKit).
-SOURCE_DATE_EPOCH=0 docker build --quiet --pull=false --tag "$tag" "$work" >/dev/null
+# docker's stderr (a deprecation notice for the legacy builder) is shown
+# only if the build fails.
+if ! SOURCE_DATE_EPOCH=0 docker build --quiet --pull=false --tag "$tag" "$work" >/dev/null 2>"$work/build.err"; then
+  cat "$work/build.err" >&2
+  exit 1
+fi
 docker image inspect --format '{{.Id}}' "$tag"

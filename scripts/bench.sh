@@ -1,0 +1,14 @@
+#!/bin/sh
+# Measures the supervisor's share of a run: paired, alternating runs of
+# `synapse-isolation run --code '1+2'` and a bare `docker run` with the
+# identical argv and request; medians and the median paired ratio; the
+# supervisor's peak RSS; the image size. Usage: scripts/bench.sh [PAIRS]
+set -eu
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT INT TERM
+go build -o "$work/synapse-isolation" .
+image=$(scripts/build-image.sh)
+echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  machine: $(nproc) cores, $(uname -r), docker $(docker version --format '{{.Server.Version}}')"
+echo "image: $image, $(docker image inspect --format '{{.Size}}' "$image") bytes"
+go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -n "${1:-30}"

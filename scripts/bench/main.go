@@ -1,0 +1,138 @@
+// Command bench measures what the supervisor adds to a run: paired wall
+// times of `synapse-isolation run --code '1+2'` and of a bare `docker run`
+// with the identical argv (from `synapse-isolation argv`) and request, in
+// alternating order, and the supervisor's own peak RSS.
+//
+// Usage: go run ./scripts/bench -tool PATH -image ID [-n 30]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	tool := flag.String("tool", "./synapse-isolation", "synapse-isolation binary")
+	image := flag.String("image", "", "image ID")
+	n := flag.Int("n", 30, "pairs")
+	flag.Parse()
+	if err := bench(*tool, *image, *n); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+const request = `{"source":"1+2"}`
+
+func bench(tool, image string, n int) error {
+	var toolT, bareT, ratios []float64
+	var rss []float64
+	for i := 0; i < 2; i++ { // warm caches; not counted
+		if _, _, err := runTool(tool, image); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < n; i++ {
+		var t, b float64
+		var err error
+		order := []bool{i%2 == 0, i%2 != 0} // alternate which goes first
+		for _, toolFirst := range order {
+			if toolFirst {
+				var kb float64
+				if t, kb, err = runTool(tool, image); err != nil {
+					return err
+				}
+				rss = append(rss, kb)
+			} else if b, err = runBare(tool, image, i); err != nil {
+				return err
+			}
+		}
+		toolT, bareT, ratios = append(toolT, t), append(bareT, b), append(ratios, t/b)
+	}
+	fmt.Printf("pairs: %d (alternating order), request %s\n", n, request)
+	fmt.Printf("synapse-isolation run   median %.1f ms  (min %.1f, max %.1f)\n", median(toolT), slices.Min(toolT), slices.Max(toolT))
+	fmt.Printf("bare docker run         median %.1f ms  (min %.1f, max %.1f)\n", median(bareT), slices.Min(bareT), slices.Max(bareT))
+	fmt.Printf("paired ratio run/bare   median %.3f  (min %.3f, max %.3f)\n", median(ratios), slices.Min(ratios), slices.Max(ratios))
+	fmt.Printf("supervisor peak RSS     median %.1f MiB (VmHWM of the synapse-isolation process)\n", median(rss)/1024)
+	return nil
+}
+
+// runTool times one run and samples the supervisor's VmHWM until it exits.
+func runTool(tool, image string) (ms, hwmKB float64, err error) {
+	cmd := exec.Command(tool, "run", "--image", image, "--code", "1+2")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		if kb := vmHWM(cmd.Process.Pid); kb > hwmKB {
+			hwmKB = kb
+		}
+		select {
+		case err := <-done:
+			ms = float64(time.Since(start).Microseconds()) / 1000
+			if err != nil || !strings.Contains(out.String(), `"verdict":"ok"`) {
+				return 0, 0, fmt.Errorf("run: %v: %s", err, out.String())
+			}
+			return ms, hwmKB, nil
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
+func vmHWM(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			return kb
+		}
+	}
+	return 0
+}
+
+// runBare times docker run with the argv the tool prints for the same flags.
+func runBare(tool, image string, i int) (float64, error) {
+	name := fmt.Sprintf("synapse-iso-bench-%d-%d", os.Getpid(), i)
+	js, err := exec.Command(tool, "argv", "--format", "json", "--image", image, "--name", name).Output()
+	if err != nil {
+		return 0, err
+	}
+	var argv []string
+	if err := json.Unmarshal(js, &argv); err != nil {
+		return 0, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin = strings.NewReader(request)
+	start := time.Now()
+	out, err := cmd.Output()
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	if err != nil || !strings.Contains(string(out), `"result":3`) {
+		return 0, fmt.Errorf("bare docker run: %v: %s", err, out)
+	}
+	return ms, nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
