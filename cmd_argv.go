@@ -19,9 +19,9 @@ func argvCommand() *cli.Command {
 		Flags: append(runFlags(),
 			&cli.StringFlag{Name: "format", Value: "shell", Usage: "output `FORMAT`: shell, json or lines"}),
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
-			if format != "shell" && format != "json" && format != "lines" {
-				return rejectf("--format: must be shell, json or lines (got %q)", format)
+			format, err := formatChoice(c, "shell", "json", "lines")
+			if err != nil {
+				return err
 			}
 			o, err := optionsFromFlags(c)
 			if err != nil {

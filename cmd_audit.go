@@ -20,12 +20,12 @@ func auditCommand() *cli.Command {
 		Usage:     "check a docker run argv against the policy (exit 0 compliant, 1 not)",
 		ArgsUsage: "-- docker run ARGS...  (or a JSON array of strings on stdin)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"},
+			reportFormatFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
-			if format != "text" && format != "json" {
-				return rejectf("--format: must be text or json (got %q)", format)
+			format, err := formatChoice(c, "text", "json")
+			if err != nil {
+				return err
 			}
 			argv := c.Args().Slice()
 			if len(argv) == 0 {

@@ -14,18 +14,16 @@ func doctorCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "doctor",
 		Usage: "check that this engine enforces every boundary (exit 0 only if all pass)",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "image", Usage: "also check this image `ID` and run its --selfcheck under run's exact argv"},
 			&cli.StringFlag{Name: "memory", Value: "512m", Usage: "memory `SIZE` the selfcheck expects to see"},
-			&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME`"},
 			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
-			&cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"},
-		},
+			reportFormatFlag(),
+		}, engineFlags()...),
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
-			if format != "text" && format != "json" {
-				return rejectf("--format: must be text or json (got %q)", format)
+			format, err := formatChoice(c, "text", "json")
+			if err != nil {
+				return err
 			}
 			mem, err := limits.ParseMemory(c.String("memory"))
 			if err != nil {

@@ -14,17 +14,15 @@ func gcCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "gc",
 		Usage: "remove containers left by a killed run (deadline passed; all with --all)",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "remove every container with the tool's labels, running or not"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be removed; remove nothing"},
-			&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME`"},
-			&cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"},
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"},
-		},
+			reportFormatFlag(),
+		}, engineFlags()...),
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
-			if format != "text" && format != "json" {
-				return rejectf("--format: must be text or json (got %q)", format)
+			format, err := formatChoice(c, "text", "json")
+			if err != nil {
+				return err
 			}
 			found, err := isolation.GC(c.Context, isolation.GCOptions{
 				All: c.Bool("all"), DryRun: c.Bool("dry-run"), CLI: c.String("cli"), Context: c.String("context"),

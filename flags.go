@@ -1,6 +1,9 @@
 package main
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
@@ -17,8 +20,37 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "name", Usage: "container `NAME` (default: synapse-iso-<random>)"},
 		&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME` (for a remote engine)"},
 		&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
-		&cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"},
+		cliFlag(),
 	}
+}
+
+// engineFlags select the client and engine for commands that only talk to
+// docker (doctor, gc).
+func engineFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME` (for a remote engine)"},
+		cliFlag(),
+	}
+}
+
+func cliFlag() cli.Flag {
+	return &cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"}
+}
+
+// reportFormatFlag is --format for the commands that print a report.
+func reportFormatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"}
+}
+
+// formatChoice returns --format if it is one of allowed, else a rejection
+// that lists them.
+func formatChoice(c *cli.Context, allowed ...string) (string, error) {
+	f := c.String("format")
+	if slices.Contains(allowed, f) {
+		return f, nil
+	}
+	n := len(allowed)
+	return "", rejectf("--format: must be %s or %s (got %q)", strings.Join(allowed[:n-1], ", "), allowed[n-1], f)
 }
 
 // optionsFromFlags builds run options from the shared flags; the arguments

@@ -16,13 +16,7 @@ func formatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: json (one object) or text (for humans)"}
 }
 
-func outputFormat(c *cli.Context) (string, error) {
-	f := c.String("format")
-	if f != "json" && f != "text" {
-		return "", rejectf("--format: must be json or text (got %q)", f)
-	}
-	return f, nil
-}
+func outputFormat(c *cli.Context) (string, error) { return formatChoice(c, "json", "text") }
 
 // printResult writes the result to stdout and returns the error that
 // carries its exit status (nil for ok).
