@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -15,6 +16,8 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/synapse-lang/synapse-isolation/internal/fakedocker"
+	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 func TestMain(m *testing.M) {
@@ -189,4 +192,63 @@ func maskDeadline(argv []string) []string {
 		}
 	}
 	return out
+}
+
+// TestShellFormatRoundTripsThroughPrintf is the auditor's check, to the letter.
+func TestShellFormatRoundTripsThroughPrintf(t *testing.T) {
+	args := []string{"--image", testImage, "--name", "synapse-iso-printf", "--", "sh", "-c", "echo 'a b' \"$x\""}
+	_, js, _ := runCLI(t, "", append([]string{"argv", "--format", "json"}, args...)...)
+	code, shell, _ := runCLI(t, "", append([]string{"argv", "--format", "shell"}, args...)...)
+	assert.Equal(t, code, 0)
+	var want []string
+	assert.NilError(t, json.Unmarshal([]byte(js), &want))
+	out, err := exec.Command("sh", "-c", `printf "%s\n" `+strings.TrimSuffix(shell, "\n")).Output()
+	assert.NilError(t, err)
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	// The two calls render different deadlines only if a second ticked between them.
+	assert.DeepEqual(t, maskDeadline(got), maskDeadline(want))
+}
+
+// TestRunExitCodes drives `run` through the fake docker for every verdict.
+func TestRunExitCodes(t *testing.T) {
+	self, err := os.Executable()
+	assert.NilError(t, err)
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	for mode, want := range map[string]struct {
+		code    int
+		verdict string
+	}{
+		"ok":            {0, "ok"},
+		"program-error": {1, "program_error"},
+		"malformed":     {3, "sandbox_failure"},
+		"nonzero-valid": {3, "sandbox_failure"},
+		"hang":          {124, "timeout"},
+		"exit125":       {125, "engine_failure"},
+		"warning":       {125, "engine_failure"},
+		"exit137-oom":   {137, "oom"},
+		"exit137-kill":  {3, "sandbox_failure"},
+	} {
+		t.Setenv(fakedocker.EnvMode, mode)
+		t.Setenv(fakedocker.EnvState, t.TempDir())
+		code, out, errOut := runCLI(t, "", "run", "--image", testImage, "--cli", self, "--timeout", "500ms", "--code", "1+2")
+		assert.Check(t, is.Equal(code, want.code), "%s: %s", mode, errOut)
+		var res struct {
+			Verdict  string `json:"verdict"`
+			ExitCode int    `json:"exit_code"`
+		}
+		assert.Check(t, json.Unmarshal([]byte(out), &res), "%s: %s", mode, out)
+		assert.Check(t, is.Equal(res.Verdict, want.verdict), mode)
+		assert.Check(t, is.Equal(res.ExitCode, want.code), mode)
+		assert.Check(t, (errOut == "") == (want.code <= 1), "%s: diagnostics on stderr for failures only: %q", mode, errOut)
+	}
+}
+
+func TestExitCodeOfSignals(t *testing.T) {
+	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
+		err := &isolation.InterruptedError{Err: &signalError{sig: sig}}
+		assert.Equal(t, exitCode(err), want)
+	}
+	assert.Equal(t, exitCode(&limits.FlagError{Flag: "--memory", Msg: "x"}), 2)
+	assert.Equal(t, exitCode(&isolation.OOMError{Err: os.ErrClosed}), 137)
 }
