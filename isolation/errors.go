@@ -1,9 +1,6 @@
 package isolation
 
-import (
-	"errors"
-	"fmt"
-)
+import "errors"
 
 // Verdict is the one outcome of a run.
 type Verdict string
@@ -112,5 +109,3 @@ func VerdictOf(err error) Verdict {
 	}
 	return EngineFailure
 }
-
-func rejectf(format string, a ...any) error { return &RejectedError{Err: fmt.Errorf(format, a...)} }

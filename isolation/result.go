@@ -32,8 +32,6 @@ type Result struct {
 	// Sandboxed is true only for results that came from a container.
 	Sandboxed  bool  `json:"sandboxed"`
 	DurationMS int64 `json:"duration_ms"`
-	// Stderr is the tail of docker's stderr, for diagnostics.
-	Stderr string `json:"-"`
 	// Selfcheck is the runner's report in selfcheck mode.
 	Selfcheck *protocol.Selfcheck `json:"selfcheck,omitempty"`
 }

@@ -38,7 +38,7 @@ func fake(t *testing.T, mode string) (Options, string) {
 	return Options{Image: testImage, CLI: self, Env: env, Limits: limits.Config{Timeout: 5 * time.Second}}, state
 }
 
-func runFake(t *testing.T, mode string, edit ...func(*Options)) (Result, error, string) {
+func runFake(t *testing.T, mode string, edit ...func(*Options)) (Result, string, error) {
 	t.Helper()
 	o, state := fake(t, mode)
 	for _, e := range edit {
@@ -49,12 +49,12 @@ func runFake(t *testing.T, mode string, edit ...func(*Options)) (Result, error, 
 		assert.Equal(t, res.Verdict, VerdictOf(err))
 	}
 	assert.Assert(t, is.Len(fakedocker.Containers(state), 0), "a container was left behind")
-	return res, err, state
+	return res, state, err
 }
 
 func TestRunOK(t *testing.T) {
 	t.Parallel()
-	res, err, state := runFake(t, "ok")
+	res, state, err := runFake(t, "ok")
 	assert.NilError(t, err)
 	assert.Equal(t, res.Verdict, OK)
 	assert.Equal(t, string(res.Result), "3")
@@ -67,7 +67,7 @@ func TestRunOK(t *testing.T) {
 
 func TestRunProgramError(t *testing.T) {
 	t.Parallel()
-	res, err, _ := runFake(t, "program-error")
+	res, _, err := runFake(t, "program-error")
 	assert.NilError(t, err)
 	assert.Equal(t, res.Verdict, ProgramError)
 	assert.Equal(t, res.ExitCode, 1)
@@ -79,7 +79,7 @@ func TestRunEngineFailures(t *testing.T) {
 	for _, mode := range []string{"exit125", "exit126", "exit127"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			res, err, state := runFake(t, mode)
+			res, state, err := runFake(t, mode)
 			var eng *EngineError
 			assert.Assert(t, errors.As(err, &eng), mode)
 			assert.Equal(t, res.ExitCode, 125)
@@ -91,7 +91,7 @@ func TestRunEngineFailures(t *testing.T) {
 
 func TestRunDockerWarningFailsClosed(t *testing.T) {
 	t.Parallel()
-	res, err, _ := runFake(t, "warning")
+	res, _, err := runFake(t, "warning")
 	assert.Equal(t, res.Verdict, EngineFailure)
 	assert.ErrorContains(t, err, "docker did not apply the whole policy: WARNING: Your kernel does not support swap limit")
 	assert.Equal(t, string(res.Result), "null", "the response of a run with a discarded limit is not used")
@@ -110,7 +110,7 @@ func TestRunHostileResponses(t *testing.T) {
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			res, err, _ := runFake(t, mode)
+			res, _, err := runFake(t, mode)
 			var sb *SandboxError
 			assert.Check(t, errors.As(err, &sb), "%s: %v", mode, err)
 			assert.Check(t, is.Equal(res.ExitCode, 3), mode)
@@ -121,23 +121,23 @@ func TestRunHostileResponses(t *testing.T) {
 
 func TestRunExit137NeedsEvidence(t *testing.T) {
 	t.Parallel()
-	res, err, _ := runFake(t, "exit137-oom")
+	res, _, err := runFake(t, "exit137-oom")
 	assert.Equal(t, res.Verdict, OOM)
 	assert.Equal(t, res.ExitCode, 137)
 	assert.ErrorContains(t, err, "daemon oom event")
 
-	res, err, _ = runFake(t, "exit137-kill")
+	res, _, err = runFake(t, "exit137-kill")
 	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
 	assert.ErrorContains(t, err, "killed (exit 137) without an OOM event")
 
-	res, err, _ = runFake(t, "exec-oom")
+	res, _, err = runFake(t, "exec-oom")
 	assert.Equal(t, res.Verdict, OOM, "%v", err)
 }
 
 func TestRunTimeoutRemovesContainer(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	res, err, state := runFake(t, "hang", func(o *Options) { o.Limits.Timeout = 300 * time.Millisecond })
+	res, state, err := runFake(t, "hang", func(o *Options) { o.Limits.Timeout = 300 * time.Millisecond })
 	assert.Assert(t, time.Since(start) < 5*time.Second)
 	assert.Equal(t, res.Verdict, Timeout, "%v", err)
 	assert.Equal(t, res.ExitCode, 124)
@@ -148,7 +148,7 @@ func TestRunTimeoutRemovesContainer(t *testing.T) {
 
 func TestRunCatchesLateCreate(t *testing.T) {
 	t.Parallel()
-	res, err, state := runFake(t, "late-create", func(o *Options) { o.Limits.Timeout = 200 * time.Millisecond })
+	res, state, err := runFake(t, "late-create", func(o *Options) { o.Limits.Timeout = 200 * time.Millisecond })
 	assert.Equal(t, res.Verdict, Timeout, "%v", err)
 	rms := 0
 	for _, c := range fakedocker.Calls(state) {
