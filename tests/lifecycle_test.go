@@ -164,3 +164,32 @@ func TestDoctor(t *testing.T) {
 	assert.Check(t, is.Equal(r.code, 1))
 	assert.Check(t, is.Contains(r.stdout, "FAIL  docker config"))
 }
+
+// TestEngineRecordsThePolicy reads the daemon's own record of a running
+// container: an independent witness that every flag reached the engine,
+// including the one no payload can observe from inside (--log-driver none).
+func TestEngineRecordsThePolicy(t *testing.T) {
+	needEngine(t)
+	name := isolation.NewName()
+	cmd, _ := startRun(t, name)
+	out, err := exec.Command("docker", "inspect", "--format",
+		`{{.Config.User}}|{{.HostConfig.ReadonlyRootfs}}|{{.HostConfig.CapDrop}}|{{.HostConfig.CapAdd}}|{{.HostConfig.SecurityOpt}}|`+
+			`{{.HostConfig.NetworkMode}}|{{.HostConfig.IpcMode}}|{{.HostConfig.PidsLimit}}|{{.HostConfig.Memory}}|{{.HostConfig.MemorySwap}}|`+
+			`{{.HostConfig.NanoCpus}}|{{.HostConfig.Tmpfs}}|{{.HostConfig.LogConfig.Type}}|{{.HostConfig.Privileged}}|{{.HostConfig.Binds}}|`+
+			`{{.Mounts}}|{{.HostConfig.Devices}}|{{.HostConfig.AutoRemove}}|{{range .HostConfig.Ulimits}}{{.Name}}={{.Soft}}:{{.Hard}} {{end}}|{{.Config.Env}}`,
+		name).CombinedOutput()
+	assert.NilError(t, err, string(out))
+	assert.NilError(t, cmd.Process.Signal(syscall.SIGTERM))
+	_ = cmd.Wait()
+	assertGone(t, name)
+	got := strings.Split(strings.TrimSpace(string(out)), "|")
+	for i, v := range got {
+		if v == "<no value>" { // how docker's template shows an absent list
+			got[i] = "[]"
+		}
+	}
+	want := []string{"65534:65534", "true", "[ALL]", "[]", "[no-new-privileges]", "none", "none", "64",
+		"536870912", "536870912", "1000000000", "map[/tmp:rw,noexec,nosuid,nodev,size=32m,mode=1777]", "none", "false",
+		"[]", "[]", "[]", "true", "core=0:0 nofile=64:64 ", "[PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin]"}
+	assert.DeepEqual(t, got, want)
+}
