@@ -108,7 +108,12 @@ func run(ctx context.Context, req Request, o Options, start time.Time) (Result, 
 	clean := verdictErr == nil && res.ContainerExit != nil && *res.ContainerExit == 0
 	if !clean {
 		if err := c.remove(plan.Name, ended); err != nil {
-			return res, errors.Join(verdictErr, err)
+			// A container that may still exist outranks why the run
+			// stopped: the verdict is engine failure, the reason kept as text.
+			if verdictErr != nil {
+				err = fmt.Errorf("%v; then %w", verdictErr, err)
+			}
+			return res, err
 		}
 	}
 	if verdictErr != nil {

@@ -219,3 +219,14 @@ func TestRunRefusesDockerConfigProxies(t *testing.T) {
 	assert.ErrorContains(t, err, "sets proxies (default.httpProxy)")
 	assert.Assert(t, is.Len(fakedocker.Calls(state), 0))
 }
+
+func TestRunUnconfirmedCleanupIsEngineFailure(t *testing.T) {
+	t.Parallel()
+	o, _ := fake(t, "hang-unreachable")
+	o.Limits.Timeout = 200 * time.Millisecond
+	res, err := Run(context.Background(), Request{Source: "1"}, o)
+	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.Equal(t, res.ExitCode, 125)
+	assert.ErrorContains(t, err, "passed the host deadline")
+	assert.ErrorContains(t, err, "removal not confirmed: docker ps: exit status 1: Cannot connect to the Docker daemon")
+}

@@ -63,6 +63,10 @@ func Main() {
 		}
 		fmt.Println(name)
 	case "ps":
+		if mode == "hang-unreachable" {
+			fmt.Fprintln(os.Stderr, "Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?")
+			os.Exit(1)
+		}
 		ps(state, args[1:])
 	case "events":
 		if mode == "exit137-oom" || mode == "exec-oom" {
@@ -131,7 +135,7 @@ func run(mode, state string, args []string) int {
 		var code int
 		fmt.Sscanf(mode, "exit%d", &code)
 		return code // the container was never created or never started: left for cleanup
-	case "hang":
+	case "hang", "hang-unreachable":
 		time.Sleep(time.Hour)
 	case "late-create":
 		// The client dies, the create lands later: a detached process
