@@ -15,10 +15,10 @@ const (
 	cleanupTimeout = 30 * time.Second
 	// settle is how long after the client died a removal must still hold.
 	// Killing `docker run` does not cancel a create the daemon is already
-	// processing; such a container appears after the first rm, so absence
-	// is only trusted once it has lasted this long.
+	// processing; such a container appears after the first check, so
+	// absence is only trusted once it has lasted this long.
 	settle = 500 * time.Millisecond
-	// retryEvery spaces the rm/check rounds.
+	// retryEvery spaces the list/rm rounds.
 	retryEvery = 100 * time.Millisecond
 	// maxListErrors ends the cleanup early when the engine keeps failing to
 	// list containers (an unreachable daemon): the removal then stays
@@ -27,25 +27,32 @@ const (
 )
 
 // remove deletes the run's container daemon-side and confirms that it is
-// gone, by name and by run-id label. Killing the `docker run` client
-// removes nothing: the container belongs to the daemon and keeps running,
-// and --rm only applies once it exits. So this runs synchronously, on a
-// fresh context (the run's own may be cancelled already), before Run
-// returns.
+// gone. Killing the `docker run` client removes nothing: the container
+// belongs to the daemon and keeps running, and --rm only applies once it
+// exits. So this runs synchronously, on a fresh context (the run's own may
+// be cancelled already), before Run returns.
+//
+// Containers are found by the run-id label and removed with `docker rm -f`
+// by full ID, never by bare name: a name docker cannot find is resolved as
+// an ID prefix, which could remove another container, and a name given
+// with --name may belong to a container this run never created.
 func (c *client) remove(name string, clientDied time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	var lastErr error
 	errs := 0
 	for {
-		// rm -f fails for a container that does not exist (yet, or any
-		// more); only the listing below decides.
-		_, _ = c.output(ctx, "rm", "-f", name)
-		present, err := c.present(ctx, name)
+		ids, err := c.ours(ctx, name)
 		switch {
 		case err != nil:
 			lastErr, errs = err, errs+1
-		case !present && time.Since(clientDied) >= settle:
+		case len(ids) > 0:
+			errs = 0
+			// Failure here (already being removed by --rm, say) is
+			// fine: the next listing decides.
+			_, _ = c.output(ctx, append([]string{"rm", "-f"}, ids...)...)
+			continue
+		case time.Since(clientDied) >= settle:
 			return nil
 		default:
 			errs = 0
@@ -64,16 +71,12 @@ func (c *client) remove(name string, clientDied time.Time) error {
 	}
 }
 
-// present lists containers, in any state, by exact name and by run-id label.
-func (c *client) present(ctx context.Context, name string) (bool, error) {
-	for _, filter := range []string{"name=^/?" + name + "$", "label=" + dockerargs.LabelRunID + "=" + name} {
-		out, err := c.output(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", filter)
-		if err != nil {
-			return false, err
-		}
-		if strings.TrimSpace(out) != "" {
-			return true, nil
-		}
+// ours lists, by full ID and in any state, the containers that carry this
+// run's id label: exactly the ones this run may have created.
+func (c *client) ours(ctx context.Context, name string) ([]string, error) {
+	out, err := c.output(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+dockerargs.LabelRunID+"="+name)
+	if err != nil {
+		return nil, err
 	}
-	return false, nil
+	return strings.Fields(out), nil
 }

@@ -44,7 +44,7 @@ func GC(ctx context.Context, o GCOptions, now time.Time) ([]Leftover, error) {
 		return nil, err
 	}
 	out, err := c.output(ctx, "ps", "--all", "--filter", "label="+dockerargs.LabelRunID,
-		"--format", `{{.Names}}\t{{.Label "`+dockerargs.LabelDeadline+`"}}\t{{.State}}`)
+		"--format", `{{.Label "`+dockerargs.LabelRunID+`"}}\t{{.Label "`+dockerargs.LabelDeadline+`"}}\t{{.State}}`)
 	if err != nil {
 		return nil, &EngineError{Err: err}
 	}
@@ -54,6 +54,7 @@ func GC(ctx context.Context, o GCOptions, now time.Time) ([]Leftover, error) {
 		if len(f) != 3 || f[0] == "" {
 			continue
 		}
+		// The run id is the name the run gave its container.
 		l := Leftover{Name: f[0], State: f[2]}
 		secs, perr := strconv.ParseInt(f[1], 10, 64)
 		if perr == nil {

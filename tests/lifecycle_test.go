@@ -193,3 +193,29 @@ func TestEngineRecordsThePolicy(t *testing.T) {
 		"[]", "[]", "[]", "true", "core=0:0 nofile=64:64 ", "[PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin]"}
 	assert.DeepEqual(t, got, want)
 }
+
+// TestCleanupNeverTouchesOtherContainers makes runs fail in the two ways
+// that would make a cleanup by name remove someone else's container: the
+// --name already taken, and a --name that docker, finding no such name,
+// would resolve as a prefix of another container's ID.
+func TestCleanupNeverTouchesOtherContainers(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	foreignName := "foreign-" + strings.TrimPrefix(isolation.NewName(), isolation.NamePrefix)
+	out, err := exec.Command("docker", "create", "--name", foreignName, "--network", "none", refImage).Output()
+	assert.NilError(t, err)
+	foreignID := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("docker", "rm", "-f", foreignID).Run() })
+
+	missing := "sha256:" + strings.Repeat("0", 64)
+	for _, tc := range []struct{ name, image, want string }{
+		{foreignName, refImage, "Conflict"},
+		{foreignID[:12], missing, "No such image"},
+	} {
+		r := tool(t, nil, "", "run", "--image", tc.image, "--name", tc.name, "--code", "1+2")
+		assert.Check(t, is.Equal(r.code, 125), r.stderr)
+		assert.Check(t, is.Contains(r.stderr, tc.want))
+		err := exec.Command("docker", "inspect", "--format", "{{.Id}}", foreignID).Run()
+		assert.Check(t, err == nil, "the foreign container must survive a failed run named %q", tc.name)
+	}
+}

@@ -55,14 +55,16 @@ func Main() {
 	case "run":
 		os.Exit(run(mode, state, args[1:]))
 	case "rm":
-		name := args[len(args)-1]
-		os.WriteFile(filepath.Join(state, "rm-called"), nil, 0o600)
-		if err := os.Remove(filepath.Join(state, "c-"+name)); err != nil {
-			fmt.Fprintf(os.Stderr, "Error response from daemon: No such container: %s\n", name)
-			os.Exit(1)
+		// The fake's container IDs are its container names.
+		for _, id := range args[2:] {
+			if err := os.Remove(filepath.Join(state, "c-"+id)); err != nil {
+				fmt.Fprintf(os.Stderr, "Error response from daemon: No such container: %s\n", id)
+				os.Exit(1)
+			}
+			fmt.Println(id)
 		}
-		fmt.Println(name)
 	case "ps":
+		os.WriteFile(filepath.Join(state, "ps-called"), nil, 0o600)
 		if mode == "hang-unreachable" {
 			fmt.Fprintln(os.Stderr, "Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?")
 			os.Exit(1)
@@ -139,7 +141,7 @@ func run(mode, state string, args []string) int {
 		time.Sleep(time.Hour)
 	case "late-create":
 		// The client dies, the create lands later: a detached process
-		// recreates the container after the first rm.
+		// creates the container after the supervisor's first listing.
 		os.Remove(container)
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), envChild+"="+name)
@@ -185,10 +187,12 @@ func run(mode, state string, args []string) int {
 	return 0
 }
 
+// lateCreate creates the container once the supervisor has listed
+// containers at least once and found none.
 func lateCreate(state, name string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if _, err := os.Stat(filepath.Join(state, "rm-called")); err == nil {
+		if _, err := os.Stat(filepath.Join(state, "ps-called")); err == nil {
 			time.Sleep(50 * time.Millisecond)
 			os.WriteFile(filepath.Join(state, "c-"+name), nil, 0o600)
 			return
