@@ -5,15 +5,19 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/synapse-lang/synapse-isolation/dockerargs"
 )
 
-// oomKilled asks the daemon whether it recorded an OOM event for the named
-// container between since and now. Exit status 137 alone only says SIGKILL;
-// `docker kill` produces it too.
+// oomKilled asks the daemon whether it recorded an OOM event for this
+// run's container (by its run-id label, so no other container of the same
+// name counts) between since and now. Exit status 137 alone only says
+// SIGKILL; `docker kill` produces it too.
 func (c *client) oomKilled(ctx context.Context, name string, since time.Time) (bool, error) {
 	out, err := c.output(ctx, "events",
 		"--since", unixArg(since.Add(-time.Second)), "--until", unixArg(time.Now()),
-		"--filter", "container="+name, "--filter", "event=oom", "--format", "{{.Status}}")
+		"--filter", "type=container", "--filter", "label="+dockerargs.LabelRunID+"="+name,
+		"--filter", "event=oom", "--format", "{{.Status}}")
 	if err != nil {
 		return false, err
 	}
