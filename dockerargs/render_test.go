@@ -31,9 +31,6 @@ func TestRenderGolden(t *testing.T) {
 		{"defaults", func(*Spec) {}},
 		{"memory-1g", func(s *Spec) { s.Memory = 1 << 30 }},
 		{"memory-bytes", func(s *Spec) { s.Memory = 64<<20 + 1 }},
-		{"context", func(s *Spec) { s.Context = "remote-vm" }},
-		{"runtime", func(s *Spec) { s.Runtime = "runsc" }},
-		{"cli", func(s *Spec) { s.CLI = "podman" }},
 		{"exec", func(s *Spec) { s.Args = append(s.Args, "--exec", "python3", "-") }},
 		{"selfcheck", func(s *Spec) { s.Args = append(s.Args, "--selfcheck") }},
 		{"all-options", func(s *Spec) {
@@ -46,6 +43,32 @@ func TestRenderGolden(t *testing.T) {
 			tc.edit(&s)
 			assert.NilError(t, s.Validate())
 			golden.Assert(t, strings.Join(Render(s), "\n")+"\n", tc.name+".golden")
+		})
+	}
+}
+
+// TestRenderGoldenOptionCombinations covers every combination of the
+// optional parts: client binary, context and runtime.
+func TestRenderGoldenOptionCombinations(t *testing.T) {
+	for mask := 1; mask < 8; mask++ {
+		s := baseSpec()
+		var parts []string
+		if mask&1 != 0 {
+			s.CLI = "podman"
+			parts = append(parts, "cli")
+		}
+		if mask&2 != 0 {
+			s.Context = "remote-vm"
+			parts = append(parts, "context")
+		}
+		if mask&4 != 0 {
+			s.Runtime = "runsc"
+			parts = append(parts, "runtime")
+		}
+		name := strings.Join(parts, "-")
+		t.Run(name, func(t *testing.T) {
+			assert.NilError(t, s.Validate())
+			golden.Assert(t, strings.Join(Render(s), "\n")+"\n", name+".golden")
 		})
 	}
 }
