@@ -44,40 +44,58 @@ func (v Verdict) ExitCode() int {
 // RejectedError is bad input or configuration, found before anything started.
 type RejectedError struct{ Err error }
 
+// Error describes the failure.
 func (e *RejectedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying cause.
 func (e *RejectedError) Unwrap() error { return e.Err }
 
 // SandboxError is a container that exited nonzero (not by OOM) or answered
 // with a missing, malformed, oversized or inconsistent response.
 type SandboxError struct{ Err error }
 
+// Error describes the failure.
 func (e *SandboxError) Error() string { return "sandbox failure: " + e.Err.Error() }
+
+// Unwrap returns the underlying cause.
 func (e *SandboxError) Unwrap() error { return e.Err }
 
 // TimeoutError is a run that hit the host deadline; its container was removed.
 type TimeoutError struct{ Err error }
 
+// Error describes the failure.
 func (e *TimeoutError) Error() string { return "timeout: " + e.Err.Error() }
+
+// Unwrap returns the underlying cause.
 func (e *TimeoutError) Unwrap() error { return e.Err }
 
 // EngineError is docker itself failing: missing CLI, unreachable daemon,
 // missing image, a limit it could not apply, or a cleanup it could not finish.
 type EngineError struct{ Err error }
 
+// Error describes the failure.
 func (e *EngineError) Error() string { return "engine failure: " + e.Err.Error() }
+
+// Unwrap returns the underlying cause.
 func (e *EngineError) Unwrap() error { return e.Err }
 
 // OOMError is a container killed by its memory limit, confirmed by evidence.
 type OOMError struct{ Err error }
 
+// Error describes the failure.
 func (e *OOMError) Error() string { return "out of memory: " + e.Err.Error() }
+
+// Unwrap returns the underlying cause.
 func (e *OOMError) Unwrap() error { return e.Err }
 
 // InterruptedError is a run stopped because its context was cancelled (a
 // signal to the CLI, say); its container was removed. Err wraps the cause.
 type InterruptedError struct{ Err error }
 
+// Error describes the failure.
 func (e *InterruptedError) Error() string { return "interrupted: " + e.Err.Error() }
+
+// Unwrap returns the underlying cause.
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
 // VerdictOf maps an error returned by this package to its verdict. Errors

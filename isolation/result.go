@@ -29,7 +29,8 @@ type Result struct {
 	// Container and Image identify the container; empty for in-process eval.
 	Container string `json:"container,omitempty"`
 	Image     string `json:"image,omitempty"`
-	// Sandboxed is true only for results that came from a container.
+	// Sandboxed is true when the request went to a container: false for
+	// in-process eval and for runs refused before docker was called.
 	Sandboxed  bool  `json:"sandboxed"`
 	DurationMS int64 `json:"duration_ms"`
 	// Selfcheck is the runner's report in selfcheck mode.

@@ -41,7 +41,7 @@ func Run(ctx context.Context, req Request, o Options) (Result, error) {
 		f.Container, f.ContainerExit = res.Container, res.ContainerExit
 		res = f
 	}
-	res.Image, res.Sandboxed = o.Image, true
+	res.Image, res.Sandboxed = o.Image, res.Container != ""
 	return res, err
 }
 

@@ -191,6 +191,7 @@ func TestRunRejectsBeforeDocker(t *testing.T) {
 		res, err := Run(context.Background(), Request{Source: tc.src}, o)
 		assert.Check(t, is.Equal(res.Verdict, Rejected), name)
 		assert.Check(t, is.Equal(res.ExitCode, 2), name)
+		assert.Check(t, !res.Sandboxed, name)
 		assert.Check(t, is.ErrorContains(err, tc.want), name)
 		assert.Check(t, is.Len(fakedocker.Calls(state), 0), "%s: docker was called", name)
 	}

@@ -15,6 +15,7 @@ type FlagError struct {
 	Msg   string
 }
 
+// Error reads "--flag: message (got "value")".
 func (e *FlagError) Error() string {
 	if e.Value == "" {
 		return fmt.Sprintf("%s: %s", e.Flag, e.Msg)
