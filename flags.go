@@ -53,15 +53,10 @@ func formatChoice(c *cli.Context, allowed ...string) (string, error) {
 	return "", rejectf("--format: must be %s or %s (got %q)", strings.Join(allowed[:n-1], ", "), allowed[n-1], f)
 }
 
-// optionsFromFlags builds run options from the shared flags; the arguments
+// optionsFromFlags parses the shared flags into run options; the arguments
 // after `--`, if any, are the interpreter command for the runner's exec mode.
 func optionsFromFlags(c *cli.Context) (isolation.Options, error) {
-	if !c.IsSet("image") {
-		return isolation.Options{}, limits.ValidateImageID("")
-	}
-	if err := limits.ValidateImageID(c.String("image")); err != nil {
-		return isolation.Options{}, err
-	}
+	// The image and everything else are validated once, by isolation.NewPlan.
 	mem, err := limits.ParseMemory(c.String("memory"))
 	if err != nil {
 		return isolation.Options{}, err

@@ -47,9 +47,6 @@ func Run(ctx context.Context, req Request, o Options) (Result, error) {
 
 func run(ctx context.Context, req Request, o Options, start time.Time) (Result, error) {
 	o = o.withDefaults()
-	if err := limits.ValidateImageID(o.Image); err != nil {
-		return Result{}, &RejectedError{Err: err}
-	}
 	body, err := protocol.EncodeRequest(req)
 	if err != nil {
 		return Result{}, &RejectedError{Err: err}
