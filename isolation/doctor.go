@@ -136,10 +136,10 @@ func engineChecks(info engineInfo) []Check {
 }
 
 func configCheck(env []string) Check {
-	if err := checkProxies(env); err != nil {
+	path, keys, err := proxyKeys(env)
+	if err := proxyError(path, keys, err); err != nil {
 		return fail("docker config", err.Error())
 	}
-	path, _, _ := proxyKeys(env)
 	return pass("docker config", "no proxies in "+path)
 }
 

@@ -65,8 +65,10 @@ func proxyKeys(env []string) (path string, keys []string, err error) {
 }
 
 // checkProxies refuses to run when the docker config sets proxies.
-func checkProxies(env []string) error {
-	path, keys, err := proxyKeys(env)
+func checkProxies(env []string) error { return proxyError(proxyKeys(env)) }
+
+// proxyError turns what proxyKeys found into the refusal, or nil.
+func proxyError(path string, keys []string, err error) error {
 	if err != nil {
 		return &EngineError{Err: fmt.Errorf("reading docker config: %w", err)}
 	}
