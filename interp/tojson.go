@@ -21,9 +21,9 @@ func ToJSON(v starlark.Value) (raw json.RawMessage, repr bool) {
 	if writeJSON(&buf, v, 0) {
 		return buf.Bytes(), false
 	}
-	var buf2 bytes.Buffer
-	writeString(&buf2, v.String())
-	return buf2.Bytes(), true
+	buf.Reset()
+	writeString(&buf, v.String())
+	return buf.Bytes(), true
 }
 
 // writeString writes s as a JSON string without HTML escaping, so "<" stays
@@ -59,21 +59,14 @@ func writeJSON(buf *bytes.Buffer, v starlark.Value, depth int) bool {
 		buf.Write(b)
 	case starlark.String:
 		writeString(buf, string(v))
-	case starlark.Indexable: // list, tuple
-		if _, isStr := v.(starlark.String); isStr {
-			return false
-		}
-		if _, ok := v.(*starlark.List); !ok {
-			if _, ok := v.(starlark.Tuple); !ok {
-				return false
-			}
-		}
+	case *starlark.List, starlark.Tuple:
+		seq := v.(starlark.Indexable)
 		buf.WriteByte('[')
-		for i := 0; i < v.Len(); i++ {
+		for i := 0; i < seq.Len(); i++ {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if !writeJSON(buf, v.Index(i), depth+1) {
+			if !writeJSON(buf, seq.Index(i), depth+1) {
 				return false
 			}
 		}
