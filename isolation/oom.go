@@ -9,11 +9,18 @@ import (
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 )
 
+// oomQueryTimeout bounds the events query.
+const oomQueryTimeout = 10 * time.Second
+
 // oomKilled asks the daemon whether it recorded an OOM event for this
 // run's container (by its run-id label, so no other container of the same
 // name counts) between since and now. Exit status 137 alone only says
 // SIGKILL; `docker kill` produces it too.
-func (c *client) oomKilled(ctx context.Context, name string, since time.Time) (bool, error) {
+//
+// It runs on its own bounded context: the run's may be cancelled already.
+func (c *client) oomKilled(name string, since time.Time) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), oomQueryTimeout)
+	defer cancel()
 	out, err := c.output(ctx, "events",
 		"--since", unixArg(since.Add(-time.Second)), "--until", unixArg(time.Now()),
 		"--filter", "type=container", "--filter", "label="+dockerargs.LabelRunID+"="+name,

@@ -125,10 +125,7 @@ func run(ctx context.Context, req Request, o Options, start time.Time) (Result, 
 		// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM
 		// killer picks the largest process, which is the child, not the
 		// runner, so the container itself exits 0.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		oom, err := c.oomKilled(ctx, plan.Name, start)
-		cancel()
-		if err == nil && oom {
+		if oom, err := c.oomKilled(plan.Name, start); err == nil && oom {
 			return res, &OOMError{Err: fmt.Errorf("the command was killed at the %s memory limit", limits.FormatMemory(o.Limits.Memory))}
 		}
 	}
@@ -167,9 +164,7 @@ func classify(ctx, runCtx context.Context, cmd *exec.Cmd, stdout *boundedBuffer,
 // oomOrKill decides an exit 137: OOM only with the daemon's OOM event as
 // evidence; any other SIGKILL is a sandbox failure.
 func (c *client) oomOrKill(name string, since time.Time, stderr *stderrWatch) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	oom, err := c.oomKilled(ctx, name, since)
+	oom, err := c.oomKilled(name, since)
 	switch {
 	case err != nil:
 		return &EngineError{Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", err)}
