@@ -50,10 +50,12 @@ func Doctor(ctx context.Context, o Options) []Check {
 	var checks []Check
 	add := func(cs ...Check) { checks = append(checks, cs...) }
 
-	v, err := c.output(ctx, "version", "--format", "{{.Client.Version}}")
-	v = strings.TrimSpace(v)
+	// `docker --version` answers without the daemon, so an unreachable
+	// daemon fails only the daemon check below.
+	out, err := c.output(ctx, "--version")
+	v, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(out), "Docker version "), ",")
 	switch {
-	case err != nil && v == "":
+	case err != nil:
 		add(fail("docker cli", err.Error()))
 	case brokenCLI[v]:
 		add(fail("docker cli", c.path+" "+v+" truncates attached output; use another release"))
@@ -61,7 +63,7 @@ func Doctor(ctx context.Context, o Options) []Check {
 		add(pass("docker cli", c.path+" "+v))
 	}
 
-	out, err := c.output(ctx, "info", "--format", "{{json .}}")
+	out, err = c.output(ctx, "info", "--format", "{{json .}}")
 	var info engineInfo
 	if err == nil {
 		err = json.Unmarshal([]byte(out), &info)

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"context"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -74,4 +75,20 @@ func TestEngineChecks(t *testing.T) {
 	bad.SecurityOptions = []string{"name=rootless"}
 	bad.Warnings = []string{"WARNING: No swap limit support", "WARNING: bridge-nf-call-iptables is disabled"}
 	assert.DeepEqual(t, failedNames(engineChecks(bad)), []string{"swap limit", "rootless", "security options", "engine warnings"})
+}
+
+func TestDoctorCLIVersion(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]Check{
+		"ok":         {Name: "docker cli", OK: true},
+		"broken-cli": {Name: "docker cli", OK: false},
+	} {
+		o, _ := fake(t, mode)
+		checks := Doctor(context.Background(), o)
+		assert.Equal(t, checks[0].Name, want.Name, mode)
+		assert.Equal(t, checks[0].OK, want.OK, "%s: %s", mode, checks[0].Detail)
+		// The fake has no daemon: that is the daemon check's failure alone.
+		assert.Equal(t, checks[1].Name, "daemon")
+		assert.Assert(t, !checks[1].OK)
+	}
 }

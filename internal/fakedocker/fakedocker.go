@@ -52,6 +52,12 @@ func Main() {
 		os.Exit(2)
 	}
 	switch args[0] {
+	case "--version":
+		v := "28.2.2"
+		if mode == "broken-cli" {
+			v = "28.0.1"
+		}
+		fmt.Printf("Docker version %s, build fake\n", v)
 	case "run":
 		os.Exit(run(mode, state, args[1:]))
 	case "rm":
