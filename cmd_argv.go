@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -17,7 +19,8 @@ func argvCommand() *cli.Command {
 		Usage:     "print the exact docker argv that run would execute",
 		ArgsUsage: "[-- CMD ARGS...]",
 		Flags: append(runFlags(),
-			&cli.StringFlag{Name: "format", Value: "shell", Usage: "output `FORMAT`: shell, json or lines"}),
+			&cli.StringFlag{Name: "format", Value: "shell", Usage: "output `FORMAT`: shell, json or lines"},
+			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)"}),
 		Action: func(c *cli.Context) error {
 			format, err := formatChoice(c, "shell", "json", "lines")
 			if err != nil {
@@ -27,7 +30,12 @@ func argvCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			plan, err := isolation.NewPlan(o, time.Now())
+			now := time.Now()
+			if c.IsSet("at") {
+				now = time.Unix(c.Int64("at"), 0)
+				o.RunID = pinnedRunID(o.Name, now)
+			}
+			plan, err := isolation.NewPlan(o, now)
 			if err != nil {
 				return &rejected{err: err}
 			}
@@ -44,6 +52,14 @@ func argvCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// pinnedRunID is the run id `argv --at` renders: derived from the name and
+// the pinned time, so the same flags print the same argv. `run` always
+// draws a fresh random id; this one only ever appears in a printed argv.
+func pinnedRunID(name string, at time.Time) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), name)))
+	return hex.EncodeToString(sum[:8])
 }
 
 // shellJoin quotes each argument for a POSIX shell so the line, pasted into

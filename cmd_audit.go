@@ -4,23 +4,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/sys/unix"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 )
 
-// maxAuditInput bounds the JSON argv read from stdin.
+// maxAuditInput bounds the argv read from stdin.
 const maxAuditInput = 1 << 20
 
 func auditCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "audit",
-		Usage:     "check a docker run argv against the policy (exit 0 compliant, 1 not)",
-		ArgsUsage: "-- docker run ARGS...  (or a JSON array of strings on stdin)",
+		Name:  "audit",
+		Usage: "check a docker run argv against the policy (exit 0 compliant, 1 not, 2 unreadable)",
+		ArgsUsage: "-- docker run ARGS...  (or, on stdin, the argv as `argv` prints it: shell, json or lines)\n\n" +
+			"   synapse-isolation argv --format F ... | synapse-isolation audit   audits any of the three",
 		Flags: []cli.Flag{
 			reportFormatFlag(),
+			&cli.StringFlag{Name: "input", Value: "auto", Usage: "stdin `FORM`: auto, shell, json or lines"},
 		},
 		Action: func(c *cli.Context) error {
 			format, err := formatChoice(c, "text", "json")
@@ -28,30 +32,19 @@ func auditCommand() *cli.Command {
 				return err
 			}
 			argv := c.Args().Slice()
-			if len(argv) == 0 {
-				var err error
-				if argv, err = readArgvJSON(c.App.Reader); err != nil {
+			switch {
+			case len(argv) > 0 && !afterDashes(c):
+				return rejectf("unexpected argument %q: the argv to audit goes after --, as in: audit -- docker run ...", argv[0])
+			case len(argv) == 0:
+				if argv, err = readAuditInput(c); err != nil {
 					return err
 				}
 			}
-			r := dockerargs.Audit(argv)
-			w := c.App.Writer
-			if format == "json" {
-				b, _ := json.MarshalIndent(struct {
-					Compliant bool `json:"compliant"`
-					dockerargs.Report
-				}{r.Compliant(), r}, "", "  ")
-				fmt.Fprintf(w, "%s\n", b)
-			} else {
-				for _, f := range r.Findings {
-					fmt.Fprintf(w, "%-9s %-22s %s\n", strings.ToUpper(string(f.Status)), f.Boundary, f.Detail)
-				}
-				if r.Compliant() {
-					fmt.Fprintln(w, "compliant")
-				} else {
-					fmt.Fprintf(w, "not compliant: %d of %d boundaries missing or violated\n", len(r.Problems()), len(r.Findings))
-				}
+			r, err := dockerargs.Audit(argv)
+			if err != nil {
+				return &rejected{err: err}
 			}
+			writeAudit(c.App.Writer, format, r)
 			if !r.Compliant() {
 				return &silentError{code: exitNotCompliant}
 			}
@@ -60,20 +53,58 @@ func auditCommand() *cli.Command {
 	}
 }
 
-func readArgvJSON(r io.Reader) ([]string, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxAuditInput+1))
+// readAuditInput reads the argv from stdin, bounded. From a terminal it
+// prints the usage instead of waiting for input nobody is going to type.
+func readAuditInput(c *cli.Context) ([]string, error) {
+	form := c.String("input")
+	switch form {
+	case "auto", "shell", "json", "lines":
+	default:
+		return nil, rejectf("--input: must be auto, shell, json or lines (got %q)", form)
+	}
+	if isTerminal(c.App.Reader) {
+		_ = cli.ShowCommandHelp(c, "audit")
+		return nil, rejectf("audit: no argv after -- and stdin is a terminal")
+	}
+	b, err := io.ReadAll(io.LimitReader(c.App.Reader, maxAuditInput+1))
 	if err != nil {
 		return nil, rejectf("reading stdin: %w", err)
 	}
 	if len(b) > maxAuditInput {
-		return nil, rejectf("stdin: argv JSON larger than %d bytes", maxAuditInput)
+		return nil, rejectf("stdin: argv larger than %d bytes", maxAuditInput)
 	}
-	var argv []string
-	if err := json.Unmarshal(b, &argv); err != nil {
-		return nil, rejectf("stdin: want a JSON array of strings (or the argv after --): %v", err)
-	}
-	if len(argv) == 0 {
-		return nil, rejectf("stdin: empty argv")
+	argv, err := readArgv(b, form)
+	if err != nil {
+		return nil, rejectf("stdin: %w", err)
 	}
 	return argv, nil
+}
+
+// isTerminal reports whether r is a terminal (a tty answers TCGETS).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+func writeAudit(w io.Writer, format string, r dockerargs.Report) {
+	if format == "json" {
+		b, _ := json.Marshal(struct {
+			Compliant bool `json:"compliant"`
+			dockerargs.Report
+		}{r.Compliant(), r})
+		fmt.Fprintf(w, "%s\n", b)
+		return
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(w, "%-9s %-22s %s\n", strings.ToUpper(string(f.Status)), f.Boundary, f.Detail)
+	}
+	if r.Compliant() {
+		fmt.Fprintln(w, "compliant")
+	} else {
+		fmt.Fprintf(w, "not compliant: %d of %d boundaries missing or violated\n", len(r.Problems()), len(r.Findings))
+	}
 }

@@ -15,8 +15,8 @@ func doctorCommand() *cli.Command {
 		Name:  "doctor",
 		Usage: "check that this engine enforces every boundary (exit 0 only if all pass)",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "image", Usage: "also check this image `ID` and run its --selfcheck under run's exact argv"},
-			&cli.StringFlag{Name: "memory", Value: "512m", Usage: "memory `SIZE` the selfcheck expects to see"},
+			imageFlag("also check this image `ID` and run its --selfcheck under run's exact argv"),
+			memoryFlag("memory `SIZE` the selfcheck expects to see"),
 			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
 			reportFormatFlag(),
 		}, engineFlags()...),
@@ -25,13 +25,11 @@ func doctorCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			mem, err := limits.ParseMemory(c.String("memory"))
-			if err != nil {
+			if err := noArgs(c); err != nil {
 				return err
 			}
 			o := isolation.Options{
-				Image: c.String("image"), Limits: limits.Config{Memory: mem}, CLI: c.String("cli"),
-				Context: c.String("context"), Runtime: c.String("runtime"),
+				Engine: engine(c), Image: c.String("image"), Limits: limits.Config{Memory: memory(c)}, Runtime: c.String("runtime"),
 			}
 			checks := isolation.Doctor(c.Context, o)
 			ok := true
@@ -40,10 +38,10 @@ func doctorCommand() *cli.Command {
 			}
 			w := c.App.Writer
 			if format == "json" {
-				b, _ := json.MarshalIndent(struct {
+				b, _ := json.Marshal(struct {
 					OK     bool              `json:"ok"`
 					Checks []isolation.Check `json:"checks"`
-				}{ok, checks}, "", "  ")
+				}{ok, checks})
 				fmt.Fprintf(w, "%s\n", b)
 			} else {
 				for _, ch := range checks {

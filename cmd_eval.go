@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/interp"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -23,30 +25,65 @@ func evalCommand() *cli.Command {
 			&cli.BoolFlag{Name: "sandbox", Usage: "refused: eval never sandboxes (use run --image)"},
 		),
 		Action: func(c *cli.Context) error {
+			format, ferr := outputFormat(c)
+			if ferr != nil {
+				format = "json"
+			}
+			reject := func(err error) error { return report(c, format, rejectedResult(err), err) }
 			// Checked before anything else: the source is neither read nor
 			// parsed, and Docker is never consulted.
 			if c.Bool("sandbox") {
-				return rejectf("eval --sandbox: eval runs trusted code in-process and never delegates to Docker; " +
-					"to isolate untrusted code use: synapse-isolation run --image ID --code SRC")
+				return reject(errors.New("eval --sandbox: eval runs trusted code in-process and never delegates to Docker; " +
+					"to isolate untrusted code use: synapse-isolation run --image ID --code SRC"))
 			}
-			format, err := outputFormat(c)
-			if err != nil {
-				return err
+			if ferr != nil {
+				return reject(ferr)
+			}
+			if err := noArgs(c); err != nil {
+				return reject(err)
 			}
 			timeout, err := limits.ParseTimeout(c.String("timeout"))
+			if err == nil {
+				err = limits.CheckTimeout(timeout)
+			}
 			if err != nil {
-				return err
+				return reject(err)
 			}
 			src, err := readSource(c)
 			if err != nil {
-				return err
+				return reject(err)
 			}
 			ctx, cancel := context.WithTimeout(c.Context, timeout)
 			defer cancel()
 			start := time.Now()
-			resp := interp.Eval(ctx, src, interp.Options{})
-			res := isolation.ResultFromResponse(resp, time.Since(start))
-			return printResult(c, format, res)
+			res := evalResult(interp.Eval(ctx, src, interp.Options{}), time.Since(start))
+			return report(c, format, res, nil)
 		},
 	}
+}
+
+// evalErrorTypes spells the evaluator's failure kinds as run does.
+var evalErrorTypes = map[interp.ErrorKind]string{
+	interp.Syntax:    protocol.ErrSyntax,
+	interp.Runtime:   protocol.ErrRuntime,
+	interp.Cancelled: protocol.ErrTimeout,
+}
+
+// evalResult gives an in-process evaluation the shape of a run's result:
+// ok, program_error, or timeout (its partial output discarded, as run does).
+func evalResult(r interp.Result, took time.Duration) isolation.Result {
+	res := isolation.Result{
+		Verdict: isolation.OK, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
+		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes, DurationMS: took.Milliseconds(),
+	}
+	if r.Err != nil {
+		res.Verdict = isolation.ProgramError
+		res.Error = &protocol.Error{Type: evalErrorTypes[r.Err.Kind], Message: r.Err.Msg, Line: r.Err.Line, Col: r.Err.Col}
+		if r.Err.Kind == interp.Cancelled {
+			res.Verdict = isolation.Timeout
+			res.Output, res.OutputTruncated, res.OutputBytes = "", false, 0
+		}
+	}
+	res.ExitCode = res.Verdict.ExitCode()
+	return res
 }

@@ -24,8 +24,11 @@ func gcCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
+			if err := noArgs(c); err != nil {
+				return err
+			}
 			found, err := isolation.GC(c.Context, isolation.GCOptions{
-				All: c.Bool("all"), DryRun: c.Bool("dry-run"), CLI: c.String("cli"), Context: c.String("context"),
+				Engine: engine(c), All: c.Bool("all"), DryRun: c.Bool("dry-run"),
 			}, time.Now())
 			w := c.App.Writer
 			if format == "json" {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
@@ -17,25 +15,22 @@ func runCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			format, err := outputFormat(c)
 			if err != nil {
-				return err
+				return report(c, "json", rejectedResult(err), err)
 			}
 			o, err := optionsFromFlags(c)
 			if err != nil {
-				return err
+				return report(c, format, rejectedResult(err), err)
 			}
 			src, err := readSource(c)
 			if err != nil {
-				return err
+				return report(c, format, rejectedResult(err), err)
 			}
-			res, runErr := isolation.Run(c.Context, isolation.Request{Source: src}, o)
-			if res.Verdict == isolation.Rejected {
-				return &rejected{err: runErr}
+			res, err := isolation.Run(c.Context, isolation.Request{Source: src}, o)
+			if err != nil {
+				res.ExitCode = exitCode(err) // 128+signal for an interrupted run
+				res.Error.Message = message(err)
 			}
-			if runErr != nil {
-				res.ExitCode = exitCode(runErr) // 128+signal for an interrupted run
-				fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %v\n", runErr)
-			}
-			return printResult(c, format, res)
+			return report(c, format, res, err)
 		},
 	}
 }

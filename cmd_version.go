@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -10,16 +11,68 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
+// buildVersion is what this binary knows of its own build: the module
+// version and, when it was built from a checkout, the VCS revision.
+type buildVersion struct {
+	Version  string `json:"version"`
+	Revision string `json:"revision"`
+	Modified bool   `json:"modified"`
+	Protocol int    `json:"protocol"`
+	Go       string `json:"go"`
+}
+
+func readBuildVersion() buildVersion {
+	v := buildVersion{Version: "(devel)", Protocol: protocol.Version, Go: runtime.Version()}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if bi.Main.Version != "" {
+		v.Version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v.Revision = s.Value
+		case "vcs.modified":
+			v.Modified = s.Value == "true"
+		}
+	}
+	return v
+}
+
+// String is the one-line form `--version` and `version` print.
+func (v buildVersion) String() string {
+	rev := ""
+	if v.Revision != "" {
+		rev = ", revision " + v.Revision
+		if v.Modified {
+			rev += " (modified)"
+		}
+	}
+	return fmt.Sprintf("%s (protocol v%d%s, %s)", v.Version, v.Protocol, rev, v.Go)
+}
+
 func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
-		Usage: "print the version",
+		Usage: "print the version: module version, VCS revision, protocol, Go release",
+		Flags: []cli.Flag{reportFormatFlag()},
 		Action: func(c *cli.Context) error {
-			v := "(devel)"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
+			format, err := formatChoice(c, "text", "json")
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(c.App.Writer, "synapse-isolation %s (protocol v%d, %s)\n", v, protocol.Version, runtime.Version())
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			v := readBuildVersion()
+			if format == "json" {
+				b, _ := json.Marshal(v)
+				fmt.Fprintf(c.App.Writer, "%s\n", b)
+				return nil
+			}
+			fmt.Fprintf(c.App.Writer, "synapse-isolation %s\n", v)
 			return nil
 		},
 	}

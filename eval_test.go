@@ -43,7 +43,7 @@ func TestEvalSandboxFailsClosed(t *testing.T) {
 			code := run(context.Background(), append([]string{"synapse-isolation"}, args...), trapReader{t}, &stdout, &stderr)
 			assert.Assert(t, time.Since(start) < time.Second)
 			assert.Equal(t, code, 2)
-			assert.Equal(t, stdout.String(), "")
+			assertRejectedJSON(t, stdout.String())
 			assert.Equal(t, stderr.String(), sandboxRefusal)
 		})
 	}
@@ -124,7 +124,18 @@ func TestEvalRejects(t *testing.T) {
 	} {
 		code, out, errOut := runCLI(t, tc.stdin, tc.args...)
 		assert.Check(t, is.Equal(code, 2), "%q", tc.args)
-		assert.Check(t, is.Equal(out, ""))
+		assertRejectedJSON(t, out)
 		assert.Check(t, is.Equal(errOut, "synapse-isolation: "+tc.want+"\n"))
 	}
+}
+
+// assertRejectedJSON checks that stdout is one rejected result object.
+func assertRejectedJSON(t *testing.T, out string) {
+	t.Helper()
+	var r evalJSON
+	assert.NilError(t, json.Unmarshal([]byte(out), &r), out)
+	assert.Equal(t, r.Verdict, "rejected")
+	assert.Equal(t, r.ExitCode, 2)
+	assert.Assert(t, !r.Sandboxed)
+	assert.Equal(t, strings.Count(out, "\n"), 1)
 }

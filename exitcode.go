@@ -26,7 +26,7 @@ func (e *silentError) Error() string { return fmt.Sprintf("exit status %d", e.co
 // rejected marks bad flags or input.
 type rejected struct{ err error }
 
-func (e *rejected) Error() string { return e.err.Error() }
+func (e *rejected) Error() string { return message(e.err) }
 func (e *rejected) Unwrap() error { return e.err }
 
 // usageError rewrites the flag package's messages in the spelling users
@@ -37,8 +37,35 @@ func usageError(err error) error {
 		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
 	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		msg = "--" + strings.TrimPrefix(name, "-") + ": needs a value"
+	} else if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		// `invalid value "X" for flag -NAME: WHY`, the flag package's
+		// wording for a value its flag.Value refused.
+		if value, after, ok := strings.Cut(rest, " for flag -"); ok {
+			if name, why, ok := strings.Cut(after, ": "); ok {
+				msg = "--" + strings.TrimPrefix(name, "-") + ": " + why
+				if !strings.HasSuffix(why, "(got "+value+")") {
+					msg += " (got " + value + ")"
+				}
+			}
+		}
 	}
 	return &rejected{err: errors.New(msg)}
+}
+
+// message is err's text with a bad option named as the flag that set it:
+// the library says "memory: ...", the CLI "--memory: ...".
+func message(err error) string {
+	inner := err
+	if r, ok := inner.(*rejected); ok {
+		inner = r.err
+	}
+	if r, ok := inner.(*isolation.RejectedError); ok {
+		inner = r.Err
+	}
+	if fe, ok := inner.(*limits.FieldError); ok {
+		return fe.FlagError()
+	}
+	return err.Error()
 }
 
 func rejectf(format string, a ...any) error { return &rejected{err: fmt.Errorf(format, a...)} }
@@ -53,7 +80,7 @@ func exitCode(err error) int {
 	var (
 		silent *silentError
 		rej    *rejected
-		flag   *limits.FlagError
+		flag   *limits.FieldError
 		sig    *signalError
 	)
 	switch {

@@ -10,31 +10,51 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
+// envImage stands in for --image, so a Makefile or script sets it once.
+const envImage = "SYNAPSE_IMAGE"
+
+// imageFlag is --image, also read from $SYNAPSE_IMAGE.
+func imageFlag(usage string) cli.Flag {
+	return &cli.StringFlag{Name: "image", EnvVars: []string{envImage}, Usage: usage}
+}
+
+// memoryFlag is --memory: a limits.Bytes, parsed once by the flag itself;
+// its range is checked with everything else by isolation.NewPlan.
+func memoryFlag(usage string) cli.Flag {
+	v := limits.DefaultMemory
+	return &cli.GenericFlag{Name: "memory", Value: &v, Usage: usage}
+}
+
+func memory(c *cli.Context) limits.Bytes { return *c.Generic("memory").(*limits.Bytes) }
+
 // runFlags are shared by run and argv, so argv always prints exactly the
 // argv run executes for the same flags.
 func runFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "image", Usage: "immutable image `ID` (sha256:<64 hex>) to run", Required: false},
-		&cli.StringFlag{Name: "memory", Value: "512m", Usage: "memory `SIZE` (swap capped to the same), at least 64m"},
+		imageFlag("immutable image `ID` (sha256:<64 hex>) to run"),
+		memoryFlag("memory `SIZE` (swap capped to the same), at least 64m"),
 		&cli.StringFlag{Name: "timeout", Value: limits.DefaultTimeout.String(), Usage: "wall-clock limit `DURATION`, like 10s"},
-		&cli.StringFlag{Name: "name", Usage: "container `NAME` (default: synapse-iso-<random>)"},
-		&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME` (for a remote engine)"},
+		&cli.StringFlag{Name: "name", Usage: "container `NAME` (default: synapse-iso-<run id>)"},
 		&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
+		contextFlag(),
 		cliFlag(),
 	}
 }
 
 // engineFlags select the client and engine for commands that only talk to
 // docker (doctor, gc).
-func engineFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME` (for a remote engine)"},
-		cliFlag(),
-	}
+func engineFlags() []cli.Flag { return []cli.Flag{contextFlag(), cliFlag()} }
+
+func contextFlag() cli.Flag {
+	return &cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME` (for a remote engine)"}
 }
 
 func cliFlag() cli.Flag {
 	return &cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"}
+}
+
+func engine(c *cli.Context) isolation.Engine {
+	return isolation.Engine{CLI: c.String("cli"), Context: c.String("context")}
 }
 
 // reportFormatFlag is --format for the commands that print a report.
@@ -53,28 +73,24 @@ func formatChoice(c *cli.Context, allowed ...string) (string, error) {
 	return "", rejectf("--format: must be %s or %s (got %q)", strings.Join(allowed[:n-1], ", "), allowed[n-1], f)
 }
 
-// optionsFromFlags parses the shared flags into run options; the arguments
-// after `--`, if any, are the interpreter command for the runner's exec mode.
+// optionsFromFlags reads the shared flags into run options; the command
+// after `--`, if any, is the interpreter for the runner's exec mode.
+// Everything is validated once, by isolation.NewPlan.
 func optionsFromFlags(c *cli.Context) (isolation.Options, error) {
-	// The image and everything else are validated once, by isolation.NewPlan.
-	mem, err := limits.ParseMemory(c.String("memory"))
-	if err != nil {
-		return isolation.Options{}, err
-	}
 	timeout, err := limits.ParseTimeout(c.String("timeout"))
 	if err != nil {
 		return isolation.Options{}, err
 	}
-	o := isolation.Options{
+	exec, err := commandAfterDashes(c)
+	if err != nil {
+		return isolation.Options{}, err
+	}
+	return isolation.Options{
+		Engine:  engine(c),
 		Image:   c.String("image"),
-		Limits:  limits.Config{Memory: mem, Timeout: timeout},
+		Limits:  limits.Config{Memory: memory(c), Timeout: timeout},
 		Name:    c.String("name"),
-		CLI:     c.String("cli"),
-		Context: c.String("context"),
 		Runtime: c.String("runtime"),
-	}
-	if c.Args().Present() {
-		o.Exec = c.Args().Slice()
-	}
-	return o, nil
+		Exec:    exec,
+	}, nil
 }

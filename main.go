@@ -24,6 +24,7 @@ func main() {
 // and never exit, so every cleanup runs before the process ends.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
+	app.Metadata = map[string]any{metaArgs: args}
 	err := app.RunContext(ctx, args)
 	if err == nil {
 		return 0
@@ -31,19 +32,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	code := exitCode(err)
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintf(stderr, "synapse-isolation: %v\n", err)
+		fmt.Fprintf(stderr, "synapse-isolation: %s\n", message(err))
 	}
 	return code
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
-		Name:            "synapse-isolation",
-		Usage:           "run untrusted source code in a fresh, locked-down Docker container",
-		HideHelpCommand: true,
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
+		Name:  "synapse-isolation",
+		Usage: "run untrusted source code in a fresh, locked-down Docker container",
+		// urfave/cli's own help command is package state that grows with
+		// every in-process run; helpCommand below does the same job. A
+		// command named help stops urfave/cli from adding --help itself.
+		HideHelpCommand:      true,
+		Flags:                []cli.Flag{cli.HelpFlag},
+		Version:              readBuildVersion().String(),
+		EnableBashCompletion: true,
+		Reader:               stdin,
+		Writer:               stdout,
+		ErrWriter:            stderr,
 		// Without this, urfave/cli calls os.Exit from inside Run for
 		// errors that carry an exit code, skipping container cleanup.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -57,6 +64,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			runCommand(), argvCommand(), auditCommand(), doctorCommand(), gcCommand(), evalCommand(), versionCommand(),
+			completionCommand(), manCommand(), helpCommand(),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -67,5 +75,37 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 }
 
 // onUsageError turns a flag parsing error into a rejection (exit 2) with
-// one line on stderr, instead of urfave/cli's usage dump.
-func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError(err) }
+// one line on stderr, instead of urfave/cli's usage dump. run and eval
+// still print their one result object, as for every other verdict.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	err = usageError(err)
+	if c.Command != nil && (c.Command.Name == "run" || c.Command.Name == "eval") {
+		format := "json"
+		if c.String("format") == "text" {
+			format = "text"
+		}
+		return report(c, format, rejectedResult(err), err)
+	}
+	return err
+}
+
+// helpCommand is `help [COMMAND]`: the same text as COMMAND --help.
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Usage:     "show the commands, or one command's help",
+		ArgsUsage: "[COMMAND]",
+		Action: func(c *cli.Context) error {
+			switch c.Args().Len() {
+			case 0:
+				return cli.ShowAppHelp(c)
+			case 1:
+				if c.App.Command(c.Args().First()) == nil {
+					return rejectf("help: unknown command %q", c.Args().First())
+				}
+				return cli.ShowCommandHelp(c, c.Args().First())
+			}
+			return rejectf("help: name one command")
+		},
+	}
+}

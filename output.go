@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 func formatFlag() cli.Flag {
@@ -18,9 +19,16 @@ func formatFlag() cli.Flag {
 
 func outputFormat(c *cli.Context) (string, error) { return formatChoice(c, "json", "text") }
 
-// printResult writes the result to stdout and returns the error that
-// carries its exit status (nil for ok).
-func printResult(c *cli.Context, format string, res isolation.Result) error {
+// rejectedResult is the result of a run refused before anything started.
+func rejectedResult(err error) isolation.Result {
+	v := isolation.Rejected
+	return isolation.Result{Verdict: v, ExitCode: v.ExitCode(), Error: &protocol.Error{Type: string(v), Message: message(err)}}
+}
+
+// report writes the one result object to stdout and, for every nonzero
+// verdict, one line to stderr saying why, so a Makefile that stops on a
+// failure shows the reason. It returns the error carrying the exit status.
+func report(c *cli.Context, format string, res isolation.Result, err error) error {
 	w := c.App.Writer
 	if format == "json" {
 		var buf bytes.Buffer
@@ -33,10 +41,33 @@ func printResult(c *cli.Context, format string, res isolation.Result) error {
 	} else {
 		writeText(w, res)
 	}
-	if res.ExitCode != 0 {
-		return &silentError{code: res.ExitCode}
+	if res.ExitCode == 0 {
+		return nil
 	}
-	return nil
+	why := ""
+	switch {
+	case err != nil:
+		why = message(err)
+	case res.Error != nil:
+		why = string(res.Verdict) + ": " + res.Error.Type + ": " + res.Error.Message + position(res.Error)
+	default:
+		why = string(res.Verdict)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %s\n", oneLine(why))
+	return &silentError{code: res.ExitCode}
+}
+
+// position is " (line L, col C)" for an error with a position.
+func position(e *protocol.Error) string {
+	if e.Line > 0 {
+		return fmt.Sprintf(" (line %d, col %d)", e.Line, e.Col)
+	}
+	return ""
+}
+
+// oneLine keeps a diagnostic on one line, control characters escaped.
+func oneLine(s string) string {
+	return strings.ReplaceAll(escapeControl(s), "\n", `\n`)
 }
 
 // writeText prints for a terminal: the program's output, then its value or
@@ -53,10 +84,7 @@ func writeText(w io.Writer, res isolation.Result) {
 		fmt.Fprintf(w, "[output truncated: %d bytes in all, first %d shown]\n", res.OutputBytes, len(res.Output))
 	}
 	if res.Error != nil {
-		pos := ""
-		if res.Error.Line > 0 {
-			pos = fmt.Sprintf(" (line %d, col %d)", res.Error.Line, res.Error.Col)
-		}
+		pos := position(res.Error)
 		if res.Error.Type == string(res.Verdict) {
 			// A run failure: its message already names it.
 			fmt.Fprintf(w, "%s\n", escapeControl(res.Error.Message))

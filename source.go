@@ -13,7 +13,7 @@ import (
 func sourceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "code", Usage: "program `SOURCE` (- reads it from stdin)"},
-		&cli.StringFlag{Name: "file", Usage: "read the program from `PATH`"},
+		&cli.StringFlag{Name: "file", Usage: "read the program from `PATH` (- reads it from stdin)"},
 	}
 }
 
@@ -28,6 +28,8 @@ func readSource(c *cli.Context) (string, error) {
 		return "", rejectf("conflicting options: --code and --file")
 	case !code && !file:
 		return "", rejectf("one of --code or --file is required")
+	case file && c.String("file") == "-", c.String("code") == "-":
+		r = c.App.Reader
 	case file:
 		f, err := os.Open(c.String("file"))
 		if err != nil {
@@ -35,8 +37,6 @@ func readSource(c *cli.Context) (string, error) {
 		}
 		defer f.Close()
 		r = f
-	case c.String("code") == "-":
-		r = c.App.Reader
 	default:
 		return c.String("code"), nil
 	}

@@ -19,8 +19,10 @@ const (
 	Violated Status = "violated"
 )
 
-// Finding is the audit result for one boundary.
+// Finding is the audit result for one boundary. ID is stable, for
+// machines; Boundary and Detail are for people.
 type Finding struct {
+	ID       string `json:"id"`
 	Boundary string `json:"boundary"`
 	Status   Status `json:"status"`
 	Detail   string `json:"detail"`
@@ -55,24 +57,36 @@ func (r Report) Problems() []Finding {
 // check inspects the parsed argv for one boundary and the flags it claims,
 // so that every flag is judged by exactly one check or found harmless.
 type check struct {
+	id       string
 	boundary string
 	claims   []string
 	judge    func(p *parsed) (Status, string)
 }
 
+// UnreadableError is an argv that is not a `docker run` command line at
+// all: nothing to judge, rather than a finding.
+type UnreadableError struct{ Err error }
+
+// Error describes what could not be read.
+func (e *UnreadableError) Error() string { return "not a docker run argv: " + e.Err.Error() }
+
+// Unwrap returns the underlying cause.
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
 // Audit parses any `docker run` argv (as a shell would have split it) and
 // reports each boundary of the policy as enforced, missing or violated.
-// An argv that is not a parseable `docker run` yields a single violation.
-func Audit(argv []string) Report {
+// An argv that is not a `docker run` command line at all (another command,
+// a missing image, a flag without its value) is an *UnreadableError.
+func Audit(argv []string) (Report, error) {
 	p, err := parseRun(argv)
 	if err != nil {
-		return Report{Findings: []Finding{{Boundary: "argv", Status: Violated, Detail: err.Error()}}}
+		return Report{}, &UnreadableError{Err: err}
 	}
 	claimed := map[string]bool{}
 	var r Report
 	for _, c := range checks {
 		st, detail := c.judge(p)
-		r.Findings = append(r.Findings, Finding{Boundary: c.boundary, Status: st, Detail: detail})
+		r.Findings = append(r.Findings, Finding{ID: c.id, Boundary: c.boundary, Status: st, Detail: detail})
 		for _, f := range c.claims {
 			claimed[f] = true
 		}
@@ -86,12 +100,25 @@ func Audit(argv []string) Report {
 	other = append(other, p.unknown...)
 	sort.Strings(other)
 	if len(other) > 0 {
-		r.Findings = append(r.Findings, Finding{Boundary: "other flags", Status: Violated,
+		r.Findings = append(r.Findings, Finding{ID: "other-flags", Boundary: "other flags", Status: Violated,
 			Detail: "not allowed by the policy: " + strings.Join(other, ", ")})
 	} else {
-		r.Findings = append(r.Findings, Finding{Boundary: "other flags", Status: Enforced, Detail: "none outside the policy"})
+		r.Findings = append(r.Findings, Finding{ID: "other-flags", Boundary: "other flags", Status: Enforced, Detail: "none outside the policy"})
 	}
-	return r
+	return r, nil
+}
+
+// judgeEntrypoint requires the image's own runner as PID 1: no
+// --entrypoint, and no --init, which bind-mounts the host's docker-init
+// binary into the container and runs it as PID 1 instead.
+func judgeEntrypoint(p *parsed) (Status, string) {
+	if st, d := forbidden("entrypoint")(p); st != Enforced {
+		return st, d
+	}
+	if st, _ := boolean("init", false)(p); st != Enforced {
+		return st, "--init runs the host's docker-init, bind-mounted from the host, as PID 1"
+	}
+	return Enforced, "no --entrypoint, --init"
 }
 
 // single judges a single-valued flag against one exact value.
@@ -144,31 +171,31 @@ func forbidden(flags ...string) func(p *parsed) (Status, string) {
 }
 
 var checks = []check{
-	{"ephemeral (--rm)", []string{"rm"}, boolean("rm", true)},
-	{"user 65534:65534", []string{"user"}, single("user", User)},
-	{"capabilities dropped", []string{"cap-drop", "cap-add"}, judgeCaps},
-	{"no new privileges", []string{"security-opt"}, judgeNoNewPrivileges},
-	{"security profiles", nil, judgeProfiles},
-	{"read-only root", []string{"read-only"}, boolean("read-only", true)},
-	{"bounded /tmp", []string{"tmpfs"}, judgeTmpfs},
-	{"no network", []string{"network"}, judgeNetwork},
-	{"one cpu", []string{"cpus"}, judgeCPUs},
-	{"pids limit", []string{"pids-limit"}, judgeRange("pids-limit", limits.PIDs)},
-	{"open files limit", []string{"ulimit"}, judgeUlimit("nofile", 1, limits.NoFile)},
-	{"no core dumps", nil, judgeUlimit("core", 0, limits.Core)},
-	{"memory limit", []string{"memory", "oom-kill-disable"}, judgeMemory},
-	{"no swap", []string{"memory-swap"}, judgeSwap},
-	{"ipc none", []string{"ipc"}, single("ipc", "none")},
-	{"no daemon-side log", []string{"log-driver"}, single("log-driver", "none")},
-	{"no pulls", []string{"pull"}, single("pull", "never")},
-	{"immutable image id", nil, judgeImage},
-	{"not privileged", []string{"privileged"}, boolean("privileged", false)},
-	{"no mounts", []string{"volume", "mount", "volumes-from", "use-api-socket"}, forbidden("volume", "mount", "volumes-from", "use-api-socket")},
-	{"no devices", []string{"device", "device-cgroup-rule", "gpus"}, forbidden("device", "device-cgroup-rule", "gpus")},
-	{"no published ports", []string{"publish", "publish-all"}, judgePorts},
-	{"no host namespaces", []string{"pid", "uts", "userns", "cgroupns"}, judgeNamespaces},
-	{"no host environment", []string{"env", "env-file"}, forbidden("env", "env-file")},
-	{"no extra groups", []string{"group-add"}, forbidden("group-add")},
-	{"no sysctls", []string{"sysctl"}, forbidden("sysctl")},
-	{"runner entrypoint", []string{"entrypoint"}, forbidden("entrypoint")},
+	{"ephemeral", "ephemeral (--rm)", []string{"rm"}, boolean("rm", true)},
+	{"user", "user 65534:65534", []string{"user"}, single("user", User)},
+	{"capabilities", "capabilities dropped", []string{"cap-drop", "cap-add"}, judgeCaps},
+	{"no-new-privileges", "no new privileges", []string{"security-opt"}, judgeNoNewPrivileges},
+	{"security-profiles", "security profiles", nil, judgeProfiles},
+	{"read-only-root", "read-only root", []string{"read-only"}, boolean("read-only", true)},
+	{"tmp", "bounded /tmp", []string{"tmpfs"}, judgeTmpfs},
+	{"network", "no network", []string{"network"}, judgeNetwork},
+	{"cpus", "one cpu", []string{"cpus"}, judgeCPUs},
+	{"pids", "pids limit", []string{"pids-limit"}, judgeRange("pids-limit", limits.PIDs)},
+	{"nofile", "open files limit", []string{"ulimit"}, judgeUlimit("nofile", 1, limits.NoFile)},
+	{"core", "no core dumps", nil, judgeUlimit("core", 0, limits.Core)},
+	{"memory", "memory limit", []string{"memory", "oom-kill-disable"}, judgeMemory},
+	{"swap", "no swap", []string{"memory-swap"}, judgeSwap},
+	{"ipc", "ipc none", []string{"ipc"}, single("ipc", "none")},
+	{"log-driver", "no daemon-side log", []string{"log-driver"}, single("log-driver", "none")},
+	{"pull", "no pulls", []string{"pull"}, single("pull", "never")},
+	{"image", "immutable image id", nil, judgeImage},
+	{"privileged", "not privileged", []string{"privileged"}, boolean("privileged", false)},
+	{"mounts", "no mounts", []string{"volume", "mount", "volumes-from", "use-api-socket"}, forbidden("volume", "mount", "volumes-from", "use-api-socket")},
+	{"devices", "no devices", []string{"device", "device-cgroup-rule", "gpus"}, forbidden("device", "device-cgroup-rule", "gpus")},
+	{"ports", "no published ports", []string{"publish", "publish-all"}, judgePorts},
+	{"namespaces", "no host namespaces", []string{"pid", "uts", "userns", "cgroupns"}, judgeNamespaces},
+	{"environment", "no host environment", []string{"env", "env-file"}, forbidden("env", "env-file")},
+	{"groups", "no extra groups", []string{"group-add"}, forbidden("group-add")},
+	{"sysctls", "no sysctls", []string{"sysctl"}, forbidden("sysctl")},
+	{"entrypoint", "runner entrypoint", []string{"entrypoint", "init"}, judgeEntrypoint},
 }

@@ -69,7 +69,7 @@ var harmless = map[string]bool{
 	"device-write-bps": true, "device-write-iops": true, "disable-content-trust": true, "dns": true,
 	"dns-option": true, "dns-search": true, "domainname": true, "expose": true, "health-cmd": true,
 	"health-interval": true, "health-retries": true, "health-start-interval": true, "health-start-period": true,
-	"health-timeout": true, "hostname": true, "init": true, "interactive": true, "io-maxbandwidth": true,
+	"health-timeout": true, "hostname": true, "interactive": true, "io-maxbandwidth": true,
 	"io-maxiops": true, "ip": true, "ip6": true, "isolation": true, "kernel-memory": true, "label": true,
 	"label-file": true, "link": true, "link-local-ip": true, "log-opt": true, "mac-address": true,
 	"memory-reservation": true, "memory-swappiness": true, "name": true, "network-alias": true,

@@ -119,9 +119,9 @@ func judgeTmpfs(p *parsed) (Status, string) {
 	if !ok {
 		return Violated, "--tmpfs /tmp without size= (unbounded up to half of RAM)"
 	}
-	n, err := parseDockerBytes(size)
+	n, err := parseBytes(size)
 	if err != nil || n <= 0 || n > limits.TmpBytes {
-		return Violated, fmt.Sprintf("--tmpfs /tmp size=%s, want at most %s", size, limits.FormatMemory(limits.TmpBytes))
+		return Violated, fmt.Sprintf("--tmpfs /tmp size=%s, want at most %s", size, limits.Bytes(limits.TmpBytes))
 	}
 	return Enforced, "--tmpfs /tmp:" + opts
 }
@@ -179,12 +179,12 @@ func judgeUlimit(name string, min, max int64) func(p *parsed) (Status, string) {
 	}
 }
 
-func memoryLimit(p *parsed) (int64, string, error) {
+func memoryLimit(p *parsed) (limits.Bytes, string, error) {
 	v, ok := p.last("memory")
 	if !ok {
 		return 0, "", nil
 	}
-	n, err := parseDockerBytes(v)
+	n, err := parseBytes(v)
 	return n, v, err
 }
 
@@ -196,8 +196,10 @@ func judgeMemory(p *parsed) (Status, string) {
 	switch {
 	case v == "":
 		return Missing, "--memory not set"
-	case err != nil || n < limits.MinMemory:
-		return Violated, fmt.Sprintf("--memory %s, want at least %s", v, limits.FormatMemory(limits.MinMemory))
+	case err != nil:
+		return Violated, fmt.Sprintf("--memory %s is not a size docker reads exactly", v)
+	case n < limits.MinMemory:
+		return Violated, fmt.Sprintf("--memory %s, want at least %s", v, limits.MinMemory)
 	}
 	return Enforced, "--memory " + v
 }
@@ -211,7 +213,7 @@ func judgeSwap(p *parsed) (Status, string) {
 	if mv == "" || merr != nil {
 		return Violated, "--memory-swap " + v + " without a valid --memory"
 	}
-	n, err := parseDockerBytes(v)
+	n, err := parseBytes(v)
 	if err != nil || n != mem {
 		return Violated, fmt.Sprintf("--memory-swap %s, want equal to --memory %s (no swap)", v, mv)
 	}
@@ -219,7 +221,7 @@ func judgeSwap(p *parsed) (Status, string) {
 }
 
 func judgeImage(p *parsed) (Status, string) {
-	if err := limits.ValidateImageID(p.image); err != nil {
+	if err := limits.CheckImageID(p.image); err != nil {
 		return Violated, fmt.Sprintf("image %q is not an immutable sha256: image ID", p.image)
 	}
 	return Enforced, p.image

@@ -11,7 +11,8 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// Flag spellings, named once so Render and Audit cannot drift apart.
+// Flag spellings of Render. The audit reads flags by docker's own table
+// (flags.go); the property test Audit(Render(spec)) keeps the two in step.
 const (
 	flagRm          = "--rm"
 	flagUser        = "--user"
@@ -40,7 +41,7 @@ var (
 	// User is the numeric user and group; numeric so no passwd file in the image can remap it.
 	User = fmt.Sprintf("%d:%d", limits.UID, limits.GID)
 	// TmpfsOptions mounts /tmp as the only writable place: bounded, no exec, no setuid, no devices.
-	TmpfsOptions = "rw,noexec,nosuid,nodev,size=" + limits.FormatMemory(limits.TmpBytes) + ",mode=1777"
+	TmpfsOptions = "rw,noexec,nosuid,nodev,size=" + limits.Bytes(limits.TmpBytes).String() + ",mode=1777"
 	// Tmpfs is the --tmpfs value.
 	Tmpfs          = "/tmp:" + TmpfsOptions
 	ulimitNoFile   = fmt.Sprintf("nofile=%d:%d", limits.NoFile, limits.NoFile)
@@ -58,6 +59,7 @@ const (
 const DefaultCLI = "docker"
 
 // Spec is everything that varies between two renders of the policy argv.
+// Render trusts it: isolation.NewPlan validates every field first.
 type Spec struct {
 	// CLI is the client binary (docker, or a compatible one such as podman); empty means docker.
 	CLI string
@@ -65,11 +67,12 @@ type Spec struct {
 	Context string
 	// Runtime selects an OCI runtime such as runsc; empty means the engine's default.
 	Runtime string
-	// Memory is the memory limit in bytes; swap is capped to the same value.
-	Memory int64
-	// Name is the container name; it must be unique per run so cleanup can find it.
+	// Memory is the memory limit; swap is capped to the same value.
+	Memory limits.Bytes
+	// Name is the container name. It is cosmetic: cleanup finds a run's
+	// container by RunID, never by name.
 	Name string
-	// RunID is the run identifier put on the container as a label.
+	// RunID is the run's unique identifier, put on the container as a label.
 	RunID string
 	// Deadline is the run's host deadline in unix seconds, put on the container as a label.
 	Deadline int64
@@ -77,47 +80,6 @@ type Spec struct {
 	Image string
 	// Args are the runner's arguments, rendered after the image.
 	Args []string
-}
-
-// Validate reports what in s would make a rendered argv unsafe or ambiguous.
-func (s Spec) Validate() error {
-	if err := limits.ValidateImageID(s.Image); err != nil {
-		return err
-	}
-	if err := limits.ValidateMemory(s.Memory); err != nil {
-		return err
-	}
-	if err := validateName(flagName, s.Name); err != nil {
-		return err
-	}
-	if s.RunID == "" {
-		return fmt.Errorf("run id: must not be empty")
-	}
-	for flag, v := range map[string]string{flagContext: s.Context, flagRuntime: s.Runtime} {
-		if v != "" {
-			if err := validateName(flag, v); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// validateName applies docker's container name grammar to a name, context or
-// runtime, so the value never reaches the CLI as something it would parse
-// differently (a flag, say).
-func validateName(flag, n string) error {
-	if n == "" {
-		return fmt.Errorf("%s: must not be empty", flag)
-	}
-	for i := 0; i < len(n); i++ {
-		c := n[i]
-		alnum := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
-		if !alnum && (i == 0 || c != '_' && c != '.' && c != '-') {
-			return fmt.Errorf("%s: %q must match [a-zA-Z0-9][a-zA-Z0-9_.-]*", flag, n)
-		}
-	}
-	return nil
 }
 
 // Render returns the exact argv for one run. The order is fixed: the
@@ -128,7 +90,7 @@ func Render(s Spec) []string {
 	if cli == "" {
 		cli = DefaultCLI
 	}
-	mem := limits.FormatMemory(s.Memory)
+	mem := s.Memory.String()
 	argv := []string{cli}
 	if s.Context != "" {
 		argv = append(argv, flagContext, s.Context)

@@ -33,39 +33,44 @@ const (
 // be cancelled already), before Run returns.
 //
 // Containers are found by the run-id label and removed with `docker rm -f`
-// by full ID, never by bare name: a name docker cannot find is resolved as
-// an ID prefix, which could remove another container, and a name given
-// with --name may belong to a container this run never created.
-func (c *client) remove(name string, clientDied time.Time) error {
+// by full ID, never by name: a name docker cannot find is resolved as an
+// ID prefix, which could remove another container, and a name given with
+// --name may belong to a container this run never created.
+//
+// A listing that finds nothing is trusted only once the client has been
+// dead for settle (a create may still land). Once a container of the run
+// was found and removed, no other can come: one `docker run` creates one
+// container, so an empty listing after that is final.
+func (c *client) remove(runID string, clientDied time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	var lastErr error
-	errs := 0
+	errs, found := 0, false
 	for {
-		ids, err := c.ours(ctx, name)
+		ids, err := c.ours(ctx, runID)
 		switch {
 		case err != nil:
 			lastErr, errs = err, errs+1
 		case len(ids) > 0:
-			errs = 0
+			errs, found = 0, true
 			// Failure here (already being removed by --rm, say) is
 			// fine: the next listing decides.
 			_, _ = c.output(ctx, append([]string{"rm", "-f"}, ids...)...)
 			continue
-		case time.Since(clientDied) >= settle:
+		case found || time.Since(clientDied) >= settle:
 			return nil
 		default:
 			errs = 0
 		}
 		if errs >= maxListErrors {
-			return &EngineError{Err: fmt.Errorf("docker rm -f %s: removal not confirmed: %w", name, lastErr)}
+			return &EngineError{Err: fmt.Errorf("docker rm -f (run %s): removal not confirmed: %w", runID, lastErr)}
 		}
 		select {
 		case <-ctx.Done():
 			if lastErr == nil {
 				lastErr = fmt.Errorf("container still listed")
 			}
-			return &EngineError{Err: fmt.Errorf("docker rm -f %s: not confirmed gone after %s: %w", name, cleanupTimeout, lastErr)}
+			return &EngineError{Err: fmt.Errorf("docker rm -f (run %s): not confirmed gone after %s: %w", runID, cleanupTimeout, lastErr)}
 		case <-time.After(retryEvery):
 		}
 	}
@@ -73,8 +78,8 @@ func (c *client) remove(name string, clientDied time.Time) error {
 
 // ours lists, by full ID and in any state, the containers that carry this
 // run's id label: exactly the ones this run may have created.
-func (c *client) ours(ctx context.Context, name string) ([]string, error) {
-	out, err := c.output(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+dockerargs.LabelRunID+"="+name)
+func (c *client) ours(ctx context.Context, runID string) ([]string, error) {
+	out, err := c.output(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+dockerargs.LabelRunID+"="+runID)
 	if err != nil {
 		return nil, err
 	}

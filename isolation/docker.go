@@ -9,31 +9,41 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/isolation/capture"
 )
 
 // client runs docker CLI subcommands other than `run`: rm, ps, events,
-// info. Its fields are the run's, so every call targets the same engine.
+// info. Every call targets the engine it was made for.
 type client struct {
 	path    string   // resolved CLI binary
 	context string   // --context, if any
 	env     []string // the CLI's environment
 }
 
-// newClient resolves the CLI binary on the PATH of env.
-func newClient(o Options) (*client, error) {
-	env := o.Env
+// newClient resolves the engine's CLI binary on the PATH of its environment.
+func newClient(e Engine) (*client, error) {
+	env := e.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	path, err := lookPath(o.CLI, env)
+	bin := e.CLI
+	if bin == "" {
+		bin = dockerargs.DefaultCLI
+	}
+	path, err := lookPath(bin, env)
 	if err != nil {
 		return nil, &EngineError{Err: err}
 	}
-	return &client{path: path, context: o.Context, env: env}, nil
+	return &client{path: path, context: e.Context, env: env}, nil
 }
 
 // lookPath finds bin on the PATH of env (not of this process), so a
-// caller-supplied environment decides which docker runs.
+// caller-supplied environment decides which docker runs. Like os/exec, it
+// refuses a match found through a relative PATH entry (exec.ErrDot): the
+// bare name it yields would be resolved again, against this process's PATH
+// and working directory, possibly to another binary.
 func lookPath(bin string, env []string) (string, error) {
 	if strings.Contains(bin, "/") {
 		if fi, err := os.Stat(bin); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
@@ -49,12 +59,16 @@ func lookPath(bin string, env []string) (string, error) {
 	}
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {
-			continue
+			dir = "."
 		}
 		p := filepath.Join(dir, bin)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			continue
 		}
+		if !filepath.IsAbs(p) {
+			return "", fmt.Errorf("docker CLI %q: found as %s through a relative PATH entry: %w", bin, p, exec.ErrDot)
+		}
+		return p, nil
 	}
 	return "", fmt.Errorf("docker CLI %q: not found in PATH", bin)
 }
@@ -71,12 +85,12 @@ func (c *client) output(ctx context.Context, args ...string) (string, error) {
 	}
 	cmd := exec.CommandContext(ctx, c.path, full...)
 	cmd.Env = c.env
-	stdout := &boundedBuffer{limit: maxAux}
+	stdout := capture.New(maxAux)
 	stderr := &stderrWatch{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
-	if stdout.overflowed() {
+	if stdout.Truncated() {
 		return "", fmt.Errorf("docker %s: output larger than %d bytes", args[0], maxAux)
 	}
 	if err != nil {
@@ -86,5 +100,5 @@ func (c *client) output(ctx context.Context, args ...string) (string, error) {
 		}
 		return "", fmt.Errorf("docker %s: %w", args[0], err)
 	}
-	return string(stdout.bytes()), nil
+	return string(stdout.Bytes()), nil
 }

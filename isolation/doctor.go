@@ -10,15 +10,27 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// Check is one line of the doctor's report.
+// Check is one line of the doctor's report. ID is stable, for machines;
+// Name and Detail are for people.
 type Check struct {
+	ID     string `json:"id"`
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
 }
 
-func pass(name, detail string) Check { return Check{Name: name, OK: true, Detail: detail} }
-func fail(name, detail string) Check { return Check{Name: name, Detail: detail} }
+func pass(name, detail string) Check {
+	return Check{ID: checkID(name), Name: name, OK: true, Detail: detail}
+}
+func fail(name, detail string) Check { return Check{ID: checkID(name), Name: name, Detail: detail} }
+
+// checkID spells a check's name as an id: lowercase words joined by "-"
+// ("uid/gid" is uid-gid, "/dev/shm" is dev-shm).
+func checkID(name string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+	}), "-")
+}
 
 // brokenCLI lists docker CLI releases that truncate the output of attached
 // containers, which would cut responses short.
@@ -42,8 +54,7 @@ type engineInfo struct {
 // the image itself and what a container of it actually sees under the
 // exact argv of run. It never stops early: every check gets a line.
 func Doctor(ctx context.Context, o Options) []Check {
-	o = o.withDefaults()
-	c, err := newClient(o)
+	c, err := newClient(o.Engine)
 	if err != nil {
 		return []Check{fail("docker cli", err.Error())}
 	}
@@ -146,7 +157,7 @@ func configCheck(env []string) Check {
 }
 
 func imageChecks(ctx context.Context, c *client, image string) []Check {
-	if err := limits.ValidateImageID(image); err != nil {
+	if err := limits.CheckImageID(image); err != nil {
 		return []Check{fail("image id", err.Error())}
 	}
 	cs := []Check{pass("image id", image)}

@@ -25,11 +25,15 @@ func selfcheckChecks(ctx context.Context, o Options) []Check {
 	if res.Selfcheck == nil {
 		return []Check{fail("selfcheck", "the image's runner returned no selfcheck report")}
 	}
-	return compareSelfcheck(*res.Selfcheck, o.Limits.Memory)
+	mem := o.Limits.Memory
+	if mem == 0 {
+		mem = limits.DefaultMemory
+	}
+	return compareSelfcheck(*res.Selfcheck, mem)
 }
 
 // compareSelfcheck judges a selfcheck report against the policy.
-func compareSelfcheck(s protocol.Selfcheck, memory int64) []Check {
+func compareSelfcheck(s protocol.Selfcheck, memory limits.Bytes) []Check {
 	var cs []Check
 	expect := func(name string, ok bool, got string, want string) {
 		if ok {
@@ -47,8 +51,8 @@ func compareSelfcheck(s protocol.Selfcheck, memory int64) []Check {
 	expect("capabilities", s.CapEff == "0000000000000000", "CapEff "+s.CapEff, "0000000000000000")
 	expect("no new privileges", s.NoNewPrivs == 1, fmt.Sprintf("NoNewPrivs %d", s.NoNewPrivs), "1")
 	expect("seccomp", s.Seccomp == 2, fmt.Sprintf("Seccomp %d", s.Seccomp), "2 (filter)")
-	expect("memory", s.MemoryMax == memory, fmt.Sprintf("%d bytes (cgroup v%d)", s.MemoryMax, s.CgroupVersion),
-		fmt.Sprintf("%d", memory))
+	expect("memory", s.MemoryMax == int64(memory), fmt.Sprintf("%d bytes (cgroup v%d)", s.MemoryMax, s.CgroupVersion),
+		fmt.Sprintf("%d", int64(memory)))
 	expect("swap", s.SwapMax == 0, fmt.Sprintf("%d bytes of swap", s.SwapMax), "0")
 	expect("pids", s.PidsMax == limits.PIDs, fmt.Sprintf("pids.max %d", s.PidsMax), fmt.Sprint(limits.PIDs))
 	expect("cpu", s.CPUMax == "100000 100000", "cpu.max "+s.CPUMax, "100000 100000")

@@ -13,7 +13,7 @@ import (
 func goodSelfcheck() protocol.Selfcheck {
 	return protocol.Selfcheck{
 		UID: 65534, GID: 65534, Groups: []int{65534}, CapEff: "0000000000000000", NoNewPrivs: 1, Seccomp: 2,
-		CgroupVersion: 1, MemoryMax: limits.DefaultMemory, SwapMax: 0, PidsMax: 64, CPUMax: "100000 100000",
+		CgroupVersion: 1, MemoryMax: int64(limits.DefaultMemory), SwapMax: 0, PidsMax: 64, CPUMax: "100000 100000",
 		NoFileSoft: 64, NoFileHard: 64, CoreSoft: 0, CoreHard: 0,
 		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: 32 << 20, RootReadOnly: true,
 		Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"},
@@ -56,12 +56,25 @@ func TestCompareSelfcheck(t *testing.T) {
 		"env":        {func(s *protocol.Selfcheck) { s.EnvKeys = append(s.EnvKeys, "HTTP_PROXY") }, "environment"},
 		"unreadable": {func(s *protocol.Selfcheck) { s.Problems = []string{"pids.max: permission denied"} }, "selfcheck problems"},
 	} {
-		s := goodSelfcheck()
-		tc.edit(&s)
-		got := failedNames(compareSelfcheck(s, limits.DefaultMemory))
-		assert.Check(t, len(got) == 1 && got[0] == tc.want, "%s: failed %v, want [%s]", name, got, tc.want)
+		t.Run(name, func(t *testing.T) {
+			s := goodSelfcheck()
+			tc.edit(&s)
+			got := failedNames(compareSelfcheck(s, limits.DefaultMemory))
+			assert.Check(t, len(got) == 1 && got[0] == tc.want, "failed %v, want [%s]", got, tc.want)
+		})
 	}
 	assert.DeepEqual(t, failedNames(compareSelfcheck(goodSelfcheck(), 1<<30)), []string{"memory"})
+}
+
+func TestCheckIDs(t *testing.T) {
+	for name, want := range map[string]string{"uid/gid": "uid-gid", "/dev/shm": "dev-shm", "docker cli": "docker-cli", "/tmp": "tmp"} {
+		assert.Equal(t, pass(name, "").ID, want)
+	}
+	seen := map[string]bool{}
+	for _, c := range compareSelfcheck(goodSelfcheck(), limits.DefaultMemory) {
+		assert.Assert(t, c.ID != "" && !seen[c.ID], "ids are present and unique: %q", c.ID)
+		seen[c.ID] = true
+	}
 }
 
 func TestEngineChecks(t *testing.T) {
@@ -83,12 +96,14 @@ func TestDoctorCLIVersion(t *testing.T) {
 		"ok":         {Name: "docker cli", OK: true},
 		"broken-cli": {Name: "docker cli", OK: false},
 	} {
-		o, _ := fake(t, mode)
-		checks := Doctor(context.Background(), o)
-		assert.Equal(t, checks[0].Name, want.Name, mode)
-		assert.Equal(t, checks[0].OK, want.OK, "%s: %s", mode, checks[0].Detail)
-		// The fake has no daemon: that is the daemon check's failure alone.
-		assert.Equal(t, checks[1].Name, "daemon")
-		assert.Assert(t, !checks[1].OK)
+		t.Run(mode, func(t *testing.T) {
+			o, _ := fake(t, mode)
+			checks := Doctor(context.Background(), o)
+			assert.Equal(t, checks[0].Name, want.Name)
+			assert.Equal(t, checks[0].OK, want.OK, checks[0].Detail)
+			// The fake has no daemon: that is the daemon check's failure alone.
+			assert.Equal(t, checks[1].Name, "daemon")
+			assert.Assert(t, !checks[1].OK)
+		})
 	}
 }

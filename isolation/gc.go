@@ -15,19 +15,18 @@ import (
 // second after the deadline and --rm then removes it.
 const gcGrace = 5 * time.Second
 
-// GCOptions selects what GC removes.
+// GCOptions selects what GC removes, and on which engine.
 type GCOptions struct {
+	Engine Engine
 	// All removes every container with the tool's labels, expired or not.
 	All bool
 	// DryRun lists what would be removed and removes nothing.
 	DryRun bool
-	// CLI, Context and Env select the engine, as in Options.
-	CLI, Context string
-	Env          []string
 }
 
 // Leftover is a container GC found.
 type Leftover struct {
+	RunID    string    `json:"run_id"`
 	Name     string    `json:"name"`
 	Deadline time.Time `json:"deadline"`
 	State    string    `json:"state"`
@@ -39,23 +38,22 @@ type Leftover struct {
 // left behind only by a supervisor that was killed outright (SIGKILL),
 // which had no chance to run its own cleanup.
 func GC(ctx context.Context, o GCOptions, now time.Time) ([]Leftover, error) {
-	c, err := newClient(Options{CLI: o.CLI, Context: o.Context, Env: o.Env}.withDefaults())
+	c, err := newClient(o.Engine)
 	if err != nil {
 		return nil, err
 	}
 	out, err := c.output(ctx, "ps", "--all", "--filter", "label="+dockerargs.LabelRunID,
-		"--format", `{{.Label "`+dockerargs.LabelRunID+`"}}\t{{.Label "`+dockerargs.LabelDeadline+`"}}\t{{.State}}`)
+		"--format", `{{.Label "`+dockerargs.LabelRunID+`"}}\t{{.Label "`+dockerargs.LabelDeadline+`"}}\t{{.State}}\t{{.Names}}`)
 	if err != nil {
 		return nil, &EngineError{Err: err}
 	}
 	var found []Leftover
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 3 || f[0] == "" {
+		if len(f) != 4 || f[0] == "" {
 			continue
 		}
-		// The run id is the name the run gave its container.
-		l := Leftover{Name: f[0], State: f[2]}
+		l := Leftover{RunID: f[0], State: f[2], Name: f[3]}
 		secs, perr := strconv.ParseInt(f[1], 10, 64)
 		if perr == nil {
 			l.Deadline = time.Unix(secs, 0).UTC()
@@ -70,7 +68,7 @@ func GC(ctx context.Context, o GCOptions, now time.Time) ([]Leftover, error) {
 		return found, nil
 	}
 	for i := range found {
-		if err := c.remove(found[i].Name, time.Time{}); err != nil {
+		if err := c.remove(found[i].RunID, time.Time{}); err != nil {
 			return found, fmt.Errorf("gc: %w", err)
 		}
 		found[i].Removed = true

@@ -9,7 +9,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/synapse-lang/synapse-isolation/internal/fakedocker"
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 func TestGC(t *testing.T) {
@@ -34,13 +34,14 @@ func TestGC(t *testing.T) {
 				"fresh":       strconv.FormatInt(now.Add(time.Minute).Unix(), 10),
 				"no-deadline": "<no value>",
 			} {
-				assert.NilError(t, fakedocker.AddContainer(state, name, deadline, "running"))
+				assert.NilError(t, fakedocker.AddContainer(state, name, "id-"+name, deadline, "running"))
 			}
-			tc.o.CLI, tc.o.Env = o.CLI, o.Env
+			tc.o.Engine = o.Engine
 			found, err := GC(context.Background(), tc.o, now)
 			assert.NilError(t, err)
 			var removed []string
 			for _, l := range found {
+				assert.Equal(t, l.RunID, "id-"+l.Name)
 				if l.Removed {
 					removed = append(removed, l.Name)
 				}

@@ -7,65 +7,108 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-// Result is the outcome of one run, as the CLI prints it in JSON.
+// Result is the outcome of one run. Its JSON form, which the CLI prints,
+// has the same keys for every verdict, null where a field has no value.
 type Result struct {
-	Verdict Verdict `json:"verdict"`
+	Verdict Verdict
 	// ExitCode is the CLI's exit status for this result.
-	ExitCode int `json:"exit_code"`
-	// Result, ResultType and ResultRepr are the program's value (see protocol.Response).
-	Result     json.RawMessage `json:"result"`
-	ResultType string          `json:"result_type,omitempty"`
-	ResultRepr bool            `json:"result_repr,omitempty"`
-	// Output is the program's captured output; it is discarded on timeout.
-	Output          string `json:"output"`
-	OutputTruncated bool   `json:"output_truncated"`
-	OutputBytes     int64  `json:"output_bytes"`
+	ExitCode int
+	// Result, ResultType and ResultRepr are the program's value (see
+	// protocol.Response); Result is nil when there is none.
+	Result     json.RawMessage
+	ResultType string
+	ResultRepr bool
+	// Output is the program's captured output; it is discarded unless the
+	// verdict is ok or program_error.
+	Output          string
+	OutputTruncated bool
+	OutputBytes     int64
 	// Error is the program's error or the reason the run failed.
-	Error *protocol.Error `json:"error"`
+	Error *protocol.Error
 	// Exec is the exit of an exec-mode command.
-	Exec *protocol.Exit `json:"exec_exit,omitempty"`
+	Exec *protocol.Exit
 	// ContainerExit is the exit status of `docker run`, when it exited.
-	ContainerExit *int `json:"container_exit,omitempty"`
-	// Container and Image identify the container; empty for in-process eval.
-	Container string `json:"container,omitempty"`
-	Image     string `json:"image,omitempty"`
-	// Sandboxed is true when the request went to a container: false for
-	// in-process eval and for runs refused before docker was called.
-	Sandboxed  bool  `json:"sandboxed"`
-	DurationMS int64 `json:"duration_ms"`
-	// Selfcheck is the runner's report in selfcheck mode.
-	Selfcheck *protocol.Selfcheck `json:"selfcheck,omitempty"`
+	ContainerExit *int
+	// RunID, Container and Image identify the run and its container; empty
+	// when no container was planned (in-process eval, a rejected run).
+	RunID     string
+	Container string
+	Image     string
+	// Sandboxed is true when the request went to docker: false for
+	// in-process eval and for runs refused before docker was started.
+	Sandboxed  bool
+	DurationMS int64
+	// Selfcheck is the runner's report in selfcheck mode (doctor's use).
+	Selfcheck *protocol.Selfcheck
 }
 
-// ResultFromResponse fills a result from a valid response: ok, program
-// error, or timeout when the program was stopped by its own deadline (its
-// partial output is then discarded, as on a host timeout).
-func ResultFromResponse(r protocol.Response, took time.Duration) Result {
-	v := OK
-	switch {
-	case r.Error != nil && r.Error.Type == protocol.ErrTimeout:
-		v = Timeout
-		r.Output, r.OutputBytes, r.OutputTruncated = "", 0, false
-	case !r.OK:
-		v = ProgramError
+// resultJSON is the wire form of Result: every key, always.
+type resultJSON struct {
+	Verdict         Verdict         `json:"verdict"`
+	ExitCode        int             `json:"exit_code"`
+	Result          json.RawMessage `json:"result"`
+	ResultType      *string         `json:"result_type"`
+	ResultRepr      bool            `json:"result_repr"`
+	Output          string          `json:"output"`
+	OutputTruncated bool            `json:"output_truncated"`
+	OutputBytes     int64           `json:"output_bytes"`
+	Error           *protocol.Error `json:"error"`
+	ExecExit        *protocol.Exit  `json:"exec_exit"`
+	ContainerExit   *int            `json:"container_exit"`
+	RunID           *string         `json:"run_id"`
+	Container       *string         `json:"container"`
+	Image           *string         `json:"image"`
+	Sandboxed       bool            `json:"sandboxed"`
+	DurationMS      int64           `json:"duration_ms"`
+}
+
+// MarshalJSON writes every key for every verdict, null for no value.
+func (r Result) MarshalJSON() ([]byte, error) {
+	orNull := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
 	}
-	res := Result{
-		Verdict: v, ExitCode: v.ExitCode(), Result: r.Result, ResultType: r.ResultType, ResultRepr: r.ResultRepr,
-		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes,
-		Error: r.Error, Exec: r.Exit, Selfcheck: r.Selfcheck, DurationMS: took.Milliseconds(),
+	value := r.Result
+	if len(value) == 0 {
+		value = json.RawMessage("null")
 	}
-	if len(res.Result) == 0 {
-		res.Result = json.RawMessage("null")
+	return json.Marshal(resultJSON{
+		Verdict: r.Verdict, ExitCode: r.ExitCode, Result: value, ResultType: orNull(r.ResultType), ResultRepr: r.ResultRepr,
+		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes, Error: r.Error,
+		ExecExit: r.Exec, ContainerExit: r.ContainerExit, RunID: orNull(r.RunID), Container: orNull(r.Container), Image: orNull(r.Image),
+		Sandboxed: r.Sandboxed, DurationMS: r.DurationMS,
+	})
+}
+
+// result builds the attempt's Result once, from what it learned and the
+// error that ended it.
+func (a *attempt) result(err error) Result {
+	end := a.end
+	if end.IsZero() {
+		end = time.Now()
 	}
+	res := Result{ContainerExit: a.exit, Sandboxed: a.started, DurationMS: end.Sub(a.start).Milliseconds()}
+	if a.plan != nil {
+		res.Image, res.RunID = a.plan.Image, a.plan.RunID
+		if a.started {
+			res.Container = a.plan.Name
+		}
+	}
+	switch r := a.response; {
+	case err != nil:
+		res.Verdict = VerdictOf(err)
+		res.Error = &protocol.Error{Type: string(res.Verdict), Message: err.Error()}
+	case r != nil:
+		res.Verdict = OK
+		if !r.OK {
+			res.Verdict = ProgramError
+		}
+		res.Result, res.ResultType, res.ResultRepr = r.Result, r.ResultType, r.ResultRepr
+		res.Output, res.OutputTruncated, res.OutputBytes = r.Output, r.OutputTruncated, r.OutputBytes
+		res.Error, res.Exec, res.Selfcheck = r.Error, r.Exit, r.Selfcheck
+	}
+	res.ExitCode = res.Verdict.ExitCode()
 	return res
-}
-
-// failed fills a result for a run that produced no usable response.
-func failed(err error, took time.Duration) Result {
-	v := VerdictOf(err)
-	return Result{
-		Verdict: v, ExitCode: v.ExitCode(), Result: json.RawMessage("null"),
-		Error:      &protocol.Error{Type: string(v), Message: err.Error()},
-		DurationMS: took.Milliseconds(),
-	}
 }

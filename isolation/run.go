@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -21,56 +22,93 @@ type Request = protocol.Request
 // the client was killed.
 const waitDelay = 2 * time.Second
 
-// Errors that abort a run from inside its output handling.
+// Causes of an early stop. Each abort of a run sets one; the first wins,
+// and the verdict is decided from it.
 var (
+	errHostDeadline     = errors.New("host deadline")
 	errResponseTooLarge = fmt.Errorf("response larger than %d bytes", limits.MaxResponseBytes)
-	errDockerWarning    = errors.New("docker printed a WARNING")
 )
+
+// warningError is the abort cause when docker printed a WARNING line: it
+// does so when it discards a limit it cannot apply.
+type warningError struct{ line string }
+
+func (e *warningError) Error() string { return e.line }
 
 // Run executes req in a fresh container under the policy and returns one
 // verdict. It validates everything before starting any process; on every
-// path except a clean exit it removes the container and confirms it gone
-// before returning. The error is nil for ok and program_error results and
-// one of this package's typed errors otherwise; Result.Verdict always
-// says which.
+// path except a clean exit it removes the run's container and confirms it
+// gone before returning. The error is nil exactly for ok and program_error
+// results, and otherwise one of this package's typed errors, the same one
+// Result.Verdict names.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
-	start := time.Now()
-	res, err := run(ctx, req, o, start)
-	if err != nil {
-		f := failed(err, time.Since(start))
-		f.Container, f.ContainerExit = res.Container, res.ContainerExit
-		res = f
-	}
-	res.Image, res.Sandboxed = o.Image, res.Container != ""
-	return res, err
+	a := &attempt{start: time.Now()}
+	err := a.run(ctx, req, o)
+	return a.result(err), err
 }
 
-func run(ctx context.Context, req Request, o Options, start time.Time) (Result, error) {
-	o = o.withDefaults()
+// attempt is one run: what it learned on the way, from which the Result
+// is built once, at the end.
+type attempt struct {
+	start    time.Time
+	end      time.Time
+	plan     *Plan
+	started  bool // the docker client was started: the request may have reached a container
+	exit     *int
+	response *protocol.Response // a valid response that Run accepted
+}
+
+func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	body, err := protocol.EncodeRequest(req)
 	if err != nil {
-		return Result{}, &RejectedError{Err: err}
+		return &RejectedError{Err: err}
 	}
-	plan, err := NewPlan(o, start)
+	plan, err := NewPlan(o, a.start)
 	if err != nil {
-		return Result{}, &RejectedError{Err: err}
+		return &RejectedError{Err: err}
 	}
-	c, err := newClient(o)
+	a.plan = &plan
+	c, err := newClient(o.Engine)
 	if err != nil {
-		return Result{}, err
+		return err
 	}
 	if err := checkProxies(c.env); err != nil {
-		return Result{}, err
+		return err
 	}
+	stdout, err := a.execute(ctx, c, body)
+	if !a.started {
+		return err
+	}
+	clean := err == nil && *a.exit == 0
+	if !clean {
+		if rmErr := c.remove(plan.RunID, a.end); rmErr != nil {
+			// A container that may still exist outranks why the run
+			// stopped: the verdict is engine failure, the reason kept as text.
+			if err != nil {
+				return fmt.Errorf("%v; then %w", err, rmErr)
+			}
+			return rmErr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return a.accept(c, stdout)
+}
 
-	deadlineCtx, cancelDeadline := context.WithDeadline(ctx, plan.Deadline)
+// execute runs `docker run` and decides from its end: the cause of an
+// abort first, then the exit status, then evidence. It returns the
+// response bytes for a run that exited 0 and was not aborted.
+func (a *attempt) execute(ctx context.Context, c *client, body []byte) ([]byte, error) {
+	deadlineCtx, cancelDeadline := context.WithDeadlineCause(ctx, a.plan.Deadline, errHostDeadline)
 	defer cancelDeadline()
 	runCtx, abort := context.WithCancelCause(deadlineCtx)
 	defer abort(nil)
 
-	stdout := &boundedBuffer{limit: limits.MaxResponseBytes, onOverflow: func() { abort(errResponseTooLarge) }}
-	stderr := &stderrWatch{onWarning: func() { abort(errDockerWarning) }}
-	cmd := exec.CommandContext(runCtx, c.path, plan.Argv[1:]...)
+	stdout := capture.New(limits.MaxResponseBytes)
+	stdout.OnOverflow = func() { abort(errResponseTooLarge) }
+	stderr := &stderrWatch{onWarning: func(line string) { abort(&warningError{line: line}) }}
+	cmd := exec.CommandContext(runCtx, c.path, a.plan.Argv[1:]...)
 	cmd.Env = c.env
 	cmd.Stdin = bytes.NewReader(body)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -82,89 +120,72 @@ func run(ctx context.Context, req Request, o Options, start time.Time) (Result, 
 	cmd.WaitDelay = waitDelay
 
 	waitErr := cmd.Run()
-	ended := time.Now()
-	warning := stderr.finish()
-	res := Result{Container: plan.Name, DurationMS: ended.Sub(start).Milliseconds()}
-	var ee *exec.ExitError
-	exited := errors.As(waitErr, &ee) || waitErr == nil
-	if exited && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() >= 0 {
-		code := cmd.ProcessState.ExitCode()
-		res.ContainerExit = &code
+	a.end = time.Now()
+	stderr.finish() // a last WARNING line without a newline still aborts
+	if cmd.ProcessState == nil {
+		return nil, &EngineError{Err: fmt.Errorf("starting %s: %w", c.path, waitErr)}
 	}
+	a.started = true
+	code := cmd.ProcessState.ExitCode()
+	a.exit = &code
 
-	// A failure to start the client at all: nothing reached the daemon.
-	if waitErr != nil && cmd.ProcessState == nil {
-		return res, &EngineError{Err: fmt.Errorf("starting %s: %w", c.path, waitErr)}
+	cause := context.Cause(runCtx)
+	var warning *warningError
+	switch {
+	case ctx.Err() != nil:
+		return nil, &InterruptedError{Err: context.Cause(ctx)}
+	case errors.Is(cause, errHostDeadline):
+		return nil, &TimeoutError{Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
+			a.plan.Name, a.plan.Limits.Timeout)}
+	case errors.As(cause, &warning):
+		return nil, &EngineError{Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", warning.line)}
+	case errors.Is(cause, errResponseTooLarge):
+		return nil, &SandboxError{Err: errResponseTooLarge}
 	}
+	switch code {
+	case 0:
+		return stdout.Bytes(), nil
+	case 137:
+		return nil, c.oomOrKill(a.plan.RunID, a.plan.Name, a.start, stderr)
+	case 125, 126, 127:
+		return nil, &EngineError{Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(stderr))}
+	case -1:
+		return nil, &SandboxError{Err: fmt.Errorf("docker run was killed: %s", cmd.ProcessState)}
+	}
+	return nil, &SandboxError{Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", code, withStderr(stderr))}
+}
 
-	// Decide from our own reasons to stop first, then the exit status, then evidence.
-	verdictErr := classify(ctx, runCtx, cmd, stdout, stderr, warning, plan.Name)
-	if verdictErr == nil && res.ContainerExit != nil && *res.ContainerExit == 137 {
-		verdictErr = c.oomOrKill(plan.Name, start, stderr)
-	}
-	clean := verdictErr == nil && res.ContainerExit != nil && *res.ContainerExit == 0
-	if !clean {
-		if err := c.remove(plan.Name, ended); err != nil {
-			// A container that may still exist outranks why the run
-			// stopped: the verdict is engine failure, the reason kept as text.
-			if verdictErr != nil {
-				err = fmt.Errorf("%v; then %w", verdictErr, err)
-			}
-			return res, err
-		}
-	}
-	if verdictErr != nil {
-		return res, verdictErr
-	}
-
-	resp, err := protocol.DecodeResponse(stdout.bytes())
+// accept decodes the response of a clean exit and takes it as the
+// result, unless it reports a stop that is not the program's own doing.
+func (a *attempt) accept(c *client, stdout []byte) error {
+	resp, err := protocol.DecodeResponse(stdout)
 	if err != nil {
-		return res, &SandboxError{Err: err}
+		return &SandboxError{Err: err}
+	}
+	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
+		return &TimeoutError{Err: fmt.Errorf("the runner stopped the program at its deadline of %s: %s",
+			a.plan.Limits.Timeout, resp.Error.Message)}
 	}
 	if resp.Exit != nil && resp.Exit.Signal == "killed" {
 		// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM
 		// killer picks the largest process, which is the child, not the
 		// runner, so the container itself exits 0.
-		if oom, err := c.oomKilled(plan.Name, start); err == nil && oom {
-			return res, &OOMError{Err: fmt.Errorf("the command was killed at the %s memory limit", limits.FormatMemory(o.Limits.Memory))}
+		oom, err := c.oomKilled(a.plan.RunID, a.start)
+		switch {
+		case err != nil:
+			return &EngineError{Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", err)}
+		case oom:
+			return &OOMError{Err: fmt.Errorf("the command was killed at the %s memory limit (daemon oom event)", a.plan.Limits.Memory)}
 		}
 	}
-	out := ResultFromResponse(resp, ended.Sub(start))
-	out.Container, out.ContainerExit = res.Container, res.ContainerExit
-	return out, nil
-}
-
-// classify names the failure of a run that did not end cleanly, or
-// returns nil when docker exited with a status that needs the response or
-// more evidence.
-func classify(ctx, runCtx context.Context, cmd *exec.Cmd, stdout *boundedBuffer, stderr *stderrWatch, warning, name string) error {
-	cause := context.Cause(runCtx)
-	switch {
-	case ctx.Err() != nil:
-		return &InterruptedError{Err: context.Cause(ctx)}
-	case errors.Is(cause, context.DeadlineExceeded):
-		return &TimeoutError{Err: fmt.Errorf("container %s passed the host deadline; it was removed and its output discarded", name)}
-	case warning != "":
-		return &EngineError{Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", warning)}
-	case stdout.overflowed():
-		return &SandboxError{Err: errResponseTooLarge}
-	}
-	code := cmd.ProcessState.ExitCode()
-	switch code {
-	case 0, 137:
-		return nil
-	case 125, 126, 127:
-		return &EngineError{Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(stderr))}
-	case -1:
-		return &SandboxError{Err: fmt.Errorf("docker run was killed: %s", cmd.ProcessState)}
-	}
-	return &SandboxError{Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", code, withStderr(stderr))}
+	a.response = &resp
+	return nil
 }
 
 // oomOrKill decides an exit 137: OOM only with the daemon's OOM event as
 // evidence; any other SIGKILL is a sandbox failure.
-func (c *client) oomOrKill(name string, since time.Time, stderr *stderrWatch) error {
-	oom, err := c.oomKilled(name, since)
+func (c *client) oomOrKill(runID, name string, since time.Time, stderr *stderrWatch) error {
+	oom, err := c.oomKilled(runID, since)
 	switch {
 	case err != nil:
 		return &EngineError{Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", err)}

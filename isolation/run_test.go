@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,8 +14,8 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/internal/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 func TestMain(m *testing.M) {
@@ -35,7 +36,7 @@ func fake(t *testing.T, mode string) (Options, string) {
 		"DOCKER_CONFIG="+t.TempDir(),
 		// Under -race a binary sleeps 1s at exit by default; the fake is one.
 		"GORACE=atexit_sleep_ms=0")
-	return Options{Image: testImage, CLI: self, Env: env, Limits: limits.Config{Timeout: 5 * time.Second}}, state
+	return Options{Image: testImage, Engine: Engine{CLI: self, Env: env}, Limits: limits.Config{Timeout: 5 * time.Second}}, state
 }
 
 func runFake(t *testing.T, mode string, edit ...func(*Options)) (Result, string, error) {
@@ -61,6 +62,7 @@ func TestRunOK(t *testing.T) {
 	assert.Assert(t, res.Sandboxed)
 	assert.Equal(t, res.Image, testImage)
 	assert.Assert(t, strings.HasPrefix(res.Container, NamePrefix))
+	assert.Equal(t, *res.ContainerExit, 0)
 	// A clean run costs one docker call: no cleanup round trips.
 	assert.Equal(t, len(fakedocker.Calls(state)), 1)
 }
@@ -94,7 +96,7 @@ func TestRunDockerWarningFailsClosed(t *testing.T) {
 	res, _, err := runFake(t, "warning")
 	assert.Equal(t, res.Verdict, EngineFailure)
 	assert.ErrorContains(t, err, "docker did not apply the whole policy: WARNING: Your kernel does not support swap limit")
-	assert.Equal(t, string(res.Result), "null", "the response of a run with a discarded limit is not used")
+	assert.Assert(t, res.Result == nil, "the response of a run with a discarded limit is not used")
 }
 
 func TestRunHostileResponses(t *testing.T) {
@@ -132,18 +134,52 @@ func TestRunExit137NeedsEvidence(t *testing.T) {
 
 	res, _, err = runFake(t, "exec-oom")
 	assert.Equal(t, res.Verdict, OOM, "%v", err)
+
+	// Without an answer from the daemon a killed command is not a program error.
+	res, _, err = runFake(t, "exec-oom-events-fail")
+	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.ErrorContains(t, err, "the command was killed; checking for an OOM event")
 }
 
 func TestRunTimeoutRemovesContainer(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
 	res, state, err := runFake(t, "hang", func(o *Options) { o.Limits.Timeout = 300 * time.Millisecond })
-	assert.Assert(t, time.Since(start) < 5*time.Second)
+	took := time.Since(start)
 	assert.Equal(t, res.Verdict, Timeout, "%v", err)
 	assert.Equal(t, res.ExitCode, 124)
 	assert.Equal(t, res.Output, "")
 	calls := fakedocker.Calls(state)
 	assert.Assert(t, slices.ContainsFunc(calls, func(c []string) bool { return c[0] == "rm" && c[2] == res.Container }), "%q", calls)
+	// Found and removed: no settle wait for a create that cannot come.
+	assert.Assert(t, took < 300*time.Millisecond+settle, "took %s", took)
+}
+
+func TestRunnerTimeoutIsATimeoutError(t *testing.T) {
+	t.Parallel()
+	res, _, err := runFake(t, "runner-timeout")
+	var to *TimeoutError
+	assert.Assert(t, errors.As(err, &to), "%v", err)
+	assert.Equal(t, res.Verdict, Timeout)
+	assert.Equal(t, res.ExitCode, 124)
+	assert.Equal(t, res.Output, "", "a stopped program's partial output is discarded")
+	assert.ErrorContains(t, err, "the runner stopped the program at its deadline")
+}
+
+func TestRunSharedNameTouchesOnlyItsOwnContainer(t *testing.T) {
+	t.Parallel()
+	// Another run's container already holds the name: docker refuses this
+	// run (exit 125), and its cleanup must leave the other container alone.
+	o, state := fake(t, "ok")
+	o.Name = "synapse-iso-shared"
+	assert.NilError(t, fakedocker.AddContainer(state, o.Name, "0123456789abcdef", "0", "running"))
+	res, err := Run(context.Background(), Request{Source: "1"}, o)
+	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.ErrorContains(t, err, "is already in use")
+	assert.DeepEqual(t, fakedocker.Containers(state), []string{"synapse-iso-shared"})
+	for _, c := range fakedocker.Calls(state) {
+		assert.Check(t, c[0] != "rm", "cleanup removed something: %q", c)
+	}
 }
 
 func TestRunCatchesLateCreate(t *testing.T) {
@@ -156,6 +192,8 @@ func TestRunCatchesLateCreate(t *testing.T) {
 	assert.Assert(t, firstPS >= 0 && rm > firstPS,
 		"the container created after the first (empty) listing must be found and removed: %q", calls)
 	assert.DeepEqual(t, calls[rm], []string{"rm", "-f", res.Container})
+	last := calls[len(calls)-1]
+	assert.Equal(t, last[0], "ps", "an empty listing after the removal confirms it")
 }
 
 func TestRunInterrupted(t *testing.T) {
@@ -177,34 +215,58 @@ func TestRunRejectsBeforeDocker(t *testing.T) {
 		edit func(*Options)
 		want string
 	}{
-		"tag":         {"1", func(o *Options) { o.Image = "python:latest" }, "--image: must be an immutable image ID"},
+		"tag":         {"1", func(o *Options) { o.Image = "python:latest" }, "image: must be an immutable image ID"},
 		"oversize":    {strings.Repeat("x", limits.MaxRequestBytes), nil, "limit is 65536"},
 		"invalid utf": {"\xff", nil, "source: invalid UTF-8"},
-		"memory":      {"1", func(o *Options) { o.Limits.Memory = 1 << 20 }, "--memory: must be at least 64m"},
-		"timeout":     {"1", func(o *Options) { o.Limits.Timeout = time.Hour }, "--timeout: must be at most 10m0s"},
-		"name":        {"1", func(o *Options) { o.Name = "--privileged" }, "--name:"},
+		"memory":      {"1", func(o *Options) { o.Limits.Memory = 1 << 20 }, "memory: must be at least 64m"},
+		"timeout":     {"1", func(o *Options) { o.Limits.Timeout = time.Hour }, "timeout: must be at most 10m0s"},
+		"name":        {"1", func(o *Options) { o.Name = "--privileged" }, "name: must match"},
 	} {
-		o, state := fake(t, "ok")
-		if tc.edit != nil {
-			tc.edit(&o)
-		}
-		res, err := Run(context.Background(), Request{Source: tc.src}, o)
-		assert.Check(t, is.Equal(res.Verdict, Rejected), name)
-		assert.Check(t, is.Equal(res.ExitCode, 2), name)
-		assert.Check(t, !res.Sandboxed, name)
-		assert.Check(t, is.ErrorContains(err, tc.want), name)
-		assert.Check(t, is.Len(fakedocker.Calls(state), 0), "%s: docker was called", name)
+		t.Run(name, func(t *testing.T) {
+			o, state := fake(t, "ok")
+			if tc.edit != nil {
+				tc.edit(&o)
+			}
+			res, err := Run(context.Background(), Request{Source: tc.src}, o)
+			assert.Check(t, is.Equal(res.Verdict, Rejected))
+			assert.Check(t, is.Equal(res.ExitCode, 2))
+			assert.Check(t, !res.Sandboxed)
+			assert.Check(t, is.Equal(res.Container, ""))
+			assert.Check(t, is.ErrorContains(err, tc.want))
+			assert.Check(t, !strings.HasPrefix(err.Error(), "--"), "library errors name fields, not flags: %v", err)
+			assert.Check(t, is.Len(fakedocker.Calls(state), 0), "docker was called")
+		})
 	}
 }
 
 func TestRunMissingCLI(t *testing.T) {
 	t.Parallel()
 	o, _ := fake(t, "ok")
-	o.CLI = "docker"
-	o.Env = []string{"PATH=/nonexistent"}
+	o.Engine = Engine{CLI: "docker", Env: []string{"PATH=/nonexistent"}}
 	res, err := Run(context.Background(), Request{Source: "1"}, o)
 	assert.Equal(t, res.Verdict, EngineFailure)
+	assert.Assert(t, !res.Sandboxed, "docker never started")
 	assert.Error(t, err, `engine failure: docker CLI "docker": not found in PATH`)
+}
+
+func TestLookPathRefusesRelativePathEntries(t *testing.T) {
+	dir := t.TempDir()
+	assert.NilError(t, os.Mkdir(filepath.Join(dir, "bin"), 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "bin", "docker"), []byte("#!/bin/sh\n"), 0o755))
+	t.Chdir(dir)
+	for _, path := range []string{"bin", ".:/nonexistent", ":/nonexistent", "./bin"} {
+		t.Run(path, func(t *testing.T) {
+			if !strings.Contains(path, "bin") {
+				assert.NilError(t, os.Symlink(filepath.Join(dir, "bin", "docker"), "docker"))
+				defer os.Remove("docker")
+			}
+			_, err := lookPath("docker", []string{"PATH=" + path})
+			assert.Assert(t, errors.Is(err, exec.ErrDot), "%v", err)
+		})
+	}
+	got, err := lookPath("docker", []string{"PATH=/nonexistent:" + filepath.Join(dir, "bin")})
+	assert.NilError(t, err)
+	assert.Equal(t, got, filepath.Join(dir, "bin", "docker"))
 }
 
 func TestRunRefusesDockerConfigProxies(t *testing.T) {
@@ -213,7 +275,7 @@ func TestRunRefusesDockerConfigProxies(t *testing.T) {
 	dir := t.TempDir()
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "config.json"),
 		[]byte(`{"proxies":{"default":{"httpProxy":"http://sentinel.invalid:3128"}}}`), 0o600))
-	o.Env = append(o.Env, "DOCKER_CONFIG="+dir)
+	o.Engine.Env = append(o.Engine.Env, "DOCKER_CONFIG="+dir)
 	res, err := Run(context.Background(), Request{Source: "1"}, o)
 	assert.Equal(t, res.Verdict, EngineFailure)
 	assert.ErrorContains(t, err, "sets proxies (default.httpProxy)")

@@ -1,5 +1,6 @@
 // Package limits holds the isolation policy as data: the fixed bounds every
-// run gets, and the few configurable ones with their validation. It does no I/O.
+// run gets, the few configurable ones with their ranges, and the one size
+// grammar that flags, the audit and the argv share. It does no I/O.
 package limits
 
 import "time"
@@ -30,32 +31,59 @@ const (
 
 // Configurable bounds and their ranges.
 const (
-	DefaultMemory  = 512 << 20
-	MinMemory      = 64 << 20
-	MaxMemory      = 1 << 40
-	DefaultTimeout = 10 * time.Second
-	MaxTimeout     = 10 * time.Minute
+	DefaultMemory  Bytes = 512 << 20
+	MinMemory      Bytes = 64 << 20
+	MaxMemory      Bytes = 1 << 40
+	DefaultTimeout       = 10 * time.Second
+	MaxTimeout           = 10 * time.Minute
 )
 
-// Config is the configurable part of the policy. The zero value is not valid;
-// start from Default.
+// Config is the configurable part of the policy. A zero field means its
+// default; Resolve fills the defaults and checks the ranges.
 type Config struct {
-	// Memory is the container memory limit in bytes; swap is capped to the
-	// same value so the program gets no swap at all.
-	Memory int64
+	// Memory is the container memory limit; swap is capped to the same
+	// value so the program gets no swap at all.
+	Memory Bytes
 	// Timeout is the host-enforced wall-clock limit for one run.
 	Timeout time.Duration
 }
 
-// Default returns the default configuration.
-func Default() Config {
-	return Config{Memory: DefaultMemory, Timeout: DefaultTimeout}
+// Resolve returns c with its zero fields set to the defaults, or the first
+// bound that is out of range.
+func (c Config) Resolve() (Config, error) {
+	if c.Memory == 0 {
+		c.Memory = DefaultMemory
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if err := CheckMemory(c.Memory); err != nil {
+		return Config{}, err
+	}
+	if err := CheckTimeout(c.Timeout); err != nil {
+		return Config{}, err
+	}
+	return c, nil
 }
 
-// Validate reports the first bound that is out of range, naming its flag.
-func (c Config) Validate() error {
-	if err := ValidateMemory(c.Memory); err != nil {
-		return err
+// CheckMemory checks a memory limit against the policy's range.
+func CheckMemory(n Bytes) error {
+	switch {
+	case n < MinMemory:
+		return &FieldError{Field: "memory", Value: n.String(), Msg: "must be at least " + MinMemory.String()}
+	case n > MaxMemory:
+		return &FieldError{Field: "memory", Value: n.String(), Msg: "must be at most " + MaxMemory.String()}
 	}
-	return ValidateTimeout(c.Timeout)
+	return nil
+}
+
+// CheckTimeout checks a wall-clock limit against the policy's range.
+func CheckTimeout(d time.Duration) error {
+	switch {
+	case d <= 0:
+		return &FieldError{Field: "timeout", Value: d.String(), Msg: "must be greater than 0"}
+	case d > MaxTimeout:
+		return &FieldError{Field: "timeout", Value: d.String(), Msg: "must be at most " + MaxTimeout.String()}
+	}
+	return nil
 }

@@ -1,56 +1,66 @@
 package limits
 
 import (
-	"errors"
-	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// FlagError is a rejected configuration value; it names the flag it came from.
-type FlagError struct {
-	Flag  string
-	Value string
-	Msg   string
+// Bytes is a size in bytes. As a flag.Value it reads docker's size grammar
+// (the one `docker run --memory` reads), so every size the tool accepts is
+// spelled as docker would take it, and prints in the shortest exact unit.
+type Bytes int64
+
+// binary unit multipliers, by docker's suffix letters.
+var units = map[byte]int64{'k': 1 << 10, 'm': 1 << 20, 'g': 1 << 30, 't': 1 << 40, 'p': 1 << 50}
+
+// ParseBytes reads a size as docker does: a decimal number, an optional
+// space, an optional unit k, m, g, t or p (any case, binary multiples), an
+// optional "i" after a unit and an optional "b": 512m, 1gb, 1GiB, 1.5g,
+// 536870912. Unlike docker it refuses a value that is not a whole number of
+// bytes (1.3k) instead of truncating it, so the limit applied is exactly
+// the one written. Its range is the caller's to check.
+func ParseBytes(s string) (Bytes, error) {
+	bad := func(msg string) error { return &FieldError{Value: s, Msg: msg} }
+	t, suffixed := s, false
+	if n := len(t); n > 0 && (t[n-1] == 'b' || t[n-1] == 'B') {
+		t, suffixed = t[:n-1], true
+	}
+	mult := int64(1)
+	if n := len(t); n > 0 && (t[n-1] == 'i' || t[n-1] == 'I') {
+		t = t[:n-1]
+		if n = len(t); n == 0 || units[lower(t[n-1])] == 0 {
+			return 0, bad("must be a number with an optional unit k, m, g, t or p, like 512m or 1GiB")
+		}
+	}
+	if n := len(t); n > 0 {
+		if m, ok := units[lower(t[n-1])]; ok {
+			mult, t, suffixed = m, t[:n-1], true
+		}
+	}
+	if suffixed {
+		t = strings.TrimSuffix(t, " ") // docker allows one space before the unit
+	}
+	intPart, frac, hasDot := strings.Cut(t, ".")
+	if !digits(intPart) || hasDot && !digits(frac) {
+		return 0, bad("must be a number with an optional unit k, m, g, t or p, like 512m or 1GiB")
+	}
+	r, ok := new(big.Rat).SetString(t)
+	if !ok {
+		return 0, bad("must be a number with an optional unit k, m, g, t or p, like 512m or 1GiB")
+	}
+	r.Mul(r, new(big.Rat).SetInt64(mult))
+	if !r.IsInt() {
+		return 0, bad("must be a whole number of bytes")
+	}
+	if !r.Num().IsInt64() {
+		return 0, bad("is out of range")
+	}
+	return Bytes(r.Num().Int64()), nil
 }
 
-// Error reads "--flag: message (got "value")".
-func (e *FlagError) Error() string {
-	if e.Value == "" {
-		return fmt.Sprintf("%s: %s", e.Flag, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s (got %q)", e.Flag, e.Msg, e.Value)
-}
-
-var units = map[byte]int64{'b': 1, 'k': 1 << 10, 'm': 1 << 20, 'g': 1 << 30}
-
-// ParseMemory parses a --memory value: a positive integer with an optional
-// unit suffix b, k, m or g (binary multiples, as docker reads them), or a
-// plain byte count. Fractions are refused rather than rounded, so the limit
-// the engine applies is exactly the one asked for.
-func ParseMemory(s string) (int64, error) {
-	bad := func(msg string) error { return &FlagError{Flag: "--memory", Value: s, Msg: msg} }
-	if s == "" {
-		return 0, bad("must not be empty")
-	}
-	digits, mult := s, int64(1)
-	if m, ok := units[lower(s[len(s)-1])]; ok {
-		digits, mult = s[:len(s)-1], m
-	}
-	if digits == "" || strings.TrimLeft(digits, "0123456789") != "" {
-		return 0, bad("must be a whole number with an optional unit b, k, m or g, like 512m")
-	}
-	n, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || n > MaxMemory/mult {
-		return 0, bad("must be at most " + FormatMemory(MaxMemory))
-	}
-	n *= mult
-	if err := ValidateMemory(n); err != nil {
-		return 0, &FlagError{Flag: "--memory", Value: s, Msg: err.(*FlagError).Msg}
-	}
-	return n, nil
-}
+func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
@@ -59,20 +69,10 @@ func lower(c byte) byte {
 	return c
 }
 
-// ValidateMemory checks a memory limit in bytes.
-func ValidateMemory(n int64) error {
-	switch {
-	case n < MinMemory:
-		return &FlagError{Flag: "--memory", Msg: "must be at least " + FormatMemory(MinMemory)}
-	case n > MaxMemory:
-		return &FlagError{Flag: "--memory", Msg: "must be at most " + FormatMemory(MaxMemory)}
-	}
-	return nil
-}
-
-// FormatMemory renders bytes the way docker reads them, in the largest unit
-// that divides exactly, so 536870912 renders as 512m and 1073741824 as 1g.
-func FormatMemory(n int64) string {
+// String renders b the way docker reads it, in the largest unit that
+// divides exactly: 536870912 is 512m, 1073741824 is 1g, 67108865 stays.
+func (b Bytes) String() string {
+	n := int64(b)
 	for _, u := range []struct {
 		suffix string
 		size   int64
@@ -84,30 +84,30 @@ func FormatMemory(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// ParseTimeout parses a --timeout value in Go duration syntax (10s, 1m30s).
+// Set parses s into b; it makes *Bytes a flag.Value. A zero or negative
+// size is refused: docker reads --memory 0 as no limit at all.
+func (b *Bytes) Set(s string) error {
+	n, err := ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	if n <= 0 {
+		return &FieldError{Value: s, Msg: "must be greater than 0"}
+	}
+	*b = n
+	return nil
+}
+
+// ParseTimeout reads a duration in Go syntax (10s, 1m30s) that is more
+// than zero (zero is not "the default" when written out). Its upper bound
+// is the caller's to check.
 func ParseTimeout(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		var numErr *strconv.NumError
-		msg := "must be a duration like 10s or 1m30s"
-		if errors.As(err, &numErr) {
-			msg = "is out of range"
-		}
-		return 0, &FlagError{Flag: "--timeout", Value: s, Msg: msg}
+		return 0, &FieldError{Field: "timeout", Value: s, Msg: "must be a duration like 10s or 1m30s"}
 	}
-	if err := ValidateTimeout(d); err != nil {
-		return 0, &FlagError{Flag: "--timeout", Value: s, Msg: err.(*FlagError).Msg}
+	if d <= 0 {
+		return 0, &FieldError{Field: "timeout", Value: s, Msg: "must be greater than 0"}
 	}
 	return d, nil
-}
-
-// ValidateTimeout checks a wall-clock limit.
-func ValidateTimeout(d time.Duration) error {
-	switch {
-	case d <= 0:
-		return &FlagError{Flag: "--timeout", Msg: "must be greater than 0"}
-	case d > MaxTimeout:
-		return &FlagError{Flag: "--timeout", Msg: "must be at most " + MaxTimeout.String()}
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -46,7 +47,7 @@ func TestSignalsRemoveContainer(t *testing.T) {
 		sig  syscall.Signal
 		code int
 	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
-		name := isolation.NewName()
+		name := isolation.NamePrefix + isolation.NewRunID()
 		cmd, stdout := startRun(t, name)
 		assert.NilError(t, cmd.Process.Signal(tc.sig))
 		err := cmd.Wait()
@@ -63,7 +64,7 @@ func TestSignalsRemoveContainer(t *testing.T) {
 // gc --all removes every container of the tool.
 func TestGCRemovesLeftoverOfKilledRun(t *testing.T) {
 	needEngine(t)
-	name := isolation.NewName()
+	name := isolation.NamePrefix + isolation.NewRunID()
 	cmd, _ := startRun(t, name)
 	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
@@ -89,7 +90,7 @@ func TestGCRemovesLeftoverOfKilledRun(t *testing.T) {
 
 func TestDockerKillIsNotOOM(t *testing.T) {
 	needEngine(t)
-	name := isolation.NewName()
+	name := isolation.NamePrefix + isolation.NewRunID()
 	cmd, stdout := startRun(t, name)
 	assert.NilError(t, exec.Command("docker", "kill", name).Run())
 	err := cmd.Wait()
@@ -170,7 +171,7 @@ func TestDoctor(t *testing.T) {
 // including the one no payload can observe from inside (--log-driver none).
 func TestEngineRecordsThePolicy(t *testing.T) {
 	needEngine(t)
-	name := isolation.NewName()
+	name := isolation.NamePrefix + isolation.NewRunID()
 	cmd, _ := startRun(t, name)
 	out, err := exec.Command("docker", "inspect", "--format",
 		`{{.Config.User}}|{{.HostConfig.ReadonlyRootfs}}|{{.HostConfig.CapDrop}}|{{.HostConfig.CapAdd}}|{{.HostConfig.SecurityOpt}}|`+
@@ -201,7 +202,7 @@ func TestEngineRecordsThePolicy(t *testing.T) {
 func TestCleanupNeverTouchesOtherContainers(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	foreignName := "foreign-" + strings.TrimPrefix(isolation.NewName(), isolation.NamePrefix)
+	foreignName := "foreign-" + isolation.NewRunID()
 	out, err := exec.Command("docker", "create", "--name", foreignName, "--network", "none", refImage).Output()
 	assert.NilError(t, err)
 	foreignID := strings.TrimSpace(string(out))
@@ -218,4 +219,41 @@ func TestCleanupNeverTouchesOtherContainers(t *testing.T) {
 		err := exec.Command("docker", "inspect", "--format", "{{.Id}}", foreignID).Run()
 		assert.Check(t, err == nil, "the foreign container must survive a failed run named %q", tc.name)
 	}
+}
+
+// TestTwoLiveRunsShareAName is `make -j` with a fixed --name: run A holds
+// the name while it works; run B, given the same name, is refused by
+// docker (125) and its cleanup must not touch A, which ends with its own
+// result. The name is cosmetic; cleanup goes by each run's own id.
+func TestTwoLiveRunsShareAName(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	name := "synapse-iso-shared-" + isolation.NewRunID()
+	a := exec.Command(toolBin, "run", "--image", refImage, "--timeout", "60s", "--name", name,
+		"--code", "n = 0\nwhile n < 3000000:\n  n += 1\nn")
+	var aOut bytes.Buffer
+	a.Stdout = &aOut
+	assert.NilError(t, a.Start())
+	t.Cleanup(func() { _ = a.Process.Kill() })
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		out, _ := exec.Command("docker", "ps", "--quiet", "--filter", "name=^/?"+name+"$", "--filter", "status=running").Output()
+		if strings.TrimSpace(string(out)) != "" {
+			return poll.Success()
+		}
+		return poll.Continue("run A not running yet")
+	}, poll.WithTimeout(20*time.Second), poll.WithDelay(20*time.Millisecond))
+
+	b := tool(t, nil, "", "run", "--image", refImage, "--name", name, "--code", "1+2")
+	assert.Check(t, is.Equal(b.code, 125), b.stderr)
+	assert.Check(t, is.Contains(b.stderr, "is already in use"))
+	assertRunGone(t, b.res.RunID)
+
+	assert.NilError(t, a.Wait(), "run A: %s", aOut.String())
+	var res runJSON
+	assert.NilError(t, json.Unmarshal(aOut.Bytes(), &res))
+	assert.Check(t, is.Equal(res.Verdict, "ok"), aOut.String())
+	assert.Check(t, is.Equal(string(res.Result), "3000000"))
+	assert.Check(t, res.RunID != b.res.RunID)
+	assertGone(t, name)
+	assertRunGone(t, res.RunID)
 }

@@ -136,6 +136,7 @@ type runJSON struct {
 	OutputTruncated bool            `json:"output_truncated"`
 	OutputBytes     int64           `json:"output_bytes"`
 	Container       string          `json:"container"`
+	RunID           string          `json:"run_id"`
 	Error           *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
@@ -170,6 +171,7 @@ func run(t *testing.T, src string, flags ...string) toolResult {
 	r := tool(t, nil, "", append([]string{"run", "--image", refImage, "--code", src}, flags...)...)
 	if r.res.Container != "" {
 		assertGone(t, r.res.Container)
+		assertRunGone(t, r.res.RunID)
 	}
 	return r
 }
@@ -182,20 +184,32 @@ func probe(t *testing.T, check string, flags ...string) map[string]any {
 	r := tool(t, nil, "", append(args, "--", "/probe")...)
 	assert.Equal(t, r.code, 0, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
 	assertGone(t, r.res.Container)
+	assertRunGone(t, r.res.RunID)
 	var rep map[string]any
 	assert.NilError(t, json.Unmarshal([]byte(r.res.Output), &rep), r.res.Output)
 	t.Logf("probe %s: %s", check, strings.TrimSpace(r.res.Output))
 	return rep
 }
 
-// assertGone checks that the engine lists no container by the name and by
-// the run-id label, in any state.
+// assertGone checks that the engine lists no container by the name, in
+// any state.
 func assertGone(t *testing.T, name string) {
 	t.Helper()
 	assert.Assert(t, name != "", "no container name to check")
-	for _, filter := range []string{"name=^/?" + name + "$", "label=io.synapse-isolation.run-id=" + name} {
-		out, err := exec.Command("docker", "ps", "--all", "--quiet", "--filter", filter).CombinedOutput()
-		assert.NilError(t, err, string(out))
-		assert.Equal(t, strings.TrimSpace(string(out)), "", "container left behind (%s)", filter)
-	}
+	assertNoneListed(t, "name=^/?"+name+"$")
+}
+
+// assertRunGone checks that the engine lists no container with the run's
+// id label, in any state.
+func assertRunGone(t *testing.T, runID string) {
+	t.Helper()
+	assert.Assert(t, runID != "", "no run id to check")
+	assertNoneListed(t, "label=io.synapse-isolation.run-id="+runID)
+}
+
+func assertNoneListed(t *testing.T, filter string) {
+	t.Helper()
+	out, err := exec.Command("docker", "ps", "--all", "--quiet", "--filter", filter).CombinedOutput()
+	assert.NilError(t, err, string(out))
+	assert.Equal(t, strings.TrimSpace(string(out)), "", "container left behind (%s)", filter)
 }

@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // DecodeRequest strictly decodes a request: one JSON object with exactly
 // the field "source" holding a string, nothing before or after it, valid
-// UTF-8, at most MaxRequestBytes bytes.
+// UTF-8, at most limits.MaxRequestBytes bytes.
 func DecodeRequest(b []byte) (Request, error) {
-	if len(b) > MaxRequestBytes {
-		return Request{}, fmt.Errorf("request: larger than %d bytes", MaxRequestBytes)
+	if len(b) > limits.MaxRequestBytes {
+		return Request{}, fmt.Errorf("request: larger than %d bytes", limits.MaxRequestBytes)
 	}
 	if !utf8.Valid(b) {
 		// encoding/json would silently replace invalid bytes with U+FFFD.
@@ -70,8 +72,8 @@ func EncodeRequest(r Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxRequestBytes {
-		return nil, fmt.Errorf("request: %d bytes encoded, limit is %d", len(b), MaxRequestBytes)
+	if len(b) > limits.MaxRequestBytes {
+		return nil, fmt.Errorf("request: %d bytes encoded, limit is %d", len(b), limits.MaxRequestBytes)
 	}
 	return b, nil
 }
@@ -81,8 +83,8 @@ func EncodeRequest(r Request) ([]byte, error) {
 // with each other and with the output cap. A response that breaks any rule
 // came from a broken or hostile container.
 func DecodeResponse(b []byte) (Response, error) {
-	if len(b) > MaxResponseBytes {
-		return Response{}, fmt.Errorf("response: larger than %d bytes", MaxResponseBytes)
+	if len(b) > limits.MaxResponseBytes {
+		return Response{}, fmt.Errorf("response: larger than %d bytes", limits.MaxResponseBytes)
 	}
 	if !utf8.Valid(b) {
 		return Response{}, errors.New("response: invalid UTF-8")
@@ -110,13 +112,13 @@ func (r Response) check() error {
 	switch {
 	case r.V != Version:
 		return fmt.Errorf("response: protocol version %d, want %d", r.V, Version)
-	case len(r.Output) > MaxOutputBytes:
-		return fmt.Errorf("response: output is %d bytes, over the %d byte cap", len(r.Output), MaxOutputBytes)
+	case len(r.Output) > limits.MaxOutputBytes:
+		return fmt.Errorf("response: output is %d bytes, over the %d byte cap", len(r.Output), limits.MaxOutputBytes)
 	case r.OutputBytes < 0:
 		return fmt.Errorf("response: negative output_bytes %d", r.OutputBytes)
-	case r.OutputTruncated != (r.OutputBytes > MaxOutputBytes):
+	case r.OutputTruncated != (r.OutputBytes > limits.MaxOutputBytes):
 		return fmt.Errorf("response: output_truncated=%t disagrees with output_bytes %d and the %d byte cap",
-			r.OutputTruncated, r.OutputBytes, MaxOutputBytes)
+			r.OutputTruncated, r.OutputBytes, limits.MaxOutputBytes)
 	case r.OK && r.Error != nil:
 		return errors.New("response: ok with an error")
 	case !r.OK && r.Error == nil:

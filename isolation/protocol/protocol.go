@@ -4,21 +4,10 @@
 // response as hostile input.
 package protocol
 
-import (
-	"encoding/json"
-
-	"github.com/synapse-lang/synapse-isolation/limits"
-)
+import "encoding/json"
 
 // Version is the protocol version; every response carries it in "v".
 const Version = 1
-
-// Size bounds, from the policy.
-const (
-	MaxRequestBytes  = limits.MaxRequestBytes
-	MaxOutputBytes   = limits.MaxOutputBytes
-	MaxResponseBytes = limits.MaxResponseBytes
-)
 
 // Request is the whole request: source code and nothing else. There is no
 // field for callables, objects or context, so none can be deserialized.
@@ -60,7 +49,7 @@ type Response struct {
 	Result     json.RawMessage `json:"result"`
 	ResultType string          `json:"result_type,omitempty"`
 	ResultRepr bool            `json:"result_repr,omitempty"`
-	// Output is the captured program output: its first MaxOutputBytes
+	// Output is the captured program output: its first limits.MaxOutputBytes
 	// bytes, as valid UTF-8 (invalid bytes become U+FFFD).
 	Output string `json:"output"`
 	// OutputTruncated is true exactly when OutputBytes exceeds the cap.

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"gotest.tools/v3/assert"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 func TestDecodeRequest(t *testing.T) {
@@ -18,7 +20,7 @@ func TestDecodeRequest(t *testing.T) {
 }
 
 func TestDecodeRequestRejects(t *testing.T) {
-	big := `{"source":"` + strings.Repeat("x", MaxRequestBytes) + `"}`
+	big := `{"source":"` + strings.Repeat("x", limits.MaxRequestBytes) + `"}`
 	for in, want := range map[string]string{
 		``:                              "request: want a JSON object",
 		`null`:                          "request: want a JSON object",
@@ -48,11 +50,11 @@ func TestEncodeRequest(t *testing.T) {
 	_, err = EncodeRequest(Request{Source: "\xff"})
 	assert.Error(t, err, "source: invalid UTF-8")
 	// The limit is on the encoded form: quoting can grow the source.
-	_, err = EncodeRequest(Request{Source: strings.Repeat(`"`, MaxRequestBytes/2)})
+	_, err = EncodeRequest(Request{Source: strings.Repeat(`"`, limits.MaxRequestBytes/2)})
 	assert.ErrorContains(t, err, "limit is 65536")
-	b, err = EncodeRequest(Request{Source: strings.Repeat("x", MaxRequestBytes-len(`{"source":""}`))})
+	b, err = EncodeRequest(Request{Source: strings.Repeat("x", limits.MaxRequestBytes-len(`{"source":""}`))})
 	assert.NilError(t, err)
-	assert.Equal(t, len(b), MaxRequestBytes)
+	assert.Equal(t, len(b), limits.MaxRequestBytes)
 }
 
 func TestDecodeResponse(t *testing.T) {
@@ -70,17 +72,17 @@ func TestDecodeResponseRejects(t *testing.T) {
 		`[1]`:               "response: want a JSON object",
 		ok + ok:             "response: trailing data after the JSON value",
 		ok + "\nWARNING: x": "response: trailing data after the JSON value",
-		`{"v":1,"ok":true,"output":"","output_bytes":0,"extra":1}`:                   `response: json: unknown field "extra"`,
-		`{"v":2,"ok":true,"output":"","output_bytes":0}`:                             "response: protocol version 2, want 1",
-		`{"v":1,"ok":true,"output":"abc","output_bytes":-1}`:                         "response: negative output_bytes -1",
-		`{"v":1,"ok":true,"output":"abc","output_bytes":65537}`:                      "response: output_truncated=false disagrees with output_bytes 65537 and the 65536 byte cap",
-		`{"v":1,"ok":true,"output":"abc","output_bytes":3,"output_truncated":true}`:  "response: output_truncated=true disagrees with output_bytes 3 and the 65536 byte cap",
-		`{"v":1,"ok":false,"output":"","output_bytes":0}`:                            "response: not ok and no error",
-		`{"v":1,"ok":true,"output":"","output_bytes":0,"error":{"type":"runtime"}}`:  "response: ok with an error",
-		`{"v":1,"ok":false,"output":"","output_bytes":0,"error":{"message":"x"}}`:    "response: error without a type",
-		"{\"v\":1,\"ok\":true,\"output\":\"\xff\",\"output_bytes\":1}":               "response: invalid UTF-8",
-		`{"v":1,"ok":true,"output":"` + strings.Repeat("x", MaxOutputBytes+1) + `"}`: "response: output is 65537 bytes, over the 65536 byte cap",
-		`{"v":1,"ok":true,"result":"` + strings.Repeat("x", MaxResponseBytes) + `"}`: "response: larger than 1048576 bytes",
+		`{"v":1,"ok":true,"output":"","output_bytes":0,"extra":1}`:                          `response: json: unknown field "extra"`,
+		`{"v":2,"ok":true,"output":"","output_bytes":0}`:                                    "response: protocol version 2, want 1",
+		`{"v":1,"ok":true,"output":"abc","output_bytes":-1}`:                                "response: negative output_bytes -1",
+		`{"v":1,"ok":true,"output":"abc","output_bytes":65537}`:                             "response: output_truncated=false disagrees with output_bytes 65537 and the 65536 byte cap",
+		`{"v":1,"ok":true,"output":"abc","output_bytes":3,"output_truncated":true}`:         "response: output_truncated=true disagrees with output_bytes 3 and the 65536 byte cap",
+		`{"v":1,"ok":false,"output":"","output_bytes":0}`:                                   "response: not ok and no error",
+		`{"v":1,"ok":true,"output":"","output_bytes":0,"error":{"type":"runtime"}}`:         "response: ok with an error",
+		`{"v":1,"ok":false,"output":"","output_bytes":0,"error":{"message":"x"}}`:           "response: error without a type",
+		"{\"v\":1,\"ok\":true,\"output\":\"\xff\",\"output_bytes\":1}":                      "response: invalid UTF-8",
+		`{"v":1,"ok":true,"output":"` + strings.Repeat("x", limits.MaxOutputBytes+1) + `"}`: "response: output is 65537 bytes, over the 65536 byte cap",
+		`{"v":1,"ok":true,"result":"` + strings.Repeat("x", limits.MaxResponseBytes) + `"}`: "response: larger than 1048576 bytes",
 	} {
 		_, err := DecodeResponse([]byte(in))
 		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
@@ -122,8 +124,8 @@ func FuzzDecodeResponse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		assert.Assert(t, len(r.Output) <= MaxOutputBytes)
+		assert.Assert(t, len(r.Output) <= limits.MaxOutputBytes)
 		assert.Assert(t, r.OK == (r.Error == nil))
-		assert.Assert(t, r.OutputTruncated == (r.OutputBytes > MaxOutputBytes))
+		assert.Assert(t, r.OutputTruncated == (r.OutputBytes > limits.MaxOutputBytes))
 	})
 }

@@ -10,8 +10,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/interp"
+	"github.com/synapse-lang/synapse-isolation/isolation/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // drainGrace bounds how long the runner waits for the output pipe to close
@@ -38,7 +39,7 @@ func execute(ctx context.Context, argv []string, source string) protocol.Respons
 	}
 	pw.Close()
 
-	out := interp.NewCappedBuffer(protocol.MaxOutputBytes)
+	out := capture.New(limits.MaxOutputBytes)
 	drained := make(chan struct{})
 	go func() {
 		// Keep reading past the cap: a child blocked on a full pipe would
@@ -67,7 +68,7 @@ func execute(ctx context.Context, argv []string, source string) protocol.Respons
 	}
 	reapOrphans()
 
-	resp.Output, resp.OutputBytes, resp.OutputTruncated = out.Result()
+	resp.Output, resp.OutputBytes, resp.OutputTruncated = out.Text(), out.Total(), out.Truncated()
 	resp.Exit = exitOf(cmd.ProcessState)
 	switch {
 	case timedOut:

@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/interp"
+	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -70,44 +70,6 @@ func silenceStderr() {
 	}
 }
 
-type config struct {
-	timeout   time.Duration
-	exec      []string
-	selfcheck bool
-}
-
-func parseArgs(args []string) (config, error) {
-	c := config{timeout: limits.DefaultTimeout}
-	for i := 0; i < len(args); i++ {
-		switch args[i] {
-		case "--timeout":
-			if i+1 >= len(args) {
-				return c, fmt.Errorf("--timeout needs a value")
-			}
-			d, err := limits.ParseTimeout(args[i+1])
-			if err != nil {
-				return c, err
-			}
-			c.timeout = d
-			i++
-		case "--selfcheck":
-			c.selfcheck = true
-		case "--exec":
-			if i+1 >= len(args) || args[i+1] == "" {
-				return c, fmt.Errorf("--exec needs a command")
-			}
-			c.exec = args[i+1:]
-			i = len(args)
-		default:
-			return c, fmt.Errorf("unknown argument %q", args[i])
-		}
-	}
-	if c.selfcheck && c.exec != nil {
-		return c, fmt.Errorf("--selfcheck and --exec conflict")
-	}
-	return c, nil
-}
-
 func failure(typ, msg string) protocol.Response {
 	return protocol.Response{V: protocol.Version, Result: []byte("null"), Error: &protocol.Error{Type: typ, Message: msg}}
 }
@@ -123,21 +85,21 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 			code = 2
 		}
 	}()
-	cfg, err := parseArgs(args)
+	cfg, err := protocol.ParseArgs(args)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, "runner: "+err.Error()))
 		return
 	}
-	if cfg.selfcheck {
+	if cfg.Selfcheck {
 		sc := selfcheck()
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null"), Selfcheck: &sc})
 		return
 	}
-	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.timeout,
-		fmt.Errorf("runner deadline of %s", cfg.timeout))
+	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
+		fmt.Errorf("runner deadline of %s", cfg.Timeout))
 	defer cancel()
-	watchdog := time.AfterFunc(cfg.timeout+hardStopGrace, func() {
-		if r.send(failure(protocol.ErrTimeout, fmt.Sprintf("runner deadline of %s: program did not stop", cfg.timeout))) {
+	watchdog := time.AfterFunc(cfg.Timeout+hardStopGrace, func() {
+		if r.send(failure(protocol.ErrTimeout, fmt.Sprintf("runner deadline of %s: program did not stop", cfg.Timeout))) {
 			os.Exit(0)
 		}
 	})
@@ -148,18 +110,40 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(failure(protocol.ErrRequest, err.Error()))
 		return
 	}
-	if cfg.exec != nil {
-		r.send(execute(ctx, cfg.exec, req.Source))
+	if cfg.Exec != nil {
+		r.send(execute(ctx, cfg.Exec, req.Source))
 		return
 	}
-	r.send(interp.Eval(ctx, req.Source, interp.Options{}))
+	r.send(fromEval(interp.Eval(ctx, req.Source, interp.Options{})))
 	return
+}
+
+// errorTypes maps the evaluator's failure kinds to the wire's error types.
+var errorTypes = map[interp.ErrorKind]string{
+	interp.Syntax:    protocol.ErrSyntax,
+	interp.Runtime:   protocol.ErrRuntime,
+	interp.Cancelled: protocol.ErrTimeout,
+}
+
+// fromEval puts an evaluation result into the wire format.
+func fromEval(r interp.Result) protocol.Response {
+	resp := protocol.Response{
+		V: protocol.Version, OK: r.Err == nil, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
+		Output: r.Output, OutputBytes: r.OutputBytes, OutputTruncated: r.OutputTruncated,
+	}
+	if resp.Result == nil {
+		resp.Result = []byte("null")
+	}
+	if r.Err != nil {
+		resp.Error = &protocol.Error{Type: errorTypes[r.Err.Kind], Message: r.Err.Msg, Line: r.Err.Line, Col: r.Err.Col}
+	}
+	return resp
 }
 
 // readRequest reads at most one byte more than the limit, so an oversized
 // request is detected without reading it all.
 func readRequest(stdin io.Reader) (protocol.Request, error) {
-	b, err := io.ReadAll(io.LimitReader(stdin, protocol.MaxRequestBytes+1))
+	b, err := io.ReadAll(io.LimitReader(stdin, limits.MaxRequestBytes+1))
 	if err != nil {
 		return protocol.Request{}, fmt.Errorf("request: reading stdin: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 var runnerBin string
@@ -122,7 +123,7 @@ func TestRunnerExecOutputCap(t *testing.T) {
 	t.Parallel()
 	r := runRunner(t, `{"source":"head -c 200000 /dev/zero | tr '\\0' x"}`, "--exec", "sh")
 	assert.Assert(t, r.OK, "%+v", r.Error)
-	assert.Equal(t, len(r.Output), protocol.MaxOutputBytes)
+	assert.Equal(t, len(r.Output), limits.MaxOutputBytes)
 	assert.Equal(t, r.OutputBytes, int64(200000))
 	assert.Assert(t, r.OutputTruncated)
 }

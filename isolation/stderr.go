@@ -1,60 +1,21 @@
 package isolation
 
 import (
-	"bytes"
 	"strings"
 	"sync"
 )
 
-// boundedBuffer keeps at most limit bytes. Past the limit it records the
-// overflow, calls onOverflow once (which kills the run on purpose) and
-// keeps accepting writes, so the copying goroutine drains the pipe instead
-// of blocking the child.
-type boundedBuffer struct {
-	mu         sync.Mutex
-	buf        bytes.Buffer
-	limit      int
-	total      int64
-	onOverflow func()
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	before := b.total
-	b.total += int64(len(p))
-	if room := b.limit - b.buf.Len(); room > 0 {
-		b.buf.Write(p[:min(room, len(p))])
-	}
-	if before <= int64(b.limit) && b.total > int64(b.limit) && b.onOverflow != nil {
-		b.onOverflow()
-	}
-	return len(p), nil
-}
-
-func (b *boundedBuffer) overflowed() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.total > int64(b.limit)
-}
-
-func (b *boundedBuffer) bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Bytes()
-}
-
 // stderrWatch keeps the tail of docker's stderr for error messages and
 // watches it line by line for "WARNING:", which docker prints when it
 // discards a limit it cannot apply (swap accounting, say). The first such
-// line calls onWarning, which aborts the run: a limit docker did not apply
-// is a boundary that does not hold.
+// line is passed to onWarning, which aborts the run: a limit docker did not
+// apply is a boundary that does not hold.
 type stderrWatch struct {
 	mu        sync.Mutex
 	tail      []byte
 	line      []byte // the current line, up to maxLine bytes
 	warning   string
-	onWarning func()
+	onWarning func(line string)
 }
 
 const (
@@ -87,7 +48,7 @@ func (s *stderrWatch) endLine() {
 	if s.warning == "" && strings.HasPrefix(line, "WARNING:") {
 		s.warning = line
 		if s.onWarning != nil {
-			s.onWarning()
+			s.onWarning(line)
 		}
 	}
 }

@@ -77,6 +77,10 @@ func Main() {
 		}
 		ps(state, args[1:])
 	case "events":
+		if mode == "exec-oom-events-fail" {
+			fmt.Fprintln(os.Stderr, "Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?")
+			os.Exit(1)
+		}
 		if mode == "exit137-oom" || mode == "exec-oom" {
 			fmt.Println("oom")
 		}
@@ -127,10 +131,23 @@ func flagValue(args []string, flag string) string {
 	return ""
 }
 
+// labelRunID is the run-id label key (dockerargs.LabelRunID).
+const labelRunID = "io.synapse-isolation.run-id="
+
 func run(mode, state string, args []string) int {
 	name := flagValue(args, "--name")
+	runID := ""
+	for i, a := range args {
+		if a == "--label" && i+1 < len(args) && strings.HasPrefix(args[i+1], labelRunID) {
+			runID = strings.TrimPrefix(args[i+1], labelRunID)
+		}
+	}
 	container := filepath.Join(state, "c-"+name)
-	os.WriteFile(container, nil, 0o600)
+	if _, err := os.Stat(container); err == nil {
+		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: Conflict. The container name \"/%s\" is already in use.\n", name)
+		return 125
+	}
+	os.WriteFile(container, []byte(runID+"\t0\trunning"), 0o600)
 	done := func() { os.Remove(container) } // what --rm does on exit
 	_, _ = io.ReadAll(os.Stdin)
 	switch mode {
@@ -150,7 +167,7 @@ func run(mode, state string, args []string) int {
 		// creates the container after the supervisor's first listing.
 		os.Remove(container)
 		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), envChild+"="+name)
+		cmd.Env = append(os.Environ(), envChild+"="+name+"\t"+runID)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		_ = cmd.Start()
 		time.Sleep(time.Hour)
@@ -183,7 +200,9 @@ func run(mode, state string, args []string) int {
 	case "exit137-oom", "exit137-kill":
 		done()
 		return 137
-	case "exec-oom":
+	case "runner-timeout":
+		fmt.Println(`{"v":1,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)
+	case "exec-oom", "exec-oom-events-fail":
 		fmt.Println(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`)
 	default:
 		fmt.Fprintf(os.Stderr, "fake docker: unknown mode %q\n", mode)
@@ -193,38 +212,40 @@ func run(mode, state string, args []string) int {
 	return 0
 }
 
-// lateCreate creates the container once the supervisor has listed
-// containers at least once and found none.
-func lateCreate(state, name string) {
+// lateCreate creates the container ("name\trunID") once the supervisor has
+// listed containers at least once and found none.
+func lateCreate(state, nameAndID string) {
+	name, runID, _ := strings.Cut(nameAndID, "\t")
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(filepath.Join(state, "ps-called")); err == nil {
 			time.Sleep(50 * time.Millisecond)
-			os.WriteFile(filepath.Join(state, "c-"+name), nil, 0o600)
+			os.WriteFile(filepath.Join(state, "c-"+name), []byte(runID+"\t0\trunning"), 0o600)
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// ps prints one line per container matching the name or label filter;
-// with --format (gc's listing) it prints the name, then the container
-// file's content: "<deadline>\t<state>".
+// ps prints one line per container whose run-id label matches the label
+// filter; with --format (gc's listing) it prints every container as
+// "<run id>\t<deadline>\t<state>\t<name>". Container IDs are names here.
 func ps(state string, args []string) {
 	f := flagValue(args, "--filter")
 	for _, c := range Containers(state) {
+		b, _ := os.ReadFile(filepath.Join(state, "c-"+c))
+		fields := strings.SplitN(string(b), "\t", 3)
 		switch {
 		case flagValue(args, "--format") != "":
-			b, _ := os.ReadFile(filepath.Join(state, "c-"+c))
-			fmt.Printf("%s\t%s\n", c, b)
-		case strings.HasPrefix(f, "name=") && strings.Contains(f, c),
-			strings.HasPrefix(f, "label=") && strings.HasSuffix(f, "="+c):
+			fmt.Printf("%s\t%s\n", b, c)
+		case strings.HasPrefix(f, "label="+labelRunID) && fields[0] == strings.TrimPrefix(f, "label="+labelRunID):
 			fmt.Println(c)
 		}
 	}
 }
 
-// AddContainer puts a container in the state directory, as gc would find it.
-func AddContainer(state, name, deadline, status string) error {
-	return os.WriteFile(filepath.Join(state, "c-"+name), []byte(deadline+"\t"+status), 0o600)
+// AddContainer puts a running container of another run in the state
+// directory, as gc or cleanup would find it.
+func AddContainer(state, name, runID, deadline, status string) error {
+	return os.WriteFile(filepath.Join(state, "c-"+name), []byte(runID+"\t"+deadline+"\t"+status), 0o600)
 }

@@ -5,16 +5,17 @@ package interp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
-	"go.starlark.net/lib/json"
+	starjson "go.starlark.net/lib/json"
 	"go.starlark.net/lib/math"
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/capture"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -30,34 +31,67 @@ type Options struct {
 	OutputLimit int
 }
 
-// Eval runs src and returns the protocol response. Program errors (syntax,
-// runtime, cancellation by ctx) are reported in the response, never as a
-// Go error: every outcome is a response.
-func Eval(ctx context.Context, src string, o Options) protocol.Response {
+// ErrorKind says why a program failed.
+type ErrorKind string
+
+// The kinds of program failure.
+const (
+	Syntax    ErrorKind = "syntax"    // the program does not parse or resolve
+	Runtime   ErrorKind = "runtime"   // the program raised while running
+	Cancelled ErrorKind = "cancelled" // ctx ended the program (a deadline, say)
+)
+
+// Error is a program failure, with its position where one exists.
+type Error struct {
+	Kind      ErrorKind
+	Msg       string
+	Line, Col int
+}
+
+// Result is the outcome of one evaluation.
+type Result struct {
+	// Value is the last expression's value as JSON, or, where no JSON value
+	// exists, its repr as a JSON string (then Repr is true). It is nil when
+	// the program has no final expression or failed.
+	Value json.RawMessage
+	// Type is the Starlark type name of the value.
+	Type string
+	Repr bool
+	// Output is the captured print() output, valid UTF-8, at most the limit;
+	// OutputBytes counts all of it and OutputTruncated says some was dropped.
+	Output          string
+	OutputBytes     int64
+	OutputTruncated bool
+	// Err is the program's failure; nil when it succeeded.
+	Err *Error
+}
+
+// Eval runs src. Program errors (syntax, runtime, cancellation by ctx) are
+// reported in the result, never as a Go error: every outcome is a result.
+func Eval(ctx context.Context, src string, o Options) Result {
 	limit := o.OutputLimit
 	if limit <= 0 {
 		limit = limits.MaxOutputBytes
 	}
-	out := NewCappedBuffer(limit)
+	out := capture.New(limit)
 	thread := &starlark.Thread{
 		Name:  "main",
-		Print: func(_ *starlark.Thread, msg string) { out.WriteString(msg + "\n") },
+		Print: func(_ *starlark.Thread, msg string) { _, _ = out.WriteString(msg + "\n") },
 	}
 	stop := context.AfterFunc(ctx, func() { thread.Cancel(context.Cause(ctx).Error()) })
 	defer stop()
 
 	v, err := evalFile(thread, src)
-	resp := protocol.Response{V: protocol.Version, OK: err == nil, Result: []byte("null")}
-	resp.Output, resp.OutputBytes, resp.OutputTruncated = out.Result()
+	res := Result{Output: out.Text(), OutputBytes: out.Total(), OutputTruncated: out.Truncated()}
 	if err != nil {
-		resp.Error = classify(ctx, err)
-		return resp
+		res.Err = classify(ctx, err)
+		return res
 	}
 	if v != nil {
-		resp.ResultType = v.Type()
-		resp.Result, resp.ResultRepr = ToJSON(v)
+		res.Type = v.Type()
+		res.Value, res.Repr = ToJSON(v)
 	}
-	return resp
+	return res
 }
 
 // evalFile executes the file; if its last statement is an expression, it
@@ -74,7 +108,7 @@ func evalFile(thread *starlark.Thread, src string) (starlark.Value, error) {
 			f.Stmts = f.Stmts[:n-1]
 		}
 	}
-	predeclared := starlark.StringDict{"json": json.Module, "math": math.Module}
+	predeclared := starlark.StringDict{"json": starjson.Module, "math": math.Module}
 	prog, err := starlark.FileProgram(f, predeclared.Has)
 	if err != nil {
 		return nil, err
@@ -93,8 +127,8 @@ func evalFile(thread *starlark.Thread, src string) (starlark.Value, error) {
 	return starlark.EvalExprOptions(fileOptions, thread, last, env)
 }
 
-// classify turns a Starlark error into a typed protocol error.
-func classify(ctx context.Context, err error) *protocol.Error {
+// classify turns a Starlark error into a typed one.
+func classify(ctx context.Context, err error) *Error {
 	var (
 		serr  syntax.Error
 		rerrs resolve.ErrorList
@@ -102,14 +136,14 @@ func classify(ctx context.Context, err error) *protocol.Error {
 	)
 	switch {
 	case ctx.Err() != nil:
-		return &protocol.Error{Type: protocol.ErrTimeout, Message: "stopped: " + context.Cause(ctx).Error()}
+		return &Error{Kind: Cancelled, Msg: "stopped: " + context.Cause(ctx).Error()}
 	case errors.As(err, &serr):
-		return &protocol.Error{Type: protocol.ErrSyntax, Message: serr.Msg, Line: int(serr.Pos.Line), Col: int(serr.Pos.Col)}
+		return &Error{Kind: Syntax, Msg: serr.Msg, Line: int(serr.Pos.Line), Col: int(serr.Pos.Col)}
 	case errors.As(err, &rerrs) && len(rerrs) > 0:
 		e := rerrs[0]
-		return &protocol.Error{Type: protocol.ErrSyntax, Message: e.Msg, Line: int(e.Pos.Line), Col: int(e.Pos.Col)}
+		return &Error{Kind: Syntax, Msg: e.Msg, Line: int(e.Pos.Line), Col: int(e.Pos.Col)}
 	case errors.As(err, &eerr):
-		pe := &protocol.Error{Type: protocol.ErrRuntime, Message: eerr.Msg}
+		pe := &Error{Kind: Runtime, Msg: eerr.Msg}
 		// The innermost frame with a position: builtins like fail have none.
 		for i := len(eerr.CallStack) - 1; i >= 0; i-- {
 			if pos := eerr.CallStack[i].Pos; pos.Line > 0 {
@@ -119,5 +153,5 @@ func classify(ctx context.Context, err error) *protocol.Error {
 		}
 		return pe
 	}
-	return &protocol.Error{Type: protocol.ErrRuntime, Message: fmt.Sprint(err)}
+	return &Error{Kind: Runtime, Msg: fmt.Sprint(err)}
 }

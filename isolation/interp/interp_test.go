@@ -8,11 +8,9 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
-
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-func eval(src string) protocol.Response { return Eval(context.Background(), src, Options{}) }
+func eval(src string) Result { return Eval(context.Background(), src, Options{}) }
 
 func TestEvalResults(t *testing.T) {
 	for _, tc := range []struct {
@@ -33,27 +31,29 @@ func TestEvalResults(t *testing.T) {
 		{"l = [1]\nl.append(l)\nl", `"[1, [...]]"`, "list", true},
 		{"json.encode({'x': math.floor(2.5)})", `"{\"x\":2}"`, "string", false},
 	} {
-		r := eval(tc.src)
-		assert.Check(t, r.OK, "%s: %+v", tc.src, r.Error)
-		assert.Check(t, is.Equal(string(r.Result), tc.result), tc.src)
-		assert.Check(t, is.Equal(r.ResultType, tc.typ), tc.src)
-		assert.Check(t, is.Equal(r.ResultRepr, tc.repr), tc.src)
+		t.Run(tc.src, func(t *testing.T) {
+			r := eval(tc.src)
+			assert.Check(t, r.Err == nil, "%+v", r.Err)
+			assert.Check(t, is.Equal(string(r.Value), tc.result))
+			assert.Check(t, is.Equal(r.Type, tc.typ))
+			assert.Check(t, is.Equal(r.Repr, tc.repr))
+		})
 	}
 }
 
 func TestEvalNoResult(t *testing.T) {
 	r := eval("x = 1")
-	assert.Assert(t, r.OK)
-	assert.Equal(t, string(r.Result), "null")
-	assert.Equal(t, r.ResultType, "")
+	assert.Assert(t, r.Err == nil)
+	assert.Assert(t, r.Value == nil)
+	assert.Equal(t, r.Type, "")
 }
 
 func TestEvalPrintThenResult(t *testing.T) {
 	r := eval("print(3)\n1+2")
-	assert.Assert(t, r.OK)
+	assert.Assert(t, r.Err == nil)
 	assert.Equal(t, r.Output, "3\n")
 	assert.Equal(t, r.OutputBytes, int64(2))
-	assert.Equal(t, string(r.Result), "3")
+	assert.Equal(t, string(r.Value), "3")
 }
 
 func TestEvalDialect(t *testing.T) {
@@ -69,29 +69,31 @@ if len(s) == 2:
 n
 `
 	r := eval(src)
-	assert.Assert(t, r.OK, "%+v", r.Error)
-	assert.Equal(t, string(r.Result), "3628800")
+	assert.Assert(t, r.Err == nil, "%+v", r.Err)
+	assert.Equal(t, string(r.Value), "3628800")
 }
 
 func TestEvalErrors(t *testing.T) {
 	for _, tc := range []struct {
 		src  string
-		want protocol.Error
+		want Error
 	}{
-		{"1 +", protocol.Error{Type: "syntax", Message: "got end of file, want primary expression", Line: 1, Col: 4}},
-		{"x = 1\ny", protocol.Error{Type: "syntax", Message: "undefined: y", Line: 2, Col: 1}},
-		{"x = 1\n1 // 0", protocol.Error{Type: "runtime", Message: "floored division by zero", Line: 2, Col: 3}},
-		{"def f():\n  fail('boom')\nf()", protocol.Error{Type: "runtime", Message: "fail: boom", Line: 2, Col: 7}},
+		{"1 +", Error{Kind: Syntax, Msg: "got end of file, want primary expression", Line: 1, Col: 4}},
+		{"x = 1\ny", Error{Kind: Syntax, Msg: "undefined: y", Line: 2, Col: 1}},
+		{"x = 1\n1 // 0", Error{Kind: Runtime, Msg: "floored division by zero", Line: 2, Col: 3}},
+		{"def f():\n  fail('boom')\nf()", Error{Kind: Runtime, Msg: "fail: boom", Line: 2, Col: 7}},
 	} {
-		r := eval(tc.src)
-		assert.Check(t, !r.OK, tc.src)
-		assert.Check(t, r.Error != nil && *r.Error == tc.want, "%s: %+v", tc.src, r.Error)
+		t.Run(tc.src, func(t *testing.T) {
+			r := eval(tc.src)
+			assert.Check(t, r.Err != nil && *r.Err == tc.want, "%+v", r.Err)
+			assert.Check(t, r.Value == nil)
+		})
 	}
 }
 
 func TestEvalOutputCap(t *testing.T) {
 	r := Eval(context.Background(), "for i in range(100):\n  print('é' * 5)", Options{OutputLimit: 16})
-	assert.Assert(t, r.OK)
+	assert.Assert(t, r.Err == nil)
 	assert.Equal(t, r.OutputBytes, int64(1100))
 	assert.Assert(t, r.OutputTruncated)
 	assert.Assert(t, len(r.Output) <= 16)
@@ -103,31 +105,13 @@ func TestEvalOutputCap(t *testing.T) {
 	assert.Assert(t, r.OutputTruncated)
 }
 
-func TestCappedBufferInvalidUTF8(t *testing.T) {
-	c := NewCappedBuffer(4)
-	_, _ = c.Write([]byte("a\xffb"))
-	out, n, trunc := c.Result()
-	assert.Equal(t, out, "a\uFFFD")
-	assert.Equal(t, n, int64(3))
-	assert.Assert(t, !trunc)
-
-	c = NewCappedBuffer(8)
-	for _, chunk := range []string{"ab", "", "cdefgh", "ij"} {
-		_, _ = c.Write([]byte(chunk))
-	}
-	out, n, trunc = c.Result()
-	assert.Equal(t, out, "abcdefgh")
-	assert.Equal(t, n, int64(10))
-	assert.Assert(t, trunc)
-}
-
 func TestEvalCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	r := Eval(ctx, "while True:\n  pass", Options{})
 	assert.Assert(t, time.Since(start) < 2*time.Second)
-	assert.Assert(t, !r.OK)
-	assert.Equal(t, r.Error.Type, "timeout")
-	assert.Assert(t, strings.Contains(r.Error.Message, "deadline exceeded"), r.Error.Message)
+	assert.Assert(t, r.Err != nil)
+	assert.Equal(t, r.Err.Kind, Cancelled)
+	assert.Assert(t, strings.Contains(r.Err.Msg, "deadline exceeded"), r.Err.Msg)
 }

@@ -1,0 +1,123 @@
+// Package isolation is the host-side supervisor: it runs one request in a
+// fresh, locked-down container through the docker CLI, bounds everything it
+// reads back, removes the container daemon-side, and returns one verdict.
+package isolation
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// NamePrefix starts every container name the tool generates.
+const NamePrefix = "synapse-iso-"
+
+// Engine is the Docker engine that run, gc and doctor talk to, and the
+// client binary that reaches it.
+type Engine struct {
+	// CLI is the docker-compatible client binary; empty means docker from
+	// the PATH of Env.
+	CLI string
+	// Context selects a docker CLI context (a remote engine); empty means
+	// the client's current one.
+	Context string
+	// Env is the client's environment; nil means this process's. It
+	// configures the client only: nothing in it reaches the container.
+	Env []string
+}
+
+// Options configures one run. Image is required; every other zero field
+// means the policy default.
+type Options struct {
+	Engine Engine
+	// Image is the immutable image ID (sha256:...).
+	Image string
+	// Limits are the configurable bounds; zero fields take the defaults.
+	Limits limits.Config
+	// Name is the container name; empty means synapse-iso-<run id>. It is
+	// cosmetic: two runs may share one, and cleanup never goes by it.
+	Name string
+	// RunID identifies the run on its container's label, which cleanup, gc
+	// and the OOM query go by. Empty means a fresh random one; a caller that
+	// sets it must keep it unique per run.
+	RunID string
+	// Runtime selects an OCI runtime such as runsc; empty means the engine's default.
+	Runtime string
+	// Exec, when set, makes the runner feed the source to this command
+	// (an interpreter baked into the image) instead of evaluating Starlark.
+	Exec []string
+	// Selfcheck makes the runner report what the container sees instead of
+	// running a program (used by doctor).
+	Selfcheck bool
+}
+
+// Plan is a fully resolved, validated run: its identity, its bounds and
+// the exact argv it executes.
+type Plan struct {
+	// RunID is unique per run; the container carries it as a label.
+	RunID string
+	// Name is the container name (cosmetic).
+	Name string
+	// Deadline is the host deadline; the container carries it as a label.
+	Deadline time.Time
+	// Image and Limits are the validated image ID and bounds.
+	Image  string
+	Limits limits.Config
+	// Runner is the runner's command line, rendered at the end of Argv.
+	Runner protocol.Args
+	// Argv is the exact docker argv, client binary first.
+	Argv []string
+}
+
+// NewPlan validates o and renders the argv of a run started at now. It is
+// the only validator on the run path; the CLI's `argv` prints its Argv.
+func NewPlan(o Options, now time.Time) (Plan, error) {
+	lim, err := o.Limits.Resolve()
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := limits.CheckImageID(o.Image); err != nil {
+		return Plan{}, err
+	}
+	runner := protocol.Args{Timeout: lim.Timeout, Exec: o.Exec, Selfcheck: o.Selfcheck}
+	if err := runner.Validate(); err != nil {
+		return Plan{}, err
+	}
+	runID := o.RunID
+	if runID == "" {
+		runID = NewRunID()
+	}
+	name := o.Name
+	if name == "" {
+		name = NamePrefix + runID
+	}
+	for _, f := range []struct{ field, value string }{
+		{"run id", runID}, {"name", name}, {"context", o.Engine.Context}, {"runtime", o.Runtime},
+	} {
+		if f.value == "" && (f.field == "context" || f.field == "runtime") {
+			continue
+		}
+		if err := limits.CheckName(f.field, f.value); err != nil {
+			return Plan{}, err
+		}
+	}
+	deadline := now.Add(lim.Timeout)
+	argv := dockerargs.Render(dockerargs.Spec{
+		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory,
+		Name: name, RunID: runID, Deadline: deadline.Unix(), Image: o.Image, Args: runner.Args(),
+	})
+	return Plan{
+		RunID: runID, Name: name, Deadline: deadline, Image: o.Image, Limits: lim, Runner: runner, Argv: argv,
+	}, nil
+}
+
+// NewRunID returns a fresh random run id: 16 hex digits.
+func NewRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux.
+	return hex.EncodeToString(b[:])
+}

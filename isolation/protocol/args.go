@@ -1,0 +1,86 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// The runner's flags, spelled once for both sides.
+const (
+	argTimeout   = "--timeout"
+	argExec      = "--exec"
+	argSelfcheck = "--selfcheck"
+)
+
+// Args is the runner's command line: what the host renders after the image
+// and the runner parses. Exactly one mode: Starlark (the default), Exec or
+// Selfcheck.
+type Args struct {
+	// Timeout is the runner's own deadline, so the work is bounded even if
+	// the host supervisor dies.
+	Timeout time.Duration
+	// Exec, when set, is an interpreter baked into the image that gets the
+	// source on its stdin instead of the Starlark evaluator.
+	Exec []string
+	// Selfcheck makes the runner report what the container sees instead of
+	// running a program.
+	Selfcheck bool
+}
+
+// Validate reports what makes a an invalid command line.
+func (a Args) Validate() error {
+	if err := limits.CheckTimeout(a.Timeout); err != nil {
+		return err
+	}
+	if a.Exec != nil && (len(a.Exec) == 0 || a.Exec[0] == "") {
+		return errors.New("exec: the command must not be empty")
+	}
+	if a.Exec != nil && a.Selfcheck {
+		return errors.New("conflicting options: exec and selfcheck")
+	}
+	return nil
+}
+
+// Args renders a as the runner's argv: --timeout D, then --selfcheck or
+// --exec CMD ARGS... (last, since everything after it is the command).
+func (a Args) Args() []string {
+	out := []string{argTimeout, a.Timeout.String()}
+	switch {
+	case a.Selfcheck:
+		out = append(out, argSelfcheck)
+	case a.Exec != nil:
+		out = append(append(out, argExec), a.Exec...)
+	}
+	return out
+}
+
+// ParseArgs reads the runner's argv; it is the inverse of Args. A missing
+// --timeout means the policy default.
+func ParseArgs(argv []string) (Args, error) {
+	a := Args{Timeout: limits.DefaultTimeout}
+	for i := 0; i < len(argv); i++ {
+		switch argv[i] {
+		case argTimeout:
+			if i+1 >= len(argv) {
+				return a, errors.New("--timeout needs a value")
+			}
+			d, err := limits.ParseTimeout(argv[i+1])
+			if err != nil {
+				return a, err
+			}
+			a.Timeout = d
+			i++
+		case argSelfcheck:
+			a.Selfcheck = true
+		case argExec:
+			a.Exec = argv[i+1:]
+			i = len(argv)
+		default:
+			return a, fmt.Errorf("unknown argument %q", argv[i])
+		}
+	}
+	return a, a.Validate()
+}

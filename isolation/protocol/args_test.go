@@ -1,0 +1,48 @@
+package protocol
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+)
+
+func TestArgsRoundTrip(t *testing.T) {
+	for _, a := range []Args{
+		{Timeout: 10 * time.Second},
+		{Timeout: 1500 * time.Millisecond, Selfcheck: true},
+		{Timeout: time.Minute, Exec: []string{"python3", "-"}},
+		// Everything after --exec is the command, runner flags included.
+		{Timeout: time.Second, Exec: []string{"sh", "--timeout", "--selfcheck", "--exec"}},
+	} {
+		t.Run(strings.Join(a.Args(), " "), func(t *testing.T) {
+			got, err := ParseArgs(a.Args())
+			assert.NilError(t, err)
+			assert.DeepEqual(t, got, a)
+		})
+	}
+}
+
+func TestParseArgsDefaultsAndRejects(t *testing.T) {
+	a, err := ParseArgs(nil)
+	assert.NilError(t, err)
+	assert.Equal(t, a.Timeout, 10*time.Second)
+	for _, tc := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"--timeout"}, "--timeout needs a value"},
+		{[]string{"--timeout", "soon"}, `timeout: must be a duration like 10s or 1m30s (got "soon")`},
+		{[]string{"--timeout", "0s"}, `timeout: must be greater than 0 (got "0s")`},
+		{[]string{"--exec"}, "exec: the command must not be empty"},
+		{[]string{"--exec", ""}, "exec: the command must not be empty"},
+		{[]string{"--selfcheck", "--exec", "sh"}, "conflicting options: exec and selfcheck"},
+		{[]string{"--verbose"}, `unknown argument "--verbose"`},
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			_, err := ParseArgs(tc.argv)
+			assert.Error(t, err, tc.want)
+		})
+	}
+}
