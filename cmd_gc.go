@@ -46,7 +46,7 @@ func gcCommand() *cli.Command {
 					case !l.Removed:
 						verb = "not removed"
 					}
-					fmt.Fprintf(w, "%s %s (%s, deadline %s)\n", verb, l.Name, l.State, l.Deadline.Format(time.RFC3339))
+					fmt.Fprintf(w, "%s %s (run %s, %s, deadline %s)\n", verb, l.Name, l.RunID, l.State, l.Deadline.Format(time.RFC3339))
 				}
 			}
 			return err

@@ -375,15 +375,16 @@ func TestRunExitCodes(t *testing.T) {
 		code    int
 		verdict string
 	}{
-		"ok":            {0, "ok"},
-		"program-error": {1, "program_error"},
-		"malformed":     {3, "sandbox_failure"},
-		"nonzero-valid": {3, "sandbox_failure"},
-		"hang":          {124, "timeout"},
-		"exit125":       {125, "engine_failure"},
-		"warning":       {125, "engine_failure"},
-		"exit137-oom":   {137, "oom"},
-		"exit137-kill":  {3, "sandbox_failure"},
+		"ok":                {0, "ok"},
+		"program-error":     {1, "program_error"},
+		"malformed":         {3, "sandbox_failure"},
+		"nonzero-valid":     {3, "sandbox_failure"},
+		"hang":              {124, "timeout"},
+		"exit125":           {125, "engine_failure"},
+		"warning":           {125, "engine_failure"},
+		"exit137-oom":       {137, "oom"},
+		"exit137-kill":      {3, "sandbox_failure"},
+		"command-not-found": {127, "command_not_found"},
 	} {
 		t.Setenv(fakedocker.EnvMode, mode)
 		t.Setenv(fakedocker.EnvState, t.TempDir())

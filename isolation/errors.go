@@ -15,6 +15,9 @@ const (
 	EngineFailure  Verdict = "engine_failure"
 	OOM            Verdict = "oom"
 	Interrupted    Verdict = "interrupted"
+	// CommandNotFound is exec mode's interpreter missing from the image
+	// (or not executable there): the image's fault, not the program's.
+	CommandNotFound Verdict = "command_not_found"
 )
 
 // ExitCode is the CLI's exit status for a verdict. Interrupted runs exit
@@ -35,6 +38,8 @@ func (v Verdict) ExitCode() int {
 		return 125
 	case OOM:
 		return 137
+	case CommandNotFound:
+		return 127
 	case Interrupted:
 		return 130
 	}
@@ -98,6 +103,16 @@ func (e *InterruptedError) Error() string { return "interrupted: " + e.Err.Error
 // Unwrap returns the underlying cause.
 func (e *InterruptedError) Unwrap() error { return e.Err }
 
+// CommandError is an exec-mode command the runner could not start in the
+// image: not found there, or not executable.
+type CommandError struct{ Err error }
+
+// Error describes the failure.
+func (e *CommandError) Error() string { return "command not found: " + e.Err.Error() }
+
+// Unwrap returns the underlying cause.
+func (e *CommandError) Unwrap() error { return e.Err }
+
 // VerdictOf maps an error returned by this package to its verdict. Errors
 // from elsewhere count as engine failures: the tool could not do its job.
 func VerdictOf(err error) Verdict {
@@ -108,6 +123,7 @@ func VerdictOf(err error) Verdict {
 		eng *EngineError
 		oom *OOMError
 		in  *InterruptedError
+		cmd *CommandError
 	)
 	switch {
 	case err == nil:
@@ -120,6 +136,8 @@ func VerdictOf(err error) Verdict {
 		return Timeout
 	case errors.As(err, &oom):
 		return OOM
+	case errors.As(err, &cmd):
+		return CommandNotFound
 	case errors.As(err, &sb):
 		return SandboxFailure
 	case errors.As(err, &eng):

@@ -126,8 +126,10 @@ func (a *attempt) execute(ctx context.Context, c *client, body []byte) ([]byte, 
 		return nil, &EngineError{Err: fmt.Errorf("starting %s: %w", c.path, waitErr)}
 	}
 	a.started = true
-	code := cmd.ProcessState.ExitCode()
-	a.exit = &code
+	code := cmd.ProcessState.ExitCode() // -1: the client was killed by a signal
+	if code >= 0 {
+		a.exit = &code
+	}
 
 	cause := context.Cause(runCtx)
 	var warning *warningError
@@ -165,6 +167,9 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
 		return &TimeoutError{Err: fmt.Errorf("the runner stopped the program at its deadline of %s: %s",
 			a.plan.Limits.Timeout, resp.Error.Message)}
+	}
+	if resp.Error != nil && resp.Error.Type == protocol.ErrCommand {
+		return &CommandError{Err: fmt.Errorf("%s in image %s: %s", strings.Join(a.plan.Runner.Exec, " "), a.plan.Image, resp.Error.Message)}
 	}
 	if resp.Exit != nil && resp.Exit.Signal == "killed" {
 		// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM

@@ -166,6 +166,16 @@ func TestRunnerTimeoutIsATimeoutError(t *testing.T) {
 	assert.ErrorContains(t, err, "the runner stopped the program at its deadline")
 }
 
+func TestRunMissingInterpreterIsNotAProgramError(t *testing.T) {
+	t.Parallel()
+	res, _, err := runFake(t, "command-not-found", func(o *Options) { o.Exec = []string{"python3", "-"} })
+	var ce *CommandError
+	assert.Assert(t, errors.As(err, &ce), "%v", err)
+	assert.Equal(t, res.Verdict, CommandNotFound)
+	assert.Equal(t, res.ExitCode, 127)
+	assert.ErrorContains(t, err, "python3 - in image "+testImage+": start: exec: \"python3\": executable file not found")
+}
+
 func TestRunSharedNameTouchesOnlyItsOwnContainer(t *testing.T) {
 	t.Parallel()
 	// Another run's container already holds the name: docker refuses this

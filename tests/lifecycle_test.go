@@ -230,7 +230,7 @@ func TestTwoLiveRunsShareAName(t *testing.T) {
 	t.Parallel()
 	name := "synapse-iso-shared-" + isolation.NewRunID()
 	a := exec.Command(toolBin, "run", "--image", refImage, "--timeout", "60s", "--name", name,
-		"--code", "n = 0\nwhile n < 3000000:\n  n += 1\nn")
+		"--code", "n = 0\nwhile n < 10000000:\n  n += 1\nn")
 	var aOut bytes.Buffer
 	a.Stdout = &aOut
 	assert.NilError(t, a.Start())
@@ -252,7 +252,7 @@ func TestTwoLiveRunsShareAName(t *testing.T) {
 	var res runJSON
 	assert.NilError(t, json.Unmarshal(aOut.Bytes(), &res))
 	assert.Check(t, is.Equal(res.Verdict, "ok"), aOut.String())
-	assert.Check(t, is.Equal(string(res.Result), "3000000"))
+	assert.Check(t, is.Equal(string(res.Result), "10000000"))
 	assert.Check(t, res.RunID != b.res.RunID)
 	assertGone(t, name)
 	assertRunGone(t, res.RunID)

@@ -21,7 +21,8 @@ const (
 	ErrRuntime  = "runtime"  // the program raised while running
 	ErrTimeout  = "timeout"  // the runner's own deadline stopped the program
 	ErrRequest  = "request"  // the runner refused the request
-	ErrExec     = "exec"     // exec mode: the command could not start or failed
+	ErrExec     = "exec"     // exec mode: the command failed
+	ErrCommand  = "command"  // exec mode: the command could not be started (not in the image, not executable)
 	ErrInternal = "internal" // the runner itself failed
 )
 

@@ -35,7 +35,8 @@ func execute(ctx context.Context, argv []string, source string) protocol.Respons
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		pw.Close()
-		return failure(protocol.ErrExec, "start: "+err.Error())
+		// Not the program's failure: the image has no such interpreter.
+		return failure(protocol.ErrCommand, "start: "+err.Error())
 	}
 	pw.Close()
 

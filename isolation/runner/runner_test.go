@@ -115,7 +115,7 @@ func TestRunnerExec(t *testing.T) {
 	assert.DeepEqual(t, *r.Exit, protocol.Exit{Code: -1, Signal: "terminated"})
 
 	r = runRunner(t, `{"source":""}`, "--exec", "/nonexistent/interpreter")
-	assert.Equal(t, r.Error.Type, protocol.ErrExec)
+	assert.Equal(t, r.Error.Type, protocol.ErrCommand)
 	assert.Assert(t, is.Contains(r.Error.Message, "no such file"))
 }
 

@@ -200,6 +200,8 @@ func run(mode, state string, args []string) int {
 	case "exit137-oom", "exit137-kill":
 		done()
 		return 137
+	case "command-not-found":
+		fmt.Println(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)
 	case "runner-timeout":
 		fmt.Println(`{"v":1,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)
 	case "exec-oom", "exec-oom-events-fail":
