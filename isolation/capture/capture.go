@@ -29,7 +29,12 @@ type Buffer struct {
 func New(limit int) *Buffer { return &Buffer{limit: limit} }
 
 // Write implements io.Writer; it always reports all of p written.
-func (b *Buffer) Write(p []byte) (int, error) {
+func (b *Buffer) Write(p []byte) (int, error) { return write(b, p) }
+
+// WriteString is Write for strings, without a copy to []byte.
+func (b *Buffer) WriteString(s string) (int, error) { return write(b, s) }
+
+func write[T []byte | string](b *Buffer, p T) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.add(len(p))
@@ -37,17 +42,6 @@ func (b *Buffer) Write(p []byte) (int, error) {
 		b.buf = append(b.buf, p[:min(room, len(p))]...)
 	}
 	return len(p), nil
-}
-
-// WriteString is Write for strings, without a copy to []byte.
-func (b *Buffer) WriteString(s string) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.add(len(s))
-	if room := b.limit - len(b.buf); room > 0 {
-		b.buf = append(b.buf, s[:min(room, len(s))]...)
-	}
-	return len(s), nil
 }
 
 func (b *Buffer) add(n int) {
