@@ -17,6 +17,8 @@ type Check struct {
 	Name   string `json:"name"`
 	OK     bool   `json:"ok"`
 	Detail string `json:"detail"`
+	// Proves says what a passing check of the container's own view shows.
+	Proves string `json:"proves,omitempty"`
 }
 
 func pass(name, detail string) Check {

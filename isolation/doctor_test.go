@@ -2,6 +2,7 @@ package isolation
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -31,7 +32,7 @@ func failedNames(cs []Check) []string {
 }
 
 func TestCompareSelfcheck(t *testing.T) {
-	assert.DeepEqual(t, failedNames(compareSelfcheck(goodSelfcheck(), limits.DefaultMemory)), []string(nil))
+	assert.DeepEqual(t, failedNames(attest(goodSelfcheck(), limits.DefaultMemory)), []string(nil))
 	for name, tc := range map[string]struct {
 		edit func(*protocol.Selfcheck)
 		want string
@@ -59,11 +60,33 @@ func TestCompareSelfcheck(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := goodSelfcheck()
 			tc.edit(&s)
-			got := failedNames(compareSelfcheck(s, limits.DefaultMemory))
+			got := failedNames(attest(s, limits.DefaultMemory))
 			assert.Check(t, len(got) == 1 && got[0] == tc.want, "failed %v, want [%s]", got, tc.want)
 		})
 	}
-	assert.DeepEqual(t, failedNames(compareSelfcheck(goodSelfcheck(), 1<<30)), []string{"memory"})
+	assert.DeepEqual(t, failedNames(attest(goodSelfcheck(), 1<<30)), []string{"memory"})
+}
+
+func TestAttestationErrorNamesEachBoundary(t *testing.T) {
+	good := goodSelfcheck()
+	assert.NilError(t, attestationError(&good, limits.DefaultMemory))
+	assert.ErrorContains(t, attestationError(nil, limits.DefaultMemory), "no attestation")
+
+	// What Debian's runsc shows from inside with the whole argv applied.
+	weak := goodSelfcheck()
+	weak.TmpOptions, weak.TmpBytes = "rw,nosuid,nodev,relatime", 8<<30
+	weak.MemoryMax, weak.SwapMax, weak.PidsMax, weak.CPUMax = -1, -1, -1, ""
+	weak.DevShmWritable = true
+	err := attestationError(&weak, limits.DefaultMemory)
+	var sb *SandboxError
+	assert.Assert(t, errors.As(err, &sb))
+	assert.Error(t, err, "sandbox failure: the container does not enforce the policy: memory limit not visible; "+
+		"swap limit not visible; pids.max not visible; cpu.max not visible; /tmp is executable; "+
+		"/tmp is 8589934592 bytes, want 33554432; /dev/shm is writable; result withheld")
+
+	for _, c := range attest(good, limits.DefaultMemory) {
+		assert.Assert(t, c.Proves != "", "%s says what it proves", c.Name)
+	}
 }
 
 func TestCheckIDs(t *testing.T) {
@@ -71,7 +94,7 @@ func TestCheckIDs(t *testing.T) {
 		assert.Equal(t, pass(name, "").ID, want)
 	}
 	seen := map[string]bool{}
-	for _, c := range compareSelfcheck(goodSelfcheck(), limits.DefaultMemory) {
+	for _, c := range attest(goodSelfcheck(), limits.DefaultMemory) {
 		assert.Assert(t, c.ID != "" && !seen[c.ID], "ids are present and unique: %q", c.ID)
 		seen[c.ID] = true
 	}

@@ -38,7 +38,9 @@ type Result struct {
 	// in-process eval and for runs refused before docker was started.
 	Sandboxed  bool
 	DurationMS int64
-	// Selfcheck is the runner's report in selfcheck mode (doctor's use).
+	// Selfcheck is the runner's view of the sandbox, read before the
+	// program ran; it is set whenever a response could be decoded, even one
+	// whose attestation failed.
 	Selfcheck *protocol.Selfcheck
 }
 
@@ -89,7 +91,7 @@ func (a *attempt) result(err error) Result {
 	if end.IsZero() {
 		end = time.Now()
 	}
-	res := Result{ContainerExit: a.exit, Sandboxed: a.started, DurationMS: end.Sub(a.start).Milliseconds()}
+	res := Result{ContainerExit: a.exit, Sandboxed: a.started, Selfcheck: a.selfcheck, DurationMS: end.Sub(a.start).Milliseconds()}
 	if a.plan != nil {
 		res.Image, res.RunID = a.plan.Image, a.plan.RunID
 		if a.started {
@@ -107,7 +109,7 @@ func (a *attempt) result(err error) Result {
 		}
 		res.Result, res.ResultType, res.ResultRepr = r.Result, r.ResultType, r.ResultRepr
 		res.Output, res.OutputTruncated, res.OutputBytes = r.Output, r.OutputTruncated, r.OutputBytes
-		res.Error, res.Exec, res.Selfcheck = r.Error, r.Exit, r.Selfcheck
+		res.Error, res.Exec = r.Error, r.Exit
 	}
 	res.ExitCode = res.Verdict.ExitCode()
 	return res

@@ -56,6 +56,9 @@ type attempt struct {
 	started  bool // the docker client was started: the request may have reached a container
 	exit     *int
 	response *protocol.Response // a valid response that Run accepted
+	// selfcheck is the runner's view of the sandbox from a decoded
+	// response, accepted or not (doctor lists it either way).
+	selfcheck *protocol.Selfcheck
 }
 
 func (a *attempt) run(ctx context.Context, req Request, o Options) error {
@@ -163,6 +166,13 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	resp, err := protocol.DecodeResponse(stdout)
 	if err != nil {
 		return &SandboxError{Err: err}
+	}
+	// The runner's own view of the policy, read before the program ran:
+	// an engine or runtime that dropped a limit is caught here, on every
+	// run, and the result is withheld.
+	a.selfcheck = resp.Selfcheck
+	if err := attestationError(resp.Selfcheck, a.plan.Limits.Memory); err != nil {
+		return err
 	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
 		return &TimeoutError{Err: fmt.Errorf("the runner stopped the program at its deadline of %s: %s",

@@ -56,8 +56,11 @@ type Response struct {
 	// OutputTruncated is true exactly when OutputBytes exceeds the cap.
 	OutputTruncated bool `json:"output_truncated"`
 	// OutputBytes is the total output the program produced, kept or not.
-	OutputBytes int64      `json:"output_bytes"`
-	Error       *Error     `json:"error,omitempty"`
-	Exit        *Exit      `json:"exit,omitempty"`
-	Selfcheck   *Selfcheck `json:"selfcheck,omitempty"`
+	OutputBytes int64  `json:"output_bytes"`
+	Error       *Error `json:"error,omitempty"`
+	Exit        *Exit  `json:"exit,omitempty"`
+	// Selfcheck is the runner's attestation: what it saw of the sandbox
+	// before any program ran. Every response of the reference runner
+	// carries it; the host refuses a result without one.
+	Selfcheck *Selfcheck `json:"selfcheck,omitempty"`
 }

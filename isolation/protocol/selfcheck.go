@@ -34,4 +34,6 @@ type Selfcheck struct {
 	DockerSocket   bool     `json:"docker_socket"`
 	EnvKeys        []string `json:"env_keys"`
 	Problems       []string `json:"problems,omitempty"`
+	// TookMicros is how long the runner took to read all of the above.
+	TookMicros int64 `json:"took_us"`
 }

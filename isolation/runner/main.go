@@ -30,11 +30,13 @@ import (
 const hardStopGrace = time.Second
 
 // responder writes the single response exactly once, whichever of the
-// program or the hard-stop watchdog finishes first.
+// program or the hard-stop watchdog finishes first. Every response carries
+// the attestation: what the runner saw of the sandbox before any program ran.
 type responder struct {
-	once sync.Once
-	out  io.Writer
-	ok   bool // set inside once; read after a Do call returns
+	once   sync.Once
+	out    io.Writer
+	attest *protocol.Selfcheck // set before any program runs, then only read
+	ok     bool                // set inside once; read after a Do call returns
 }
 
 // send writes resp unless a response was already attempted; it reports
@@ -42,6 +44,9 @@ type responder struct {
 func (r *responder) send(resp protocol.Response) bool {
 	sent := false
 	r.once.Do(func() {
+		if resp.Selfcheck == nil {
+			resp.Selfcheck = r.attest
+		}
 		b, err := json.Marshal(resp)
 		if err == nil {
 			_, err = r.out.Write(append(b, '\n'))
@@ -90,9 +95,14 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(failure(protocol.ErrRequest, "runner: "+err.Error()))
 		return
 	}
+	// Read before any program runs, so nothing the program does can
+	// change what the host is told about the sandbox it ran in.
+	began := time.Now()
+	sc := selfcheck()
+	sc.TookMicros = time.Since(began).Microseconds()
+	r.attest = &sc
 	if cfg.Selfcheck {
-		sc := selfcheck()
-		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null"), Selfcheck: &sc})
+		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,

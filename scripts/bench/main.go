@@ -3,7 +3,12 @@
 // with the identical argv (from `synapse-isolation argv`) and request, in
 // alternating order, and the supervisor's own peak RSS.
 //
-// Usage: go run ./scripts/bench -tool PATH -image ID [-n 30]
+// With -baseline IMAGE it instead measures the runner's per-run
+// attestation: paired bare `docker run`s of the image and of a baseline
+// image whose runner does not attest, in alternating order, and the time
+// the runner itself reports for reading the attestation.
+//
+// Usage: go run ./scripts/bench -tool PATH -image ID [-n 30] [-baseline ID]
 package main
 
 import (
@@ -23,8 +28,13 @@ func main() {
 	tool := flag.String("tool", "./synapse-isolation", "synapse-isolation binary")
 	image := flag.String("image", "", "image ID")
 	n := flag.Int("n", 30, "pairs")
+	baseline := flag.String("baseline", "", "image ID whose runner does not attest: measure the attestation instead")
 	flag.Parse()
-	if err := bench(*tool, *image, *n); err != nil {
+	run := func() error { return bench(*tool, *image, *n) }
+	if *baseline != "" {
+		run = func() error { return attestCost(*tool, *image, *baseline, *n) }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -106,16 +116,62 @@ func vmHWM(pid int) float64 {
 	return 0
 }
 
+// attestCost runs paired bare docker runs of image and baseline.
+func attestCost(tool, image, baseline string, n int) error {
+	var with, without, diffs, took []float64
+	for i := 0; i < n; i++ {
+		var w, wo float64
+		for _, attested := range []bool{i%2 == 0, i%2 != 0} {
+			if attested {
+				ms, out, err := bare(tool, image, i)
+				if err != nil {
+					return err
+				}
+				var resp struct {
+					Selfcheck *struct {
+						TookMicros float64 `json:"took_us"`
+					} `json:"selfcheck"`
+				}
+				if err := json.Unmarshal(out, &resp); err != nil || resp.Selfcheck == nil {
+					return fmt.Errorf("no attestation in %s", out)
+				}
+				w = ms
+				took = append(took, resp.Selfcheck.TookMicros/1000)
+			} else {
+				ms, _, err := bare(tool, baseline, n+i)
+				if err != nil {
+					return err
+				}
+				wo = ms
+			}
+		}
+		with, without, diffs = append(with, w), append(without, wo), append(diffs, w-wo)
+	}
+	fmt.Printf("pairs: %d (alternating order), bare docker run, request %s\n", n, request)
+	fmt.Printf("attesting runner        median %.1f ms  (min %.1f, max %.1f)\n", median(with), slices.Min(with), slices.Max(with))
+	fmt.Printf("baseline runner         median %.1f ms  (min %.1f, max %.1f)\n", median(without), slices.Min(without), slices.Max(without))
+	fmt.Printf("paired difference       median %+.2f ms  (min %+.1f, max %+.1f)\n", median(diffs), slices.Min(diffs), slices.Max(diffs))
+	fmt.Printf("attestation, as timed by the runner  median %.3f ms  (min %.3f, max %.3f)\n", median(took), slices.Min(took), slices.Max(took))
+	return nil
+}
+
 // runBare times docker run with the argv the tool prints for the same flags.
 func runBare(tool, image string, i int) (float64, error) {
+	ms, _, err := bare(tool, image, i)
+	return ms, err
+}
+
+// bare runs the tool's argv for image with plain docker and returns the
+// time and the response.
+func bare(tool, image string, i int) (float64, []byte, error) {
 	name := fmt.Sprintf("synapse-iso-bench-%d-%d", os.Getpid(), i)
 	js, err := exec.Command(tool, "argv", "--format", "json", "--image", image, "--name", name).Output()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var argv []string
 	if err := json.Unmarshal(js, &argv); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin = strings.NewReader(request)
@@ -123,9 +179,9 @@ func runBare(tool, image string, i int) (float64, error) {
 	out, err := cmd.Output()
 	ms := float64(time.Since(start).Microseconds()) / 1000
 	if err != nil || !strings.Contains(string(out), `"result":3`) {
-		return 0, fmt.Errorf("bare docker run: %v: %s", err, out)
+		return 0, nil, fmt.Errorf("bare docker run: %v: %s", err, out)
 	}
-	return ms, nil
+	return ms, out, nil
 }
 
 func median(xs []float64) float64 {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // Environment variables that select the fake and its behaviour.
@@ -31,6 +33,27 @@ const (
 	OKResponse  = `{"v":1,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0}`
 	ErrResponse = `{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom","line":1,"col":1}}`
 )
+
+// attestation is the selfcheck of a container that enforces the whole
+// policy with the given memory limit; weak is one of a runtime that drops
+// limits (as gVisor does here: /tmp executable and unbounded, no cgroups).
+const (
+	attestation = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
+		`"cgroup_version":1,"memory_max":%d,"swap_max":0,"pids_max":64,"cpu_max":"100000 100000","nofile_soft":64,` +
+		`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,noexec,relatime,size=32768k",` +
+		`"tmp_bytes":33554432,"root_read_only":true,"interfaces":["lo"],"dev_shm_writable":false,"docker_socket":false,` +
+		`"env_keys":["HOME","HOSTNAME","PATH"]}`
+	weakAttestation = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
+		`"cgroup_version":1,"memory_max":-1,"swap_max":-1,"pids_max":-1,"cpu_max":"","nofile_soft":64,` +
+		`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,relatime",` +
+		`"tmp_bytes":8589934592,"root_read_only":true,"interfaces":["lo"],"dev_shm_writable":true,"docker_socket":false,` +
+		`"env_keys":["HOME","HOSTNAME","PATH"],"problems":["memory.limit_in_bytes: no such file or directory"]}`
+)
+
+// attested adds the selfcheck to a response object, as the runner does.
+func attested(resp, selfcheck string) string {
+	return resp[:len(resp)-1] + `,"selfcheck":` + selfcheck + "}"
+}
 
 // Main acts as docker and exits if EnvMode is set; otherwise it returns.
 func Main() {
@@ -142,6 +165,9 @@ func run(mode, state string, args []string) int {
 			runID = strings.TrimPrefix(args[i+1], labelRunID)
 		}
 	}
+	mem, _ := limits.ParseBytes(flagValue(args, "--memory"))
+	sc := fmt.Sprintf(attestation, int64(mem))
+	respond := func(resp string) { fmt.Println(attested(resp, sc)) }
 	container := filepath.Join(state, "c-"+name)
 	if _, err := os.Stat(container); err == nil {
 		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: Conflict. The container name \"/%s\" is already in use.\n", name)
@@ -152,9 +178,15 @@ func run(mode, state string, args []string) int {
 	_, _ = io.ReadAll(os.Stdin)
 	switch mode {
 	case "ok":
+		respond(OKResponse)
+	case "wrong-memory":
+		fmt.Println(attested(OKResponse, fmt.Sprintf(attestation, 512<<20)))
+	case "unattested":
 		fmt.Println(OKResponse)
+	case "weak-runtime":
+		fmt.Println(attested(OKResponse, weakAttestation))
 	case "program-error":
-		fmt.Println(ErrResponse)
+		respond(ErrResponse)
 	case "exit125", "exit126", "exit127":
 		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: failure in mode %s.\nSee 'docker run --help'.\n", mode)
 		var code int
@@ -180,7 +212,7 @@ func run(mode, state string, args []string) int {
 		}
 	case "warning":
 		fmt.Fprintln(os.Stderr, "WARNING: Your kernel does not support swap limit capabilities or the cgroup is not mounted. Memory limited without swap.")
-		fmt.Println(OKResponse)
+		respond(OKResponse)
 	case "two-json":
 		fmt.Println(OKResponse)
 		fmt.Println(OKResponse)
@@ -194,18 +226,18 @@ func run(mode, state string, args []string) int {
 		fmt.Printf(`{"v":1,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
 			strings.Repeat("z", 1<<20))
 	case "nonzero-valid":
-		fmt.Println(OKResponse)
+		respond(OKResponse)
 		done()
 		return 1
 	case "exit137-oom", "exit137-kill":
 		done()
 		return 137
 	case "command-not-found":
-		fmt.Println(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)
+		respond(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)
 	case "runner-timeout":
-		fmt.Println(`{"v":1,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)
+		respond(`{"v":1,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)
 	case "exec-oom", "exec-oom-events-fail":
-		fmt.Println(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`)
+		respond(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`)
 	default:
 		fmt.Fprintf(os.Stderr, "fake docker: unknown mode %q\n", mode)
 		return 2

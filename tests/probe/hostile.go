@@ -38,6 +38,8 @@ func hostile() {
 		fmt.Println(`{"v":1,"ok":true,"result":null,"output":"abc","output_truncated":true,"output_bytes":3}`)
 	case "unknown-field":
 		fmt.Println(`{"v":1,"ok":true,"result":null,"output":"","output_truncated":false,"output_bytes":0,"callable":"os.system"}`)
+	case "unattested":
+		fmt.Println(ok)
 	case "nonzero-valid":
 		fmt.Println(ok)
 		os.Exit(1)
