@@ -174,6 +174,11 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	if err := attestationError(resp.Selfcheck, a.plan.Limits.Memory); err != nil {
 		return err
 	}
+	if resp.Error != nil && resp.Error.Type == protocol.ErrOOM {
+		// The runner outlived the program and says why, with its evidence:
+		// its own guard, or the cgroup's OOM-kill counter.
+		return &OOMError{Err: fmt.Errorf("the program exhausted its %s memory limit: %s", a.plan.Limits.Memory, resp.Error.Message)}
+	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
 		return &TimeoutError{Err: fmt.Errorf("the runner stopped the program at its deadline of %s: %s",
 			a.plan.Limits.Timeout, resp.Error.Message)}

@@ -135,6 +135,12 @@ func TestRunExit137NeedsEvidence(t *testing.T) {
 	res, _, err = runFake(t, "exec-oom")
 	assert.Equal(t, res.Verdict, OOM, "%v", err)
 
+	// The runner outlives the program and reports the exhaustion itself.
+	res, _, err = runFake(t, "runner-oom")
+	assert.Equal(t, res.Verdict, OOM, "%v", err)
+	assert.Equal(t, res.ExitCode, 137)
+	assert.ErrorContains(t, err, "the program exhausted its 512m memory limit: memory exhausted: 65523712 of 67108864 bytes in use (runner guard)")
+
 	// Without an answer from the daemon a killed command is not a program error.
 	res, _, err = runFake(t, "exec-oom-events-fail")
 	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)

@@ -225,10 +225,13 @@ func TestBoundaryOutputCap(t *testing.T) {
 func TestBoundaryResponseCap(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
+	// A value too large for the 1 MiB response is the program's error; the
+	// host's own bounded reader is proven against lying runners in
+	// TestHostileImage (big-response, endless).
 	r := run(t, "'x' * (2 << 20)")
-	assert.Equal(t, r.code, 3, r.stderr)
-	assert.Check(t, is.Equal(r.res.Verdict, "sandbox_failure"))
-	assert.Check(t, is.Contains(r.stderr, "response larger than 1048576 bytes"))
+	assert.Equal(t, r.code, 1, r.stderr)
+	assert.Check(t, is.Equal(r.res.Verdict, "program_error"))
+	assert.Check(t, is.Contains(r.stderr, "result too large: its response would exceed 1048576 bytes"))
 }
 
 func TestBoundaryOOM(t *testing.T) {
@@ -237,7 +240,44 @@ func TestBoundaryOOM(t *testing.T) {
 	r := run(t, "x = 'x' * (1 << 29)\nlen(x)", "--memory", "64m")
 	assert.Equal(t, r.code, 137, r.stderr)
 	assert.Check(t, is.Equal(r.res.Verdict, "oom"))
-	assert.Check(t, is.Contains(r.stderr, "daemon oom event"))
+	assert.Check(t, is.Contains(r.stderr, "memory exhausted"))
+}
+
+// TestBoundaryOOMIsAlwaysOOM: memory exhaustion ends as oom, with the
+// runner's own evidence and within 3 s, for a Starlark list that grows, a
+// string that is too large at once, and an exec-mode child that allocates,
+// at 64m and 512m. (scripts/oom.sh runs each 20 times.)
+func TestBoundaryOOMIsAlwaysOOM(t *testing.T) {
+	needEngine(t)
+	for _, mem := range []string{"64m", "512m"} {
+		for _, tc := range []struct {
+			kind string
+			run  func() toolResult
+		}{
+			{"list", func() toolResult {
+				return run(t, "l = []\nwhile True:\n  l.append('y' * 1000)", "--memory", mem, "--timeout", "30s")
+			}},
+			{"string", func() toolResult { return run(t, "x = 'x' * (512 << 20)", "--memory", mem, "--timeout", "30s") }},
+			{"exec", func() toolResult {
+				r := tool(t, nil, "", "run", "--image", probeImage, "--memory", mem, "--timeout", "30s", "--code", "alloc", "--", "/probe")
+				assertGone(t, r.res.Container)
+				assertRunGone(t, r.res.RunID)
+				return r
+			}},
+		} {
+			t.Run(mem+"/"+tc.kind, func(t *testing.T) {
+				start := time.Now()
+				r := tc.run()
+				took := time.Since(start)
+				assert.Check(t, is.Equal(r.code, 137), r.stderr)
+				assert.Check(t, is.Equal(r.res.Verdict, "oom"))
+				assert.Check(t, strings.Contains(r.stderr, "(runner guard)") || strings.Contains(r.stderr, "(cgroup oom_kill counter"),
+					"the runner names its evidence: %s", r.stderr)
+				assert.Check(t, took < 3*time.Second, "took %s", took)
+				t.Logf("%s in %s: %s", r.res.Verdict, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
+			})
+		}
+	}
 }
 
 func TestBoundaryTimeoutLeavesNoContainer(t *testing.T) {

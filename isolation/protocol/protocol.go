@@ -23,6 +23,7 @@ const (
 	ErrRequest  = "request"  // the runner refused the request
 	ErrExec     = "exec"     // exec mode: the command failed
 	ErrCommand  = "command"  // exec mode: the command could not be started (not in the image, not executable)
+	ErrOOM      = "oom"      // the program exhausted its memory limit; the message names the evidence
 	ErrInternal = "internal" // the runner itself failed
 )
 

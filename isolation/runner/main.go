@@ -63,6 +63,9 @@ func (r *responder) sentOK() bool {
 
 func main() {
 	silenceStderr()
+	if isChild() {
+		os.Exit(starlarkChild(os.Args[2:], os.Stdin, os.Stdout))
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout))
 }
 
@@ -95,6 +98,22 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(failure(protocol.ErrRequest, "runner: "+err.Error()))
 		return
 	}
+	_ = lockText() // best effort; see there
+	cg := newCgroupMem(cgroupRoot)
+	var sl *starlarkChildProc
+	if cfg.Exec == nil && !cfg.Selfcheck {
+		// Started now, idle until it is given the source: its start-up
+		// overlaps the attestation and the wait for the request.
+		if sl, err = startStarlarkChild(cfg.Timeout, cg); err != nil {
+			r.send(failure(protocol.ErrInternal, "starting the evaluator: "+err.Error()))
+			return
+		}
+		defer func() {
+			if sl != nil {
+				sl.abort()
+			}
+		}()
+	}
 	// Read before any program runs, so nothing the program does can
 	// change what the host is told about the sandbox it ran in.
 	began := time.Now()
@@ -120,11 +139,14 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(failure(protocol.ErrRequest, err.Error()))
 		return
 	}
+	g := &guard{cg: cg, limit: sc.MemoryMax}
 	if cfg.Exec != nil {
-		r.send(execute(ctx, cfg.Exec, req.Source))
+		r.send(execute(ctx, cfg.Exec, req.Source, g))
 		return
 	}
-	r.send(fromEval(interp.Eval(ctx, req.Source, interp.Options{})))
+	child := sl
+	sl = nil // handed over: eval reaps it
+	r.send(child.eval(ctx, req.Source, g))
 	return
 }
 

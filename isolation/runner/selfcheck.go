@@ -85,9 +85,12 @@ func selfcheck() protocol.Selfcheck {
 	return s
 }
 
+// cgroupRoot is where a container sees its own cgroup.
+const cgroupRoot = "/sys/fs/cgroup"
+
 // readCgroup fills the limits from cgroup v2 if mounted, else from v1.
 func readCgroup(s *protocol.Selfcheck, problem func(string, error)) {
-	const root = "/sys/fs/cgroup"
+	const root = cgroupRoot
 	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err == nil {
 		s.CgroupVersion = 2
 		s.MemoryMax = readLimit(filepath.Join(root, "memory.max"), problem)

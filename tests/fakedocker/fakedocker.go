@@ -234,6 +234,8 @@ func run(mode, state string, args []string) int {
 		return 137
 	case "command-not-found":
 		respond(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)
+	case "runner-oom":
+		respond(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"oom","message":"memory exhausted: 65523712 of 67108864 bytes in use (runner guard)"}}`)
 	case "runner-timeout":
 		respond(`{"v":1,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)
 	case "exec-oom", "exec-oom-events-fail":

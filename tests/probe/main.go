@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -61,6 +62,7 @@ func main() {
 	checks := map[string]func([]string) report{
 		"rootfs": rootfs, "tmp": tmp, "net": network, "privs": privs, "env": env, "socket": socket, "shm": shm,
 		"cgroup": cgroup, "limits": limits, "forkbomb": forkbomb, "nofile": nofile, "cpu": cpu, "sleep": sleep,
+		"alloc": alloc, "oomadj": oomadj, "spawn": spawn,
 	}
 	check, ok := checks[f[0]]
 	if !ok {
@@ -291,4 +293,67 @@ func cpu([]string) report {
 func sleep([]string) report {
 	time.Sleep(time.Hour)
 	return report{}
+}
+
+// alloc allocates and touches memory in 4 MiB steps until something stops
+// it; it reports only if it is never stopped.
+func alloc([]string) report {
+	var keep [][]byte
+	for i := 0; i < 4096; i++ {
+		b := make([]byte, 4<<20)
+		for j := 0; j < len(b); j += 4096 {
+			b[j] = 1
+		}
+		keep = append(keep, b)
+	}
+	return report{"allocated_mib": len(keep) * 4}
+}
+
+// oomadj reports the OOM killer's adjustment of the probe and of PID 1.
+func oomadj([]string) report {
+	r := report{}
+	for _, p := range []string{"/proc/self/oom_score_adj", "/proc/1/oom_score_adj"} {
+		b, err := os.ReadFile(p)
+		r[p] = strings.TrimSpace(string(b)) + errno(err)
+	}
+	if b, err := os.ReadFile("/proc/1/status"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "VmLck:") {
+				r["pid1_vmlck"] = strings.TrimSpace(strings.TrimPrefix(l, "VmLck:"))
+			}
+		}
+	}
+	return r
+}
+
+// spawn times starting the runner, as a whole and as its Starlark child,
+// from inside the container (the image's filesystem, its CPU quota).
+func spawn([]string) report {
+	r := report{}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		input string
+	}{
+		{"runner_ms", []string{"--timeout", "10s"}, `{"source":"1+2"}`},
+		{"child_ms", []string{"--starlark-child", "10s"}, "1+2"},
+	} {
+		var ds []float64
+		for i := 0; i < 21; i++ {
+			cmd := exec.Command("/runner", tc.args...)
+			cmd.Stdin = strings.NewReader(tc.input)
+			start := time.Now()
+			out, err := cmd.Output()
+			if err != nil {
+				r[tc.name] = err.Error() + string(out)
+				break
+			}
+			ds = append(ds, float64(time.Since(start).Microseconds())/1000)
+		}
+		if len(ds) > 0 {
+			sort.Float64s(ds)
+			r[tc.name] = ds[len(ds)/2]
+		}
+	}
+	return r
 }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/interp"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// childArg starts the runner as the Starlark child. It is not part of the
+// runner's command line (protocol.Args): only the runner passes it, to
+// itself.
+const childArg = "--starlark-child"
+
+// childResponseLimit leaves room in the 1 MiB response for the attestation
+// the parent adds.
+const childResponseLimit = limits.MaxResponseBytes - 16<<10
+
+// starlarkChildProc is the Starlark child, started before the request is
+// read (its start-up then overlaps the attestation and the wait for the
+// request) and given the source once the request is decoded.
+type starlarkChildProc struct {
+	c     *child
+	stdin *os.File
+}
+
+// startStarlarkChild starts the runner again as the Starlark child. The
+// program runs in that child, so that when memory runs out it is the child
+// that dies or is stopped, and the runner lives to say so with evidence.
+func startStarlarkChild(timeout time.Duration, cg cgroupMem) (*starlarkChildProc, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("/proc/self/exe", childArg, timeout.String())
+	cmd.Stdin = pr
+	c, err := startChild(cmd, false, limits.MaxResponseBytes, cg)
+	pr.Close()
+	if err != nil {
+		pw.Close()
+		return nil, err
+	}
+	return &starlarkChildProc{c: c, stdin: pw}, nil
+}
+
+// abort ends a child that will get no program.
+func (p *starlarkChildProc) abort() {
+	p.stdin.Close()
+	p.c.abort()
+}
+
+// eval hands the source to the child and turns how it ended into a response.
+func (p *starlarkChildProc) eval(ctx context.Context, source string, g *guard) protocol.Response {
+	go func() {
+		// A child that dies early makes this write fail; supervise tells why.
+		_, _ = io.WriteString(p.stdin, source)
+		p.stdin.Close()
+	}()
+	s := p.c.supervise(ctx, g)
+	switch {
+	case s.oom != "":
+		return failure(protocol.ErrOOM, s.oom)
+	case s.timedOut:
+		return failure(protocol.ErrTimeout, "stopped: "+context.Cause(ctx).Error())
+	case s.waitErr != nil:
+		return failure(protocol.ErrInternal, "the evaluator failed: "+s.waitErr.Error())
+	case s.out.Truncated():
+		return failure(protocol.ErrInternal, fmt.Sprintf("the evaluator's answer is larger than %d bytes", limits.MaxResponseBytes))
+	}
+	resp, err := protocol.DecodeResponse(s.out.Bytes())
+	if err != nil {
+		return failure(protocol.ErrInternal, "the evaluator's answer: "+err.Error())
+	}
+	return resp
+}
+
+// starlarkChild is the child's side: the source on stdin, one response on
+// stdout, and a result too large for the response refused as the
+// program's own error.
+func starlarkChild(args []string, stdin io.Reader, stdout io.Writer) int {
+	timeout := limits.DefaultTimeout
+	if len(args) == 1 {
+		if d, err := time.ParseDuration(args[0]); err == nil && d > 0 {
+			timeout = d
+		}
+	}
+	src, err := io.ReadAll(io.LimitReader(stdin, limits.MaxRequestBytes+1))
+	if err != nil || len(src) > limits.MaxRequestBytes {
+		return 2
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, fmt.Errorf("runner deadline of %s", timeout))
+	defer cancel()
+	resp := fromEval(interp.Eval(ctx, string(src), interp.Options{}))
+	b, err := json.Marshal(resp)
+	if err == nil && len(b) > childResponseLimit {
+		resp = failure(protocol.ErrRuntime, fmt.Sprintf("result too large: its response would exceed %d bytes", limits.MaxResponseBytes))
+		resp.Output, resp.OutputBytes, resp.OutputTruncated = "", 0, false
+		b, err = json.Marshal(resp)
+	}
+	if err != nil {
+		return 2
+	}
+	if _, err := stdout.Write(append(b, '\n')); err != nil {
+		return 2
+	}
+	return 0
+}
+
+// isChild reports whether this process is the Starlark child.
+func isChild() bool { return len(os.Args) > 1 && os.Args[1] == childArg }

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/capture"
+)
+
+// drainGrace bounds how long the runner waits for the output pipe to close
+// after the child and its process group are dead.
+const drainGrace = time.Second
+
+// supervised is how a child program ended.
+type supervised struct {
+	out      *capture.Buffer
+	state    *os.ProcessState
+	waitErr  error
+	timedOut bool
+	// oom says why the end was memory exhaustion, with its evidence; "" if
+	// it was not.
+	oom string
+}
+
+// child is a program the runner started and supervises.
+type child struct {
+	cmd         *exec.Cmd
+	pr          *os.File
+	out         *capture.Buffer
+	drained     chan struct{}
+	waited      chan error
+	killsBefore int64
+	countErr    error
+}
+
+// startChild starts cmd (with its stdin set) in its own process group and
+// captures its stdout (and stderr too, if combined) under limit. It reads
+// the cgroup's OOM-kill counter first, so a kill during the run shows.
+func startChild(cmd *exec.Cmd, combined bool, limit int, cg cgroupMem) (*child, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("pipe: %w", err)
+	}
+	cmd.Stdout = pw
+	if combined {
+		cmd.Stderr = pw
+	}
+	// Its own process group, so the deadline can kill everything it forked.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c := &child{cmd: cmd, pr: pr, out: capture.New(limit), drained: make(chan struct{}), waited: make(chan error, 1)}
+	c.killsBefore, c.countErr = cg.oomKills()
+	// The child must be the OOM killer's choice, never the runner that
+	// reports: it inherits the runner's oom_score_adj at fork, so the
+	// runner raises its own for the start and lowers it back at once
+	// (without privilege a process may lower it again to 0, not below).
+	// Raising the child's afterwards would race a child that allocates
+	// before the runner is scheduled again.
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte("1000"), 0)
+	err = cmd.Start()
+	_ = os.WriteFile("/proc/self/oom_score_adj", []byte("0"), 0)
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		return nil, err
+	}
+	go func() {
+		// Keep reading past the cap: a child blocked on a full pipe would
+		// otherwise look like a hang instead of a flood.
+		_, _ = io.Copy(c.out, pr)
+		close(c.drained)
+	}()
+	go func() { c.waited <- cmd.Wait() }()
+	return c, nil
+}
+
+// supervise waits for the child, stops it at ctx's end or when the memory
+// guard fires, kills and reaps whatever it left, and decides whether it ran
+// out of memory: the guard's own reason, or the cgroup's OOM-kill counter
+// having moved while it ran. The runner, not the child, survives to tell.
+func (c *child) supervise(ctx context.Context, g *guard) supervised {
+	defer c.pr.Close()
+	pid := c.cmd.Process.Pid
+	res := supervised{out: c.out}
+	guardDone := make(chan struct{})
+	go g.watch(guardDone, func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+
+	select {
+	case res.waitErr = <-c.waited:
+	case <-ctx.Done():
+		res.timedOut = true
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		res.waitErr = <-c.waited
+	}
+	close(guardDone)
+	res.state = c.cmd.ProcessState
+	killLeftovers(pid)
+	select {
+	case <-c.drained:
+	case <-time.After(drainGrace):
+		c.pr.Close() // a process outside our reach still holds the pipe
+		<-c.drained
+	}
+	reapOrphans()
+
+	switch why := g.stopped(); {
+	case why != "":
+		res.oom, res.timedOut = why, false
+	case c.countErr == nil:
+		if after, err := g.cg.oomKills(); err == nil && after > c.killsBefore {
+			res.oom = fmt.Sprintf("memory exhausted: the kernel's OOM killer ended a process at the %d byte limit (cgroup oom_kill counter %d -> %d)",
+				g.limit, c.killsBefore, after)
+			res.timedOut = false
+		}
+	}
+	return res
+}
+
+// abort kills a child that will not be given its work.
+func (c *child) abort() {
+	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	<-c.waited
+	c.pr.Close()
+}
+
+// killLeftovers kills what the child left running: its process group,
+// and, when the runner is PID 1 of a container, every other process in the
+// container (a child may have left the group with setsid). Outside a
+// container the second step is skipped: kill(-1) there would reach every
+// process of the user.
+func killLeftovers(pgid int) {
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	if os.Getpid() == 1 {
+		_ = syscall.Kill(-1, syscall.SIGKILL)
+	}
+}
+
+// reapOrphans collects exited descendants. As PID 1 the runner inherits
+// every orphan in the container; unreaped zombies would hold PIDs.
+func reapOrphans() {
+	if os.Getpid() != 1 {
+		return
+	}
+	deadline := time.Now().Add(drainGrace)
+	for time.Now().Before(deadline) {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.ECHILD):
+			return
+		case err == nil && pid == 0:
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
