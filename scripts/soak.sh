@@ -66,6 +66,6 @@ left=$(docker ps --all --quiet --filter label=io.synapse-isolation.run-id | wc -
 wrong=$(grep -c '^run ' "$work/wrong" || true)
 rss=$(cat "$work"/rss.* 2>/dev/null | sort -n | tail -1)
 cat "$work/wrong"
-echo "soak: $n runs, $p at a time, ${took}s; wrong exit statuses: $wrong; gc removed: $(grep -c '^removed' "$work/gc" || true); containers left: $left; supervisor peak RSS: ${rss} KiB"
+echo "soak: $n runs, $p at a time, ${took}s; wrong exit statuses: $wrong; gc removed: $(grep -c '^removed' "$work/gc" || true); containers left: $left; largest peak RSS in a run's process tree (GNU time %M: the docker client, whose rusage the supervisor collects): ${rss} KiB"
 docker rmi -f "$probe" > /dev/null
 [ "$wrong" = 0 ] && [ "$left" = 0 ]

@@ -54,6 +54,7 @@ func setup(m *testing.M) int {
 		return 1
 	}
 	code := m.Run()
+	stopSecondEngine()
 	for _, img := range []string{probeImage, hostileImage} {
 		_ = exec.Command("docker", "rmi", "-f", img).Run()
 	}

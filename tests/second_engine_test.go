@@ -1,0 +1,143 @@
+package tests
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/poll"
+)
+
+// labelled lists, on the machine's engine (e == nil) or the second one,
+// the containers carrying the tool's run-id label, in any state.
+func labelled(t *testing.T, e *secondEngine, runID string) []string {
+	t.Helper()
+	args := []string{"ps", "--all", "--quiet", "--filter", "label=io.synapse-isolation.run-id" + runID}
+	var out []byte
+	var err error
+	if e == nil {
+		out, err = exec.Command("docker", args...).Output()
+	} else {
+		out, err = e.docker(args...)
+	}
+	assert.NilError(t, err)
+	return strings.Fields(string(out))
+}
+
+// foreignLeftover puts a container on the machine's engine that looks left
+// behind by the tool (its label, a deadline long past): nothing aimed at
+// the second engine may touch it.
+func foreignLeftover(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("docker", "create", "--network", "none",
+		"--label", "io.synapse-isolation.run-id=sentinel"+time.Now().Format("150405.000000"),
+		"--label", "io.synapse-isolation.deadline=1", refImage).Output()
+	assert.NilError(t, err)
+	id := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("docker", "rm", "-f", id).Run() })
+	return id
+}
+
+func assertExists(t *testing.T, id string) {
+	t.Helper()
+	assert.Check(t, exec.Command("docker", "inspect", "--format", "{{.Id}}", id).Run() == nil, "container %s on the machine's engine is gone", id)
+}
+
+// TestSecondEngineTimeoutAndOOMStayThere: --context sends the run, its
+// cleanup and its OOM evidence to the second engine only.
+func TestSecondEngineTimeoutAndOOMStayThere(t *testing.T) {
+	needEngine(t)
+	e := needSecondEngine(t)
+	s := foreignLeftover(t)
+	before := len(labelled(t, nil, ""))
+
+	// While a run on the second engine works, its container is there, not here.
+	cmd := exec.Command(toolBin, "run", "--context", e.context, "--image", refImage, "--timeout", "3s", "--code", "while True:\n  pass")
+	cmd.Env = append(cmd.Environ(), e.env()...)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	assert.NilError(t, cmd.Start())
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if len(labelled(t, e, "")) > 0 {
+			return poll.Success()
+		}
+		return poll.Continue("no container on the second engine yet")
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	assert.Check(t, is.Len(labelled(t, nil, ""), before), "the run must not reach the machine's engine")
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	assert.Assert(t, err != nil && errors.As(err, &ee) && ee.ExitCode() == 124, "%v: %s", err, stdout.String())
+	assert.Check(t, is.Contains(stdout.String(), `"verdict":"timeout"`))
+	assert.Check(t, is.Len(labelled(t, e, ""), 0), "the timed-out container is removed on the second engine")
+
+	r := tool(t, e.env(), "", "run", "--context", e.context, "--image", refImage, "--memory", "64m", "--code", "x = 'x' * (512 << 20)")
+	assert.Check(t, is.Equal(r.code, 137), r.stderr)
+	assert.Check(t, is.Equal(r.res.Verdict, "oom"))
+	assert.Check(t, is.Len(labelled(t, e, "="+r.res.RunID), 0))
+
+	// DOCKER_HOST reaches it too, without a context.
+	r = tool(t, []string{"DOCKER_HOST=unix://" + e.sock}, "", "run", "--image", refImage, "--code", "1+2")
+	assert.Check(t, is.Equal(r.code, 0), r.stderr)
+	assert.Check(t, is.Len(labelled(t, e, "="+r.res.RunID), 0))
+
+	assertExists(t, s)
+	assert.Check(t, is.Len(labelled(t, nil, ""), before))
+}
+
+// TestSecondEngineGC: a supervisor killed outright leaves its container on
+// the second engine; gc aimed there removes it and nothing here.
+func TestSecondEngineGC(t *testing.T) {
+	needEngine(t)
+	e := needSecondEngine(t)
+	s := foreignLeftover(t)
+	cmd := exec.Command(toolBin, "run", "--context", e.context, "--image", refImage, "--timeout", "60s", "--code", "while True:\n  pass")
+	cmd.Env = append(cmd.Environ(), e.env()...)
+	assert.NilError(t, cmd.Start())
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if len(labelled(t, e, "")) > 0 {
+			return poll.Success()
+		}
+		return poll.Continue("no container on the second engine yet")
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	assert.Check(t, is.Len(labelled(t, e, ""), 1), "the killed run's container stays until gc")
+
+	r := tool(t, e.env(), "", "gc", "--context", e.context, "--all")
+	assert.Check(t, is.Equal(r.code, 0), r.stderr)
+	assert.Check(t, is.Contains(r.stdout, "removed "))
+	assert.Check(t, is.Len(labelled(t, e, ""), 0))
+	assertExists(t, s)
+}
+
+func TestSecondEngineDoctor(t *testing.T) {
+	needEngine(t)
+	e := needSecondEngine(t)
+	r := tool(t, e.env(), "", "doctor", "--context", e.context, "--image", refImage)
+	assert.Check(t, is.Equal(r.code, 0), r.stdout+r.stderr)
+}
+
+// TestRunscIsRefusedByTheAttestation: gVisor's runsc accepts the whole
+// argv but, seen from inside, does not enforce all of it; every run under
+// it is refused, naming what is missing, and doctor fails those checks.
+func TestRunscIsRefusedByTheAttestation(t *testing.T) {
+	needEngine(t)
+	e := needSecondEngine(t)
+	r := tool(t, e.env(), "", "run", "--context", e.context, "--runtime", "runsc", "--image", refImage, "--code", "1+2")
+	t.Logf("runsc: exit %d: %s", r.code, strings.TrimSpace(r.stderr))
+	assert.Check(t, is.Equal(r.code, 3), r.stderr)
+	assert.Check(t, is.Equal(r.res.Verdict, "sandbox_failure"))
+	assert.Check(t, is.Contains(r.stderr, "the container does not enforce the policy: "))
+	assert.Check(t, r.res.Result == nil || string(r.res.Result) == "null", "the program's result is withheld")
+	assert.Check(t, is.Len(labelled(t, e, "="+r.res.RunID), 0))
+
+	d := tool(t, e.env(), "", "doctor", "--context", e.context, "--runtime", "runsc", "--image", refImage)
+	t.Logf("doctor --runtime runsc:\n%s", d.stdout)
+	assert.Check(t, is.Equal(d.code, 1))
+	assert.Check(t, is.Contains(d.stdout, "FAIL"))
+}
