@@ -32,8 +32,12 @@ func argvCommand() *cli.Command {
 			}
 			now := time.Now()
 			if c.IsSet("at") {
+				// Pinned: the run id is derived, and the owner label, which
+				// names the process that runs the container, is left out.
 				now = time.Unix(c.Int64("at"), 0)
 				o.RunID = pinnedRunID(o.Name, now)
+			} else if self, err := isolation.SelfOwner(); err == nil {
+				o.Owner = self.String()
 			}
 			plan, err := isolation.NewPlan(o, now)
 			if err != nil {

@@ -13,7 +13,7 @@ import (
 func gcCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "gc",
-		Usage: "remove containers left by a killed run (deadline passed; all with --all)",
+		Usage: "remove containers left by a killed run (its supervisor gone, or its deadline passed; all with --all)",
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "all", Usage: "remove every container with the tool's labels, running or not"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be removed; remove nothing"},
@@ -46,7 +46,7 @@ func gcCommand() *cli.Command {
 					case !l.Removed:
 						verb = "not removed"
 					}
-					fmt.Fprintf(w, "%s %s (run %s, %s, deadline %s)\n", verb, l.Name, l.RunID, l.State, l.Deadline.Format(time.RFC3339))
+					fmt.Fprintf(w, "%s %s (run %s, %s, %s, deadline %s)\n", verb, l.Name, l.RunID, l.State, l.Why, l.Deadline.Format(time.RFC3339))
 				}
 			}
 			return err

@@ -53,6 +53,10 @@ var (
 const (
 	LabelRunID    = "io.synapse-isolation.run-id"
 	LabelDeadline = "io.synapse-isolation.deadline"
+	// LabelOwner names the supervisor process that runs the container
+	// (boot id, pid, start time), so gc on the same host can tell when it
+	// is gone.
+	LabelOwner = "io.synapse-isolation.owner"
 )
 
 // DefaultCLI is the client binary used when Spec.CLI is empty.
@@ -76,6 +80,9 @@ type Spec struct {
 	RunID string
 	// Deadline is the run's host deadline in unix seconds, put on the container as a label.
 	Deadline int64
+	// Owner, when set, identifies the supervisor process, put on the
+	// container as a label after the deadline.
+	Owner string
 	// Image is the immutable image ID.
 	Image string
 	// Args are the runner's arguments, rendered after the image.
@@ -121,7 +128,10 @@ func Render(s Spec) []string {
 		flagName, s.Name,
 		flagLabel, LabelRunID+"="+s.RunID,
 		flagLabel, LabelDeadline+"="+strconv.FormatInt(s.Deadline, 10),
-		s.Image,
 	)
+	if s.Owner != "" {
+		argv = append(argv, flagLabel, LabelOwner+"="+s.Owner)
+	}
+	argv = append(argv, s.Image)
 	return append(argv, s.Args...)
 }

@@ -36,6 +36,7 @@ func TestRenderGolden(t *testing.T) {
 		{"cli", func(s *Spec) { s.CLI = "podman" }},
 		{"context", func(s *Spec) { s.Context = "remote-vm" }},
 		{"runtime", func(s *Spec) { s.Runtime = "runsc" }},
+		{"owner", func(s *Spec) { s.Owner = "8e2b1c4a-7d1f-4a58-9b1e-3c5d6f708192:4242:123456" }},
 		{"all-options", func(s *Spec) {
 			s.CLI, s.Context, s.Runtime, s.Memory = "/usr/local/bin/docker", "remote-vm", "runsc", 256<<20
 			s.Args = append(s.Args, "--exec", "python3", "-")

@@ -29,40 +29,60 @@ type Leftover struct {
 	RunID    string    `json:"run_id"`
 	Name     string    `json:"name"`
 	Deadline time.Time `json:"deadline"`
+	Owner    string    `json:"owner"`
 	State    string    `json:"state"`
-	Removed  bool      `json:"removed"`
+	// Why is why it was taken: "owner gone" (its supervisor, on this host,
+	// no longer runs), "deadline passed", or "all".
+	Why     string `json:"why"`
+	Removed bool   `json:"removed"`
 }
 
-// GC finds containers the tool started whose deadline has passed (all of
-// them with All) and removes each, confirming it is gone. Containers are
-// left behind only by a supervisor that was killed outright (SIGKILL),
-// which had no chance to run its own cleanup.
+// GC finds containers the tool started whose supervisor is gone (on this
+// host: its owner label names a process that no longer runs) or whose
+// deadline has passed (all of them with All), and removes each, confirming
+// it is gone. Containers are left behind only by a supervisor that was
+// killed outright (SIGKILL), which had no chance to run its own cleanup;
+// the deadline alone decides for containers owned on other hosts (a
+// remote engine shared by several).
 func GC(ctx context.Context, o GCOptions, now time.Time) ([]Leftover, error) {
+	return gc(ctx, o, now, hostProc)
+}
+
+func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Leftover, error) {
 	c, err := newClient(o.Engine)
 	if err != nil {
 		return nil, err
 	}
 	out, err := c.output(ctx, "ps", "--all", "--filter", "label="+dockerargs.LabelRunID,
-		"--format", `{{.Label "`+dockerargs.LabelRunID+`"}}\t{{.Label "`+dockerargs.LabelDeadline+`"}}\t{{.State}}\t{{.Names}}`)
+		"--format", `{{.Label "`+dockerargs.LabelRunID+`"}}\t{{.Label "`+dockerargs.LabelDeadline+`"}}\t{{.State}}\t{{.Names}}\t{{.Label "`+dockerargs.LabelOwner+`"}}`)
 	if err != nil {
 		return nil, &EngineError{Err: err}
 	}
 	var found []Leftover
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		f := strings.Split(line, "\t")
-		if len(f) != 4 || f[0] == "" {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Split(strings.TrimRight(line, "\r"), "\t")
+		if len(f) != 5 || f[0] == "" {
 			continue
 		}
-		l := Leftover{RunID: f[0], State: f[2], Name: f[3]}
+		l := Leftover{RunID: f[0], State: f[2], Name: f[3], Owner: f[4]}
 		secs, perr := strconv.ParseInt(f[1], 10, 64)
 		if perr == nil {
 			l.Deadline = time.Unix(secs, 0).UTC()
 		}
-		// A missing or unreadable deadline counts as expired: it is ours
-		// by label, and nothing of ours runs without a deadline.
-		if o.All || perr != nil || now.After(l.Deadline.Add(gcGrace)) {
-			found = append(found, l)
+		owner, owned := ParseOwner(l.Owner)
+		switch {
+		case owned && proc.gone(owner):
+			l.Why = "owner gone"
+		case perr != nil || now.After(l.Deadline.Add(gcGrace)):
+			// A missing or unreadable deadline counts as expired: it is
+			// ours by label, and nothing of ours runs without a deadline.
+			l.Why = "deadline passed"
+		case o.All:
+			l.Why = "all"
+		default:
+			continue
 		}
+		found = append(found, l)
 	}
 	if o.DryRun {
 		return found, nil

@@ -45,6 +45,9 @@ type Options struct {
 	// and the OOM query go by. Empty means a fresh random one; a caller that
 	// sets it must keep it unique per run.
 	RunID string
+	// Owner is the owner label (Owner.String) naming the supervisor
+	// process; Run fills in its own process when it is empty.
+	Owner string
 	// Runtime selects an OCI runtime such as runsc; empty means the engine's default.
 	Runtime string
 	// Exec, when set, makes the runner feed the source to this command
@@ -95,6 +98,11 @@ func NewPlan(o Options, now time.Time) (Plan, error) {
 	if name == "" {
 		name = NamePrefix + runID
 	}
+	if o.Owner != "" {
+		if _, ok := ParseOwner(o.Owner); !ok {
+			return Plan{}, &limits.FieldError{Field: "owner", Value: o.Owner, Msg: "must be boot-id:pid:start"}
+		}
+	}
 	for _, f := range []struct{ field, value string }{
 		{"run id", runID}, {"name", name}, {"context", o.Engine.Context}, {"runtime", o.Runtime},
 	} {
@@ -108,7 +116,7 @@ func NewPlan(o Options, now time.Time) (Plan, error) {
 	deadline := now.Add(lim.Timeout)
 	argv := dockerargs.Render(dockerargs.Spec{
 		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory,
-		Name: name, RunID: runID, Deadline: deadline.Unix(), Image: o.Image, Args: runner.Args(),
+		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.Owner, Image: o.Image, Args: runner.Args(),
 	})
 	return Plan{
 		RunID: runID, Name: name, Deadline: deadline, Image: o.Image, Limits: lim, Runner: runner, Argv: argv,

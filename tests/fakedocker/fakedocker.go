@@ -154,15 +154,21 @@ func flagValue(args []string, flag string) string {
 	return ""
 }
 
-// labelRunID is the run-id label key (dockerargs.LabelRunID).
-const labelRunID = "io.synapse-isolation.run-id="
+// Label keys (dockerargs.LabelRunID, LabelOwner) with their "=".
+const (
+	labelRunID = "io.synapse-isolation.run-id="
+	labelOwner = "io.synapse-isolation.owner="
+)
 
 func run(mode, state string, args []string) int {
 	name := flagValue(args, "--name")
-	runID := ""
+	runID, owner := "", ""
 	for i, a := range args {
 		if a == "--label" && i+1 < len(args) && strings.HasPrefix(args[i+1], labelRunID) {
 			runID = strings.TrimPrefix(args[i+1], labelRunID)
+		}
+		if a == "--label" && i+1 < len(args) && strings.HasPrefix(args[i+1], labelOwner) {
+			owner = strings.TrimPrefix(args[i+1], labelOwner)
 		}
 	}
 	mem, _ := limits.ParseBytes(flagValue(args, "--memory"))
@@ -173,7 +179,7 @@ func run(mode, state string, args []string) int {
 		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: Conflict. The container name \"/%s\" is already in use.\n", name)
 		return 125
 	}
-	os.WriteFile(container, []byte(runID+"\t0\trunning"), 0o600)
+	os.WriteFile(container, []byte(runID+"\t0\trunning\t"+owner), 0o600)
 	done := func() { os.Remove(container) } // what --rm does on exit
 	_, _ = io.ReadAll(os.Stdin)
 	switch mode {
@@ -256,7 +262,7 @@ func lateCreate(state, nameAndID string) {
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(filepath.Join(state, "ps-called")); err == nil {
 			time.Sleep(50 * time.Millisecond)
-			os.WriteFile(filepath.Join(state, "c-"+name), []byte(runID+"\t0\trunning"), 0o600)
+			os.WriteFile(filepath.Join(state, "c-"+name), []byte(runID+"\t0\trunning\t"), 0o600)
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -265,15 +271,19 @@ func lateCreate(state, nameAndID string) {
 
 // ps prints one line per container whose run-id label matches the label
 // filter; with --format (gc's listing) it prints every container as
-// "<run id>\t<deadline>\t<state>\t<name>". Container IDs are names here.
+// "<run id>\t<deadline>\t<state>\t<name>\t<owner>". Container IDs are
+// names here.
 func ps(state string, args []string) {
 	f := flagValue(args, "--filter")
 	for _, c := range Containers(state) {
 		b, _ := os.ReadFile(filepath.Join(state, "c-"+c))
-		fields := strings.SplitN(string(b), "\t", 3)
+		fields := strings.SplitN(string(b), "\t", 4)
+		for len(fields) < 4 {
+			fields = append(fields, "")
+		}
 		switch {
 		case flagValue(args, "--format") != "":
-			fmt.Printf("%s\t%s\n", b, c)
+			fmt.Printf("%s\t%s\t%s\t%s\t%s\n", fields[0], fields[1], fields[2], c, fields[3])
 		case strings.HasPrefix(f, "label="+labelRunID) && fields[0] == strings.TrimPrefix(f, "label="+labelRunID):
 			fmt.Println(c)
 		}
@@ -283,5 +293,10 @@ func ps(state string, args []string) {
 // AddContainer puts a running container of another run in the state
 // directory, as gc or cleanup would find it.
 func AddContainer(state, name, runID, deadline, status string) error {
-	return os.WriteFile(filepath.Join(state, "c-"+name), []byte(runID+"\t"+deadline+"\t"+status), 0o600)
+	return AddOwnedContainer(state, name, runID, deadline, status, "")
+}
+
+// AddOwnedContainer is AddContainer with an owner label.
+func AddOwnedContainer(state, name, runID, deadline, status, owner string) error {
+	return os.WriteFile(filepath.Join(state, "c-"+name), []byte(runID+"\t"+deadline+"\t"+status+"\t"+owner), 0o600)
 }
