@@ -36,6 +36,9 @@ const (
 	MaxMemory      Bytes = 1 << 40
 	DefaultTimeout       = 10 * time.Second
 	MaxTimeout           = 10 * time.Minute
+	// MaxIdle bounds how long a container started ahead of its request
+	// (a warm pool) waits for one before it ends on its own.
+	MaxIdle = 10 * time.Minute
 )
 
 // Config is the configurable part of the policy. A zero field means its

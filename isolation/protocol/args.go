@@ -10,6 +10,7 @@ import (
 
 // The runner's flags, spelled once for both sides.
 const (
+	argIdle      = "--idle"
 	argTimeout   = "--timeout"
 	argExec      = "--exec"
 	argSelfcheck = "--selfcheck"
@@ -19,9 +20,13 @@ const (
 // and the runner parses. Exactly one mode: Starlark (the default), Exec or
 // Selfcheck.
 type Args struct {
-	// Timeout is the runner's own deadline, so the work is bounded even if
-	// the host supervisor dies.
+	// Timeout is the runner's own deadline, counted from the request's
+	// arrival, so the work is bounded even if the host supervisor dies.
 	Timeout time.Duration
+	// Idle bounds the wait for the request; a container started ahead of
+	// its request (a warm pool) ends on its own when none comes. Zero
+	// means Timeout.
+	Idle time.Duration
 	// Exec, when set, is an interpreter baked into the image that gets the
 	// source on its stdin instead of the Starlark evaluator.
 	Exec []string
@@ -35,6 +40,9 @@ func (a Args) Validate() error {
 	if err := limits.CheckTimeout(a.Timeout); err != nil {
 		return err
 	}
+	if a.Idle < 0 || a.Idle > limits.MaxIdle {
+		return fmt.Errorf("idle: must be from 0 to %s (got %s)", limits.MaxIdle, a.Idle)
+	}
 	if a.Exec != nil && (len(a.Exec) == 0 || a.Exec[0] == "") {
 		return errors.New("exec: the command must not be empty")
 	}
@@ -44,10 +52,14 @@ func (a Args) Validate() error {
 	return nil
 }
 
-// Args renders a as the runner's argv: --timeout D, then --selfcheck or
-// --exec CMD ARGS... (last, since everything after it is the command).
+// Args renders a as the runner's argv: --timeout D, --idle D when set,
+// then --selfcheck or --exec CMD ARGS... (last, since everything after it
+// is the command).
 func (a Args) Args() []string {
 	out := []string{argTimeout, a.Timeout.String()}
+	if a.Idle > 0 {
+		out = append(out, argIdle, a.Idle.String())
+	}
 	switch {
 	case a.Selfcheck:
 		out = append(out, argSelfcheck)
@@ -72,6 +84,16 @@ func ParseArgs(argv []string) (Args, error) {
 				return a, err
 			}
 			a.Timeout = d
+			i++
+		case argIdle:
+			if i+1 >= len(argv) {
+				return a, errors.New("--idle needs a value")
+			}
+			d, err := time.ParseDuration(argv[i+1])
+			if err != nil {
+				return a, fmt.Errorf("idle: must be a duration like 60s (got %q)", argv[i+1])
+			}
+			a.Idle = d
 			i++
 		case argSelfcheck:
 			a.Selfcheck = true

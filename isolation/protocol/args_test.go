@@ -11,6 +11,8 @@ import (
 func TestArgsRoundTrip(t *testing.T) {
 	for _, a := range []Args{
 		{Timeout: 10 * time.Second},
+		{Timeout: 5 * time.Second, Idle: time.Minute},
+		{Timeout: 5 * time.Second, Idle: time.Minute, Exec: []string{"python3", "-"}},
 		{Timeout: 1500 * time.Millisecond, Selfcheck: true},
 		{Timeout: time.Minute, Exec: []string{"python3", "-"}},
 		// Everything after --exec is the command, runner flags included.
@@ -39,6 +41,9 @@ func TestParseArgsDefaultsAndRejects(t *testing.T) {
 		{[]string{"--exec", ""}, "exec: the command must not be empty"},
 		{[]string{"--selfcheck", "--exec", "sh"}, "conflicting options: exec and selfcheck"},
 		{[]string{"--verbose"}, `unknown argument "--verbose"`},
+		{[]string{"--idle"}, "--idle needs a value"},
+		{[]string{"--idle", "soon"}, `idle: must be a duration like 60s (got "soon")`},
+		{[]string{"--idle", "-1s"}, "idle: must be from 0 to 10m0s (got -1s)"},
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			_, err := ParseArgs(tc.argv)

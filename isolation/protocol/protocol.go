@@ -60,6 +60,10 @@ type Response struct {
 	OutputBytes int64  `json:"output_bytes"`
 	Error       *Error `json:"error,omitempty"`
 	Exit        *Exit  `json:"exit,omitempty"`
+	// ElapsedMicros is the runner's own time from the request's arrival to
+	// this response. It is the runner's word: the host reports it as a
+	// timing, bounded by what it measured itself, and decides nothing by it.
+	ElapsedMicros int64 `json:"elapsed_us,omitempty"`
 	// Selfcheck is the runner's attestation: what it saw of the sandbox
 	// before any program ran. Every response of the reference runner
 	// carries it; the host refuses a result without one.

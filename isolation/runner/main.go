@@ -33,10 +33,11 @@ const hardStopGrace = time.Second
 // program or the hard-stop watchdog finishes first. Every response carries
 // the attestation: what the runner saw of the sandbox before any program ran.
 type responder struct {
-	once   sync.Once
-	out    io.Writer
-	attest *protocol.Selfcheck // set before any program runs, then only read
-	ok     bool                // set inside once; read after a Do call returns
+	once     sync.Once
+	out      io.Writer
+	attest   *protocol.Selfcheck // set before any program runs, then only read
+	received time.Time           // when the request arrived; set before the watchdog is armed
+	ok       bool                // set inside once; read after a Do call returns
 }
 
 // send writes resp unless a response was already attempted; it reports
@@ -46,6 +47,9 @@ func (r *responder) send(resp protocol.Response) bool {
 	r.once.Do(func() {
 		if resp.Selfcheck == nil {
 			resp.Selfcheck = r.attest
+		}
+		if !r.received.IsZero() {
+			resp.ElapsedMicros = time.Since(r.received).Microseconds()
 		}
 		b, err := json.Marshal(resp)
 		if err == nil {
@@ -124,6 +128,14 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
 	}
+	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout)
+	if err != nil {
+		r.send(failure(protocol.ErrRequest, err.Error()))
+		return
+	}
+	// The deadline counts from the request, so a container started ahead
+	// of it (a warm pool) gives the program its whole time.
+	r.received = time.Now()
 	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
 		fmt.Errorf("runner deadline of %s", cfg.Timeout))
 	defer cancel()
@@ -134,11 +146,6 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	})
 	defer watchdog.Stop()
 
-	req, err := readRequest(stdin)
-	if err != nil {
-		r.send(failure(protocol.ErrRequest, err.Error()))
-		return
-	}
 	g := &guard{cg: cg, limit: sc.MemoryMax}
 	if cfg.Exec != nil {
 		r.send(execute(ctx, cfg.Exec, req.Source, g))
@@ -170,6 +177,29 @@ func fromEval(r interp.Result) protocol.Response {
 		resp.Error = &protocol.Error{Type: errorTypes[r.Err.Kind], Message: r.Err.Msg, Line: r.Err.Line, Col: r.Err.Col}
 	}
 	return resp
+}
+
+// readRequestWithin waits at most idle (timeout when idle is zero) for the
+// request: a runner nobody sends work to ends on its own.
+func readRequestWithin(stdin io.Reader, idle, timeout time.Duration) (protocol.Request, error) {
+	if idle <= 0 {
+		idle = timeout
+	}
+	type read struct {
+		req protocol.Request
+		err error
+	}
+	got := make(chan read, 1)
+	go func() {
+		req, err := readRequest(stdin)
+		got <- read{req, err}
+	}()
+	select {
+	case r := <-got:
+		return r.req, r.err
+	case <-time.After(idle):
+		return protocol.Request{}, fmt.Errorf("request: none within %s", idle)
+	}
 }
 
 // readRequest reads at most one byte more than the limit, so an oversized

@@ -151,3 +151,41 @@ func TestRunnerSelfcheck(t *testing.T) {
 	assert.Assert(t, is.Contains(sc.Interfaces, "lo"))
 	assert.Assert(t, is.Contains(sc.EnvKeys, "PATH"))
 }
+
+// TestRunnerIdleCapAndDeadlineFromTheRequest: a runner started ahead of
+// its request waits at most --idle for it, and its --timeout counts from
+// the request, not from its start.
+func TestRunnerIdleCapAndDeadlineFromTheRequest(t *testing.T) {
+	t.Parallel()
+	// No request at all: it ends on its own at the idle cap.
+	cmd := exec.Command(runnerBin, "--timeout", "5s", "--idle", "200ms")
+	stdin, err := cmd.StdinPipe()
+	assert.NilError(t, err)
+	defer stdin.Close()
+	start := time.Now()
+	out, err := cmd.Output()
+	assert.NilError(t, err)
+	assert.Assert(t, time.Since(start) < 3*time.Second)
+	resp, err := protocol.DecodeResponse(out)
+	assert.NilError(t, err)
+	assert.Equal(t, resp.Error.Type, protocol.ErrRequest)
+	assert.Equal(t, resp.Error.Message, "request: none within 200ms")
+
+	// A request that comes after more than --timeout still gets all of it.
+	cmd = exec.Command(runnerBin, "--timeout", "500ms", "--idle", "5s")
+	stdin, err = cmd.StdinPipe()
+	assert.NilError(t, err)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	assert.NilError(t, cmd.Start())
+	time.Sleep(800 * time.Millisecond)
+	_, err = stdin.Write([]byte(`{"source":"n = 0\nfor i in range(1000):\n  n += i\nn"}`))
+	assert.NilError(t, err)
+	assert.NilError(t, stdin.Close())
+	assert.NilError(t, cmd.Wait())
+	resp, err = protocol.DecodeResponse(stdout.Bytes())
+	assert.NilError(t, err)
+	assert.Assert(t, resp.OK, "%+v", resp.Error)
+	assert.Equal(t, string(resp.Result), "499500")
+	assert.Assert(t, resp.ElapsedMicros > 0 && resp.ElapsedMicros < 500_000, "elapsed %d µs", resp.ElapsedMicros)
+}
