@@ -56,6 +56,10 @@ type Options struct {
 	// Selfcheck makes the runner report what the container sees instead of
 	// running a program (used by doctor).
 	Selfcheck bool
+	// Idle, for a container started ahead of its request (a warm pool),
+	// bounds the wait for the request; the container then ends on its own.
+	// Zero for a run that sends its request at once.
+	Idle time.Duration
 }
 
 // Plan is a fully resolved, validated run: its identity, its bounds and
@@ -65,7 +69,9 @@ type Plan struct {
 	RunID string
 	// Name is the container name (cosmetic).
 	Name string
-	// Deadline is the host deadline; the container carries it as a label.
+	// Deadline is the latest the container may live: the host deadline of
+	// a run that sends its request at once, plus the idle cap of one
+	// started ahead of its request. The container carries it as a label.
 	Deadline time.Time
 	// Image and Limits are the validated image ID and bounds.
 	Image  string
@@ -86,7 +92,7 @@ func NewPlan(o Options, now time.Time) (Plan, error) {
 	if err := limits.CheckImageID(o.Image); err != nil {
 		return Plan{}, err
 	}
-	runner := protocol.Args{Timeout: lim.Timeout, Exec: o.Exec, Selfcheck: o.Selfcheck}
+	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.Idle, Exec: o.Exec, Selfcheck: o.Selfcheck}
 	if err := runner.Validate(); err != nil {
 		return Plan{}, err
 	}
@@ -113,7 +119,7 @@ func NewPlan(o Options, now time.Time) (Plan, error) {
 			return Plan{}, err
 		}
 	}
-	deadline := now.Add(lim.Timeout)
+	deadline := now.Add(o.Idle + lim.Timeout)
 	argv := dockerargs.Render(dockerargs.Spec{
 		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory,
 		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.Owner, Image: o.Image, Args: runner.Args(),

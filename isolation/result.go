@@ -38,6 +38,8 @@ type Result struct {
 	// in-process eval and for runs refused before docker was started.
 	Sandboxed  bool
 	DurationMS int64
+	// Timings splits a run's time; each is nil where it does not apply.
+	Timings Timings
 	// Selfcheck is the runner's view of the sandbox, read before the
 	// program ran; it is set whenever a response could be decoded, even one
 	// whose attestation failed.
@@ -62,6 +64,22 @@ type resultJSON struct {
 	Image           *string         `json:"image"`
 	Sandboxed       bool            `json:"sandboxed"`
 	DurationMS      int64           `json:"duration_ms"`
+	Timings         Timings         `json:"timings"`
+}
+
+// Timings splits a run's time, in milliseconds, each null where it does
+// not apply.
+type Timings struct {
+	// WaitMS (batch) is from reading the request to giving it a container.
+	WaitMS *int64 `json:"wait_ms"`
+	// StartMS is from writing the request to the runner having it: the
+	// container's creation and start for a run, the delivery for a warm one.
+	StartMS *int64 `json:"start_ms"`
+	// ExecMS is the runner's own time from the request to its response.
+	ExecMS *int64 `json:"exec_ms"`
+	// CleanupMS is from the response (or the client's end, when there was
+	// none) to the container gone: its exit, --rm, any removal.
+	CleanupMS *int64 `json:"cleanup_ms"`
 }
 
 // MarshalJSON writes every key for every verdict, null for no value.
@@ -80,7 +98,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 		Verdict: r.Verdict, ExitCode: r.ExitCode, Result: value, ResultType: orNull(r.ResultType), ResultRepr: r.ResultRepr,
 		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes, Error: r.Error,
 		ExecExit: r.Exec, ContainerExit: r.ContainerExit, RunID: orNull(r.RunID), Container: orNull(r.Container), Image: orNull(r.Image),
-		Sandboxed: r.Sandboxed, DurationMS: r.DurationMS,
+		Sandboxed: r.Sandboxed, DurationMS: r.DurationMS, Timings: r.Timings,
 	})
 }
 
@@ -112,5 +130,28 @@ func (a *attempt) result(err error) Result {
 		res.Error, res.Exec = r.Error, r.Exit
 	}
 	res.ExitCode = res.Verdict.ExitCode()
+	res.Timings = a.timings(time.Now())
 	return res
+}
+
+// timings splits the attempt's time; the runner's own elapsed time is its
+// word, so it is bounded by what the host measured around it.
+func (a *attempt) timings(returned time.Time) Timings {
+	ms := func(d time.Duration) *int64 {
+		v := max(d, 0).Milliseconds()
+		return &v
+	}
+	var t Timings
+	if !a.assigned.IsZero() {
+		t.WaitMS = ms(a.assigned.Sub(a.start))
+	}
+	if !a.responded.IsZero() && !a.sent.IsZero() {
+		around := a.responded.Sub(a.sent)
+		exec := min(max(a.elapsed, 0), max(around, 0))
+		t.ExecMS, t.StartMS = ms(exec), ms(around-exec)
+		t.CleanupMS = ms(returned.Sub(a.responded))
+	} else if !a.end.IsZero() {
+		t.CleanupMS = ms(returned.Sub(a.end))
+	}
+	return t
 }

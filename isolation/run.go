@@ -1,16 +1,12 @@
 package isolation
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -50,9 +46,14 @@ func Run(ctx context.Context, req Request, o Options) (Result, error) {
 // attempt is one run: what it learned on the way, from which the Result
 // is built once, at the end.
 type attempt struct {
-	start    time.Time
-	end      time.Time
-	plan     *Plan
+	start time.Time // when Run was called, or the request read (batch)
+	end   time.Time // when docker run exited
+	// launched, sent and responded time the run: when docker run started,
+	// when the request was written, when the response began to arrive.
+	launched, sent, responded time.Time
+	assigned                  time.Time // batch: when the request got its container
+	elapsed                   time.Duration
+	plan                      *Plan
 	started  bool // the docker client was started: the request may have reached a container
 	exit     *int
 	response *protocol.Response // a valid response that Run accepted
@@ -84,13 +85,26 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err := checkProxies(c.env); err != nil {
 		return err
 	}
-	stdout, err := a.execute(ctx, c, body)
+	l, err := launch(ctx, c, &plan)
+	if err != nil {
+		return err
+	}
+	l.send(body, plan.Deadline)
+	return a.complete(l)
+}
+
+// complete finishes a launched run whose request was sent: waits for it,
+// removes its container unless it exited cleanly, and takes the response.
+func (a *attempt) complete(l *launched) error {
+	a.launched, a.sent = l.at, l.sent
+	stdout, err := l.finish(a)
+	a.responded = l.stdout.arrived()
 	if !a.started {
 		return err
 	}
 	clean := err == nil && *a.exit == 0
 	if !clean {
-		if rmErr := c.remove(plan.RunID, a.end); rmErr != nil {
+		if rmErr := l.client.remove(l.plan.RunID, a.end); rmErr != nil {
 			// A container that may still exist outranks why the run
 			// stopped: the verdict is engine failure, the reason kept as text.
 			if err != nil {
@@ -102,68 +116,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err != nil {
 		return err
 	}
-	return a.accept(c, stdout)
-}
-
-// execute runs `docker run` and decides from its end: the cause of an
-// abort first, then the exit status, then evidence. It returns the
-// response bytes for a run that exited 0 and was not aborted.
-func (a *attempt) execute(ctx context.Context, c *client, body []byte) ([]byte, error) {
-	deadlineCtx, cancelDeadline := context.WithDeadlineCause(ctx, a.plan.Deadline, errHostDeadline)
-	defer cancelDeadline()
-	runCtx, abort := context.WithCancelCause(deadlineCtx)
-	defer abort(nil)
-
-	stdout := capture.New(limits.MaxResponseBytes)
-	stdout.OnOverflow = func() { abort(errResponseTooLarge) }
-	stderr := &stderrWatch{onWarning: func(line string) { abort(&warningError{line: line}) }}
-	cmd := exec.CommandContext(runCtx, c.path, a.plan.Argv[1:]...)
-	cmd.Env = c.env
-	cmd.Stdin = bytes.NewReader(body)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// Its own process group: a Ctrl-C on the terminal reaches only this
-	// process, which then kills the client and removes the container in
-	// order, instead of racing docker's own signal proxying.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = waitDelay
-
-	waitErr := cmd.Run()
-	a.end = time.Now()
-	stderr.finish() // a last WARNING line without a newline still aborts
-	if cmd.ProcessState == nil {
-		return nil, &EngineError{Err: fmt.Errorf("starting %s: %w", c.path, waitErr)}
-	}
-	a.started = true
-	code := cmd.ProcessState.ExitCode() // -1: the client was killed by a signal
-	if code >= 0 {
-		a.exit = &code
-	}
-
-	cause := context.Cause(runCtx)
-	var warning *warningError
-	switch {
-	case ctx.Err() != nil:
-		return nil, &InterruptedError{Err: context.Cause(ctx)}
-	case errors.Is(cause, errHostDeadline):
-		return nil, &TimeoutError{Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
-			a.plan.Name, a.plan.Limits.Timeout)}
-	case errors.As(cause, &warning):
-		return nil, &EngineError{Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", warning.line)}
-	case errors.Is(cause, errResponseTooLarge):
-		return nil, &SandboxError{Err: errResponseTooLarge}
-	}
-	switch code {
-	case 0:
-		return stdout.Bytes(), nil
-	case 137:
-		return nil, c.oomOrKill(a.plan.RunID, a.plan.Name, a.start, stderr)
-	case 125, 126, 127:
-		return nil, &EngineError{Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(stderr))}
-	case -1:
-		return nil, &SandboxError{Err: fmt.Errorf("docker run was killed: %s", cmd.ProcessState)}
-	}
-	return nil, &SandboxError{Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", code, withStderr(stderr))}
+	return a.accept(l.client, stdout)
 }
 
 // accept decodes the response of a clean exit and takes it as the
@@ -173,6 +126,7 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	if err != nil {
 		return &SandboxError{Err: err}
 	}
+	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
 	// The runner's own view of the policy, read before the program ran:
 	// an engine or runtime that dropped a limit is caught here, on every
 	// run, and the result is withheld.

@@ -5,6 +5,7 @@
 package fakedocker
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -83,6 +84,14 @@ func Main() {
 		fmt.Printf("Docker version %s, build fake\n", v)
 	case "run":
 		os.Exit(run(mode, state, args[1:]))
+	case "version":
+		fmt.Println("20.10.24")
+	case "image":
+		if mode == "no-image" {
+			fmt.Fprintf(os.Stderr, "Error: No such image: %s\n", args[len(args)-1])
+			os.Exit(1)
+		}
+		fmt.Println(args[len(args)-1])
 	case "rm":
 		// The fake's container IDs are its container names.
 		for _, id := range args[2:] {
@@ -181,7 +190,13 @@ func run(mode, state string, args []string) int {
 	}
 	os.WriteFile(container, []byte(runID+"\t0\trunning\t"+owner), 0o600)
 	done := func() { os.Remove(container) } // what --rm does on exit
-	_, _ = io.ReadAll(os.Stdin)
+	in, _ := io.ReadAll(os.Stdin)
+	if mode == "by-source" {
+		// The request's source names the mode, so one batch can mix them.
+		var req struct{ Source string }
+		_ = json.Unmarshal(in, &req)
+		mode = req.Source
+	}
 	switch mode {
 	case "ok":
 		respond(OKResponse)

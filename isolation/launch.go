@@ -1,0 +1,154 @@
+package isolation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/capture"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// launched is a `docker run` started with its request not yet sent: at
+// once for Run, ahead of time for a warm pool.
+type launched struct {
+	plan   *Plan
+	client *client
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *firstByte
+	stderr *stderrWatch
+	parent context.Context
+	runCtx context.Context
+	abort  context.CancelCauseFunc
+	waited chan error
+	at     time.Time // when docker run was started
+	sent   time.Time // when the request was written
+
+	mu    sync.Mutex
+	timer *time.Timer
+}
+
+// firstByte is the bounded response capture that also notes when the
+// response began to arrive.
+type firstByte struct {
+	*capture.Buffer
+	once sync.Once
+	at   time.Time
+}
+
+func (f *firstByte) Write(p []byte) (int, error) {
+	f.once.Do(func() { f.at = time.Now() })
+	return f.Buffer.Write(p)
+}
+
+// arrived returns when the first response byte came, zero if none did.
+func (f *firstByte) arrived() time.Time {
+	f.once.Do(func() {}) // orders the read after the first Write
+	return f.at
+}
+
+// launch starts `docker run` for plan with its stdin open. Its context
+// ends with ctx (a signal, say), or with abort.
+func launch(ctx context.Context, c *client, plan *Plan) (*launched, error) {
+	runCtx, abort := context.WithCancelCause(ctx)
+	l := &launched{plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, waited: make(chan error, 1)}
+	l.stdout = &firstByte{Buffer: capture.New(limits.MaxResponseBytes)}
+	l.stdout.OnOverflow = func() { abort(errResponseTooLarge) }
+	l.stderr = &stderrWatch{onWarning: func(line string) { abort(&warningError{line: line}) }}
+	cmd := exec.CommandContext(runCtx, c.path, plan.Argv[1:]...)
+	cmd.Env = c.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		abort(nil)
+		return nil, &EngineError{Err: fmt.Errorf("stdin pipe: %w", err)}
+	}
+	cmd.Stdout, cmd.Stderr = l.stdout, l.stderr
+	// Its own process group: a Ctrl-C on the terminal reaches only this
+	// process, which then kills the client and removes the container in
+	// order, instead of racing docker's own signal proxying.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = waitDelay
+	l.cmd, l.stdin = cmd, stdin
+	l.at = time.Now()
+	if err := cmd.Start(); err != nil {
+		abort(nil)
+		return nil, &EngineError{Err: fmt.Errorf("starting %s: %w", c.path, err)}
+	}
+	go func() { l.waited <- cmd.Wait() }()
+	return l, nil
+}
+
+// send writes the request and closes stdin; the host deadline is armed to
+// end at deadline.
+func (l *launched) send(body []byte, deadline time.Time) {
+	l.mu.Lock()
+	l.sent = time.Now()
+	l.timer = time.AfterFunc(time.Until(deadline), func() { l.abort(errHostDeadline) })
+	l.mu.Unlock()
+	go func() {
+		// A client that died already makes this fail; finish says why.
+		_, _ = l.stdin.Write(body)
+		_ = l.stdin.Close()
+	}()
+}
+
+// kill stops the client of a container that will get no request.
+func (l *launched) kill() {
+	l.abort(errors.New("discarded"))
+	<-l.waited
+	l.waited <- nil
+}
+
+// finish waits for docker run and decides from its end, as Run does: the
+// cause of an abort first, then the exit status, then evidence. It returns
+// the response bytes for a run that exited 0 and was not aborted.
+func (l *launched) finish(a *attempt) ([]byte, error) {
+	waitErr := <-l.waited
+	a.end = time.Now()
+	l.mu.Lock()
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	l.mu.Unlock()
+	l.stderr.finish() // a last WARNING line without a newline still aborts
+	defer l.abort(nil)
+	if l.cmd.ProcessState == nil {
+		return nil, &EngineError{Err: fmt.Errorf("waiting for %s: %w", l.client.path, waitErr)}
+	}
+	a.started = true
+	code := l.cmd.ProcessState.ExitCode() // -1: the client was killed by a signal
+	if code >= 0 {
+		a.exit = &code
+	}
+	cause := context.Cause(l.runCtx)
+	var warning *warningError
+	switch {
+	case l.parent.Err() != nil:
+		return nil, &InterruptedError{Err: context.Cause(l.parent)}
+	case errors.Is(cause, errHostDeadline):
+		return nil, &TimeoutError{Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
+			l.plan.Name, l.plan.Limits.Timeout)}
+	case errors.As(cause, &warning):
+		return nil, &EngineError{Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", warning.line)}
+	case errors.Is(cause, errResponseTooLarge):
+		return nil, &SandboxError{Err: errResponseTooLarge}
+	}
+	switch code {
+	case 0:
+		return l.stdout.Bytes(), nil
+	case 137:
+		return nil, l.client.oomOrKill(l.plan.RunID, l.plan.Name, a.start, l.stderr)
+	case 125, 126, 127:
+		return nil, &EngineError{Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(l.stderr))}
+	case -1:
+		return nil, &SandboxError{Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
+	}
+	return nil, &SandboxError{Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", code, withStderr(l.stderr))}
+}

@@ -1,0 +1,269 @@
+package isolation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+)
+
+// DefaultIdle is how long a pool's container waits for its request before
+// it ends on its own.
+const DefaultIdle = 60 * time.Second
+
+// idleMargin: a ready container this close to its idle cap is not given a
+// request; it may end before the request reaches it.
+const idleMargin = 5 * time.Second
+
+// PoolOptions configures a warm pool.
+type PoolOptions struct {
+	// Options are shared by every request; Engine is used when Engines is
+	// empty, and Name and RunID are per container, so they are ignored.
+	Options
+	// Engines to spread containers over; each new container goes to the
+	// one with the fewest outstanding.
+	Engines []Engine
+	// Parallel is how many containers may exist at once, ready or running.
+	Parallel int
+	// Idle caps how long a ready container waits; zero means DefaultIdle.
+	Idle time.Duration
+}
+
+// Pool runs requests, each in a fresh container used once, from
+// containers started ahead of their requests: the runner in each is
+// already up and blocked reading its request, and its own deadline starts
+// when the request arrives. Every container carries the run-id label, a
+// deadline label that includes the idle cap, and the owner label, so gc
+// reaps what a killed pool leaves.
+type Pool struct {
+	o       PoolOptions
+	ctx     context.Context
+	cancel  context.CancelFunc
+	engines []*poolEngine
+	ready   chan *warm
+	tokens  chan struct{}
+	wg      sync.WaitGroup
+
+	mu      sync.Mutex
+	closing bool
+	all     map[*warm]bool // ready ones, for Close
+}
+
+type poolEngine struct {
+	client *client
+	engine Engine
+	busy   int // outstanding containers, ready or running; guarded by Pool.mu
+}
+
+// warm is one ready container.
+type warm struct {
+	l *launched
+	e *poolEngine
+}
+
+// NewPool checks every engine (reachable, image present locally: nothing
+// is ever pulled) and starts filling the pool. ctx ends every container
+// of the pool (a signal, say); Close must be called either way.
+func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
+	if o.Parallel <= 0 {
+		o.Parallel = 1
+	}
+	if o.Idle <= 0 {
+		o.Idle = DefaultIdle
+	}
+	if len(o.Engines) == 0 {
+		o.Engines = []Engine{o.Engine}
+	}
+	if o.Owner == "" {
+		if self, err := SelfOwner(); err == nil {
+			o.Owner = self.String()
+		}
+	}
+	probe := o.Options
+	probe.Idle = o.Idle
+	if _, err := NewPlan(probe, time.Now()); err != nil {
+		return nil, &RejectedError{Err: err}
+	}
+	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), all: map[*warm]bool{}}
+	for _, e := range o.Engines {
+		c, err := newClient(e)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkProxies(c.env); err != nil {
+			return nil, err
+		}
+		if err := checkEngine(ctx, c, o.Image); err != nil {
+			return nil, err
+		}
+		p.engines = append(p.engines, &poolEngine{client: c, engine: e})
+	}
+	p.ctx, p.cancel = context.WithCancel(ctx)
+	for i := 0; i < o.Parallel; i++ {
+		p.tokens <- struct{}{}
+	}
+	p.wg.Add(1)
+	go p.fill()
+	return p, nil
+}
+
+// checkEngine asks the engine whether it answers and has the image.
+func checkEngine(ctx context.Context, c *client, image string) error {
+	qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	where := "the current engine"
+	if c.context != "" {
+		where = "context " + c.context
+	}
+	if _, err := c.output(qctx, "version", "--format", "{{.Server.Version}}"); err != nil {
+		return &EngineError{Err: fmt.Errorf("%s: unreachable: %w", where, err)}
+	}
+	out, err := c.output(qctx, "image", "inspect", "--format", "{{.Id}}", image)
+	if err != nil || strings.TrimSpace(out) != image {
+		return &EngineError{Err: fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err)}
+	}
+	return nil
+}
+
+// fill starts a container whenever a token is free, on the engine with
+// the fewest outstanding containers.
+func (p *Pool) fill() {
+	defer p.wg.Done()
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-p.tokens:
+		}
+		p.mu.Lock()
+		e := p.engines[0]
+		for _, c := range p.engines[1:] {
+			if c.busy < e.busy {
+				e = c
+			}
+		}
+		e.busy++
+		p.mu.Unlock()
+		o := p.o.Options
+		o.Engine, o.Idle, o.Name, o.RunID = e.engine, p.o.Idle, "", ""
+		plan, err := NewPlan(o, time.Now())
+		var l *launched
+		if err == nil {
+			l, err = launch(p.ctx, e.client, &plan)
+		}
+		if err != nil {
+			// The engine refused a start: give the token back after a pause,
+			// and let requests see the failure on a container that exits.
+			p.release(e)
+			select {
+			case <-p.ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		w := &warm{l: l, e: e}
+		p.mu.Lock()
+		if p.closing {
+			p.mu.Unlock()
+			p.discard(w)
+			return
+		}
+		p.all[w] = true
+		p.mu.Unlock()
+		p.ready <- w
+	}
+}
+
+// release frees e's count and a token for the next container.
+func (p *Pool) release(e *poolEngine) {
+	p.mu.Lock()
+	e.busy--
+	p.mu.Unlock()
+	p.tokens <- struct{}{}
+}
+
+// discard ends a ready container that will get no request and confirms it
+// gone.
+func (p *Pool) discard(w *warm) error {
+	w.l.kill()
+	return w.l.client.remove(w.l.plan.RunID, time.Now())
+}
+
+// take returns the next ready container young enough to get a request,
+// ending the ones too close to their idle cap.
+func (p *Pool) take(ctx context.Context) (*warm, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, &InterruptedError{Err: context.Cause(ctx)}
+		case w := <-p.ready:
+			p.mu.Lock()
+			delete(p.all, w)
+			p.mu.Unlock()
+			if time.Since(w.l.at) > p.o.Idle-idleMargin {
+				_ = p.discard(w)
+				p.release(w.e)
+				continue
+			}
+			// One whose client already ended (the engine refused it, say)
+			// is given to the request all the same, which then reports why.
+			return w, nil
+		}
+	}
+}
+
+// Run runs req in the next ready container. readAt is when the request
+// was read; the result's wait_ms counts from it.
+func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, error) {
+	a := &attempt{start: readAt}
+	err := p.run(ctx, a, req)
+	return a.result(err), err
+}
+
+func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
+	body, err := protocol.EncodeRequest(req)
+	if err != nil {
+		return &RejectedError{Err: err}
+	}
+	w, err := p.take(ctx)
+	if err != nil {
+		return err
+	}
+	defer p.release(w.e)
+	a.assigned = time.Now()
+	a.plan = w.l.plan
+	w.l.send(body, a.assigned.Add(w.l.plan.Limits.Timeout))
+	return a.complete(w.l)
+}
+
+// Close stops filling, ends every ready container and confirms each gone.
+// Requests still running finish or, if ctx ended, are interrupted and
+// clean up after themselves.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
+	p.cancel()
+	p.wg.Wait()
+	var errs []error
+	for {
+		select {
+		case w := <-p.ready:
+			p.mu.Lock()
+			delete(p.all, w)
+			p.mu.Unlock()
+			if err := p.discard(w); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	return errors.Join(errs...)
+}

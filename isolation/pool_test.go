@@ -1,0 +1,129 @@
+package isolation
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
+)
+
+func fakePool(t *testing.T, mode string, parallel int, engines ...Engine) (*Pool, string) {
+	t.Helper()
+	o, state := fake(t, mode)
+	po := PoolOptions{Options: o, Parallel: parallel, Idle: time.Minute}
+	for _, e := range engines {
+		e.CLI, e.Env = o.Engine.CLI, o.Engine.Env
+		po.Engines = append(po.Engines, e)
+	}
+	p, err := NewPool(context.Background(), po)
+	assert.NilError(t, err)
+	return p, state
+}
+
+func runCalls(state string) [][]string {
+	var out [][]string
+	for _, c := range fakedocker.Calls(state) {
+		i := 0
+		if c[0] == "--context" {
+			i = 2
+		}
+		if c[i] == "run" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestPoolRunsEveryRequestInItsOwnContainer(t *testing.T) {
+	t.Parallel()
+	p, state := fakePool(t, "by-source", 2)
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var wg sync.WaitGroup
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
+			assert.Check(t, err)
+			assert.Check(t, is.Equal(res.Verdict, OK))
+			assert.Check(t, res.Timings.WaitMS != nil && res.Timings.ExecMS != nil && res.Timings.CleanupMS != nil)
+			mu.Lock()
+			assert.Check(t, !seen[res.RunID], "a container is used once")
+			seen[res.RunID] = true
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	assert.NilError(t, p.Close())
+	assert.Check(t, is.Len(seen, 6))
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0), "Close leaves nothing, ready ones included")
+	for _, c := range runCalls(state) {
+		assert.Check(t, slices.Contains(c, "--idle"), "pool containers have an idle cap: %q", c)
+	}
+}
+
+func TestPoolHostileResponseInTheMiddle(t *testing.T) {
+	t.Parallel()
+	p, state := fakePool(t, "by-source", 1)
+	var verdicts []Verdict
+	for _, src := range []string{"ok", "malformed", "big-response", "ok", "program-error"} {
+		res, _ := p.Run(context.Background(), Request{Source: src}, time.Now())
+		verdicts = append(verdicts, res.Verdict)
+	}
+	assert.NilError(t, p.Close())
+	assert.DeepEqual(t, verdicts, []Verdict{OK, SandboxFailure, SandboxFailure, OK, ProgramError})
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+}
+
+func TestPoolInterruptedRemovesEverything(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "by-source")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	p, err := NewPool(ctx, PoolOptions{Options: o, Parallel: 3, Idle: time.Minute})
+	assert.NilError(t, err)
+	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("received interrupt")) })
+	res, err := p.Run(ctx, Request{Source: "hang"}, time.Now())
+	var in *InterruptedError
+	assert.Assert(t, errors.As(err, &in), "%v", err)
+	assert.Equal(t, res.Verdict, Interrupted)
+	assert.NilError(t, p.Close())
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+}
+
+func TestPoolChecksEveryEngineFirst(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "no-image")
+	_, err := NewPool(context.Background(), PoolOptions{Options: o, Parallel: 2})
+	var eng *EngineError
+	assert.Assert(t, errors.As(err, &eng), "%v", err)
+	assert.ErrorContains(t, err, "is not present (nothing is pulled)")
+	assert.Check(t, is.Len(runCalls(state), 0), "no container starts before the checks pass")
+}
+
+func TestPoolSpreadsOverEngines(t *testing.T) {
+	t.Parallel()
+	p, state := fakePool(t, "by-source", 4, Engine{Context: "engine-a"}, Engine{Context: "engine-b"})
+	for i := 0; i < 8; i++ {
+		res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
+		assert.NilError(t, err)
+		assert.Equal(t, res.Verdict, OK)
+	}
+	assert.NilError(t, p.Close())
+	per := map[string]int{}
+	for _, c := range runCalls(state) {
+		per[c[1]]++
+	}
+	assert.Check(t, per["engine-a"] >= 2 && per["engine-b"] >= 2, "%v", per)
+	for _, c := range fakedocker.Calls(state) {
+		assert.Check(t, c[0] == "--context", "every call names its engine: %q", strings.Join(c, " "))
+	}
+}
