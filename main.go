@@ -63,7 +63,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
-			runCommand(), argvCommand(), auditCommand(), doctorCommand(), gcCommand(), evalCommand(), versionCommand(),
+			runCommand(), batchCommand(), argvCommand(), auditCommand(), doctorCommand(), gcCommand(), evalCommand(), versionCommand(),
 			completionCommand(), manCommand(), helpCommand(),
 		},
 	}

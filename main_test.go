@@ -39,7 +39,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestHelpGolden(t *testing.T) {
-	for _, cmd := range []string{"", "run", "argv", "audit", "doctor", "gc", "eval", "version", "completion", "man"} {
+	for _, cmd := range []string{"", "run", "batch", "argv", "audit", "doctor", "gc", "eval", "version", "completion", "man"} {
 		args := []string{"--help"}
 		if cmd != "" {
 			args = []string{cmd, "--help"}
@@ -261,7 +261,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestHelpConventions(t *testing.T) {
-	for _, cmd := range []string{"run", "argv", "audit", "doctor", "gc", "eval", "version", "completion", "man"} {
+	for _, cmd := range []string{"run", "batch", "argv", "audit", "doctor", "gc", "eval", "version", "completion", "man"} {
 		t.Run(cmd, func(t *testing.T) {
 			code, viaHelp, _ := runCLI(t, "", "help", cmd)
 			assert.Equal(t, code, 0)

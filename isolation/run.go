@@ -54,9 +54,9 @@ type attempt struct {
 	assigned                  time.Time // batch: when the request got its container
 	elapsed                   time.Duration
 	plan                      *Plan
-	started  bool // the docker client was started: the request may have reached a container
-	exit     *int
-	response *protocol.Response // a valid response that Run accepted
+	started                   bool // the docker client was started: the request may have reached a container
+	exit                      *int
+	response                  *protocol.Response // a valid response that Run accepted
 	// selfcheck is the runner's view of the sandbox from a decoded
 	// response, accepted or not (doctor lists it either way).
 	selfcheck *protocol.Selfcheck

@@ -160,7 +160,7 @@ func tool(t *testing.T, env []string, stdin string, args ...string) toolResult {
 	} else {
 		assert.NilError(t, err)
 	}
-	if strings.HasPrefix(r.stdout, "{") {
+	if strings.HasPrefix(r.stdout, "{") && strings.Count(r.stdout, "\n") == 1 { // one result object (batch prints several)
 		assert.NilError(t, json.Unmarshal(stdout.Bytes(), &r.res), r.stdout)
 	}
 	return r

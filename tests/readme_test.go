@@ -111,7 +111,7 @@ func TestCompletionAsksTheBinary(t *testing.T) {
 	needEngine(t)
 	out, err := exec.Command(toolBin, "--generate-bash-completion").Output()
 	assert.NilError(t, err)
-	assert.Check(t, is.Contains(string(out), "run\nargv\naudit\n"))
+	assert.Check(t, is.Contains(string(out), "run\nbatch\nargv\naudit\n"))
 	out, err = exec.Command(toolBin, "run", "--ti", "--generate-bash-completion").Output()
 	assert.NilError(t, err)
 	assert.Check(t, is.Contains(string(out), "--timeout"))

@@ -200,6 +200,9 @@ func run(mode, state string, args []string) int {
 	switch mode {
 	case "ok":
 		respond(OKResponse)
+	case "slow":
+		time.Sleep(400 * time.Millisecond)
+		respond(OKResponse)
 	case "wrong-memory":
 		fmt.Println(attested(OKResponse, fmt.Sprintf(attestation, 512<<20)))
 	case "unattested":

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
+)
+
+// batchLines runs batch against the fake docker, whose containers answer
+// as their request's source says (ok, slow, malformed, program-error...).
+func batchLines(t *testing.T, input string, flags ...string) (int, []map[string]any, string, string) {
+	t.Helper()
+	self, err := os.Executable()
+	assert.NilError(t, err)
+	state := t.TempDir()
+	t.Setenv(fakedocker.EnvMode, "by-source")
+	t.Setenv(fakedocker.EnvState, state)
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	args := append([]string{"batch", "--image", testImage, "--cli", self}, flags...)
+	code, out, errOut := runCLI(t, input, args...)
+	var results []map[string]any
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		assert.NilError(t, json.Unmarshal([]byte(l), &m), l)
+		results = append(results, m)
+	}
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0), "a container was left behind")
+	return code, results, errOut, state
+}
+
+func field(results []map[string]any, key string) []any {
+	var out []any
+	for _, r := range results {
+		out = append(out, r[key])
+	}
+	return out
+}
+
+func TestBatchIDsAndOrder(t *testing.T) {
+	input := `{"id": "first", "source": "slow"}
+{"id": 2, "source": "ok"}
+{"id": "third", "source": "ok"}
+`
+	code, results, errOut, _ := batchLines(t, input, "--parallel", "3")
+	assert.Equal(t, code, 0, errOut)
+	assert.Equal(t, len(results), 3)
+	assert.Equal(t, results[2]["id"], "first", "completion order: the slow one comes last")
+
+	code, results, errOut, _ = batchLines(t, input, "--parallel", "3", "--ordered")
+	assert.Equal(t, code, 0, errOut)
+	assert.DeepEqual(t, field(results, "id"), []any{"first", 2.0, "third"})
+	assert.DeepEqual(t, field(results, "line"), []any{1.0, 2.0, 3.0})
+	for _, r := range results {
+		assert.Check(t, is.Equal(r["verdict"], "ok"))
+		timings := r["timings"].(map[string]any)
+		for _, k := range []string{"wait_ms", "start_ms", "exec_ms", "cleanup_ms"} {
+			assert.Check(t, timings[k] != nil, k)
+		}
+	}
+	assert.Check(t, is.Contains(errOut, "batch: 3 results, ok 3; wall "))
+	assert.Check(t, is.Contains(errOut, "exec_ms p50 "))
+}
+
+func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
+	input := strings.Join([]string{
+		`{"id": 1, "source": "ok"}`,
+		`not json`,
+		`{"id": 3, "source": "ok", "callable": "os.system"}`,
+		`{"id": 4}`,
+		`{"id": 5, "source": "` + strings.Repeat("x", maxBatchLine) + `"}`,
+		`{"id": [6], "source": "ok"}`,
+		`{"id": 7, "source": "ok"} {"id": 8}`,
+		`{"id": 9, "source": "ok"}`,
+	}, "\n")
+	code, results, errOut, _ := batchLines(t, input, "--ordered", "--parallel", "2")
+	assert.Equal(t, code, 2, "a rejected line is the worst verdict here: %s", errOut)
+	assert.Equal(t, len(results), 8, "every input line gets exactly one result line")
+	verdicts := field(results, "verdict")
+	assert.DeepEqual(t, verdicts, []any{"ok", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "ok"})
+	for i, want := range map[int]string{
+		1: "line 2: want", 2: `line 3: want {"id": ..., "source": "..."}: json: unknown field "callable"`,
+		3: `line 4: missing "source"`, 4: "line 5: larger than", 5: "line 6: id must be a string or a number",
+		6: "line 7: trailing data",
+	} {
+		msg := results[i]["error"].(map[string]any)["message"].(string)
+		assert.Check(t, strings.HasPrefix(msg, want), "%d: %s", i, msg)
+	}
+	assert.Check(t, is.Equal(results[3]["id"], 4.0), "the id of a refused line is kept")
+}
+
+func TestBatchHostileResponseInTheMiddle(t *testing.T) {
+	input := "{\"id\":1,\"source\":\"ok\"}\n{\"id\":2,\"source\":\"malformed\"}\n{\"id\":3,\"source\":\"program-error\"}\n{\"id\":4,\"source\":\"ok\"}\n"
+	code, results, errOut, _ := batchLines(t, input, "--ordered")
+	assert.Equal(t, code, 3, "a sandbox failure outranks a program error: %s", errOut)
+	assert.DeepEqual(t, field(results, "verdict"), []any{"ok", "sandbox_failure", "program_error", "ok"})
+	assert.Check(t, is.Contains(errOut, "batch: 4 results, ok 2, sandbox_failure 1, program_error 1"))
+}
+
+func TestBatchFailFast(t *testing.T) {
+	input := "{\"id\":1,\"source\":\"ok\"}\n{\"id\":2,\"source\":\"program-error\"}\n{\"id\":3,\"source\":\"ok\"}\n{\"id\":4,\"source\":\"ok\"}\n"
+	code, results, _, _ := batchLines(t, input, "--fail-fast")
+	assert.Equal(t, code, 1)
+	assert.DeepEqual(t, field(results, "id"), []any{1.0, 2.0}) // nothing is read after the first failure
+}
+
+func TestBatchRefusesBadFlagsBeforeAnyContainer(t *testing.T) {
+	for _, flags := range [][]string{{"--parallel", "0"}, {"--idle", "forever"}, {"--memory", "1m"}, {"stray"}} {
+		code, results, errOut, state := batchLines(t, `{"id":1,"source":"ok"}`, flags...)
+		assert.Check(t, is.Equal(code, 2), "%q: %s", flags, errOut)
+		assert.Check(t, is.Len(results, 0))
+		assert.Check(t, is.Len(fakedocker.Calls(state), 0), "%q: docker was called", flags)
+	}
+}

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+func batchCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "batch",
+		Usage: "run JSON Lines requests, each in its own fresh container, from a warm pool; one result line each",
+		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, as for run)\n\n" +
+			`   Each input line is {"id": <string or number>, "source": "..."}; each output line is the object run` + "\n" +
+			`   prints plus "id" and "line". A summary goes to stderr.`,
+		Flags: []cli.Flag{
+			imageFlag("immutable image `ID` (sha256:<64 hex>) to run"),
+			memoryFlag("memory `SIZE` per container (swap capped to the same), at least 64m"),
+			&cli.StringFlag{Name: "timeout", Value: limits.DefaultTimeout.String(), Usage: "wall-clock limit `DURATION` per request, from its arrival"},
+			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "at most `N` containers at once, ready or running"},
+			&cli.StringFlag{Name: "idle", Value: isolation.DefaultIdle.String(), Usage: "a ready container waiting longer than `DURATION` ends on its own"},
+			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines"},
+			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
+			cliFlag(),
+			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin"},
+			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)"},
+			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok"},
+		},
+		Action: runBatch,
+	}
+}
+
+// batchLine is one input line: an id and the source, nothing else.
+type batchLine struct {
+	ID     json.RawMessage `json:"id"`
+	Source *string         `json:"source"`
+}
+
+// maxBatchLine bounds an input line: a request at its limit plus room for
+// the id. A longer line is refused without being held in memory.
+const maxBatchLine = limits.MaxRequestBytes + 4<<10
+
+func runBatch(c *cli.Context) error {
+	exec, err := commandAfterDashes(c)
+	if err != nil {
+		return err
+	}
+	timeout, err := limits.ParseTimeout(c.String("timeout"))
+	if err != nil {
+		return err
+	}
+	idle, err := time.ParseDuration(c.String("idle"))
+	if err != nil || idle <= 0 || idle > limits.MaxIdle {
+		return rejectf("--idle: must be a duration from 1s to %s (got %q)", limits.MaxIdle, c.String("idle"))
+	}
+	parallel := c.Int("parallel")
+	if parallel < 1 || parallel > 64 {
+		return rejectf("--parallel: must be from 1 to 64 (got %d)", parallel)
+	}
+	in := c.App.Reader
+	if path := c.String("input"); path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return rejectf("--input: %w", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	po := isolation.PoolOptions{
+		Options: isolation.Options{
+			Engine: isolation.Engine{CLI: c.String("cli")}, Image: c.String("image"),
+			Limits: limits.Config{Memory: memory(c), Timeout: timeout}, Runtime: c.String("runtime"), Exec: exec,
+		},
+		Parallel: parallel, Idle: idle,
+	}
+	for _, name := range c.StringSlice("context") {
+		po.Engines = append(po.Engines, isolation.Engine{CLI: c.String("cli"), Context: name})
+	}
+	start := time.Now()
+	pool, err := isolation.NewPool(c.Context, po)
+	if err != nil {
+		var rej *isolation.RejectedError
+		if errors.As(err, &rej) {
+			return &rejected{err: rej}
+		}
+		return err
+	}
+	b := &batch{c: c, ordered: c.Bool("ordered"), failFast: c.Bool("fail-fast"), slots: make(chan struct{}, parallel),
+		counts: map[isolation.Verdict]int{}, pending: map[int][]byte{}, next: 1, progress: isTerminalWriter(c.App.ErrWriter)}
+	readErr := b.read(c.Context, in, pool)
+	b.wg.Wait()
+	closeErr := pool.Close()
+	b.summary(time.Since(start))
+	switch {
+	case c.Context.Err() != nil:
+		return &isolation.InterruptedError{Err: context.Cause(c.Context)}
+	case readErr != nil:
+		return readErr
+	case closeErr != nil:
+		return closeErr
+	}
+	if code := b.exitCode(); code != 0 {
+		return &silentError{code: code}
+	}
+	return nil
+}
+
+// batch writes one result line per input line and keeps the tallies.
+type batch struct {
+	c        *cli.Context
+	ordered  bool
+	failFast bool
+	progress bool
+	slots    chan struct{} // bounds requests in flight and, ordered, results held back
+	wg       sync.WaitGroup
+
+	mu      sync.Mutex
+	counts  map[isolation.Verdict]int
+	execMS  []int64
+	failed  bool
+	pending map[int][]byte // ordered: finished lines waiting for earlier ones
+	next    int            // ordered: the next line to write
+	done    int
+}
+
+// read reads lines until EOF, a signal or, with --fail-fast, a failure,
+// starting one request per valid line as a slot frees. The input is read
+// by a goroutine of its own, so a signal is seen even while a read blocks
+// (a pipe that stays open).
+func (b *batch) read(ctx context.Context, in io.Reader, pool *isolation.Pool) error {
+	type inLine struct {
+		raw     []byte
+		tooLong bool
+		err     error
+	}
+	lines := make(chan inLine)
+	go func() {
+		r := bufio.NewReaderSize(in, 64<<10)
+		for {
+			raw, tooLong, err := readLine(r)
+			select {
+			case lines <- inLine{raw, tooLong, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for line := 1; ; line++ {
+		select {
+		case b.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		var l inLine
+		select {
+		case l = <-lines:
+		case <-ctx.Done():
+			<-b.slots
+			return nil
+		}
+		if len(l.raw) == 0 && !l.tooLong && errors.Is(l.err, io.EOF) {
+			<-b.slots
+			return nil
+		}
+		if l.err != nil && !errors.Is(l.err, io.EOF) {
+			<-b.slots
+			return &rejected{err: fmt.Errorf("reading requests: %w", l.err)}
+		}
+		if b.stopped() {
+			<-b.slots
+			return nil
+		}
+		readAt := time.Now()
+		id, req, perr := parseLine(l.raw, l.tooLong, line)
+		if perr != nil {
+			b.emit(line, id, rejectedResult(perr))
+		} else {
+			b.wg.Add(1)
+			go func(line int) {
+				defer b.wg.Done()
+				res, err := pool.Run(ctx, req, readAt)
+				if err != nil {
+					res.Error.Message = message(err)
+				}
+				b.emit(line, id, res)
+			}(line)
+		}
+		if errors.Is(l.err, io.EOF) {
+			return nil
+		}
+	}
+}
+
+// readLine reads one line without its newline, at most maxBatchLine bytes;
+// of a longer line it keeps nothing and reports it too long.
+func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > maxBatchLine+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")), tooLong, err
+	}
+}
+
+// parseLine decodes one line strictly. The id is returned even when the
+// rest is refused, so the rejection can carry it.
+func parseLine(raw []byte, tooLong bool, line int) (json.RawMessage, isolation.Request, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, a...))
+	}
+	if tooLong {
+		return nil, isolation.Request{}, bad("larger than %d bytes", maxBatchLine)
+	}
+	var l batchLine
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return nil, isolation.Request{}, bad("want {\"id\": ..., \"source\": \"...\"}: %v", err)
+	}
+	if dec.More() {
+		return nil, isolation.Request{}, bad("trailing data after the JSON object")
+	}
+	id := l.ID
+	if len(id) > 0 && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null" {
+		return nil, isolation.Request{}, bad("id must be a string or a number")
+	}
+	if l.Source == nil {
+		return id, isolation.Request{}, bad(`missing "source"`)
+	}
+	return id, isolation.Request{Source: *l.Source}, nil
+}
+
+func (b *batch) stopped() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.failFast && b.failed
+}
+
+// emit writes a result line (or holds it back for --ordered) and frees
+// its slot once written.
+func (b *batch) emit(line int, id json.RawMessage, res isolation.Result) {
+	obj, err := json.Marshal(res)
+	if err != nil {
+		obj = []byte(`{"verdict":"engine_failure"}`)
+	}
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	out := append(fmt.Appendf(nil, `{"id":%s,"line":%d,`, id, line), obj[1:]...)
+	out = append(out, '\n')
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.counts[res.Verdict]++
+	b.done++
+	if res.Verdict != isolation.OK {
+		b.failed = true
+	}
+	if res.Timings.ExecMS != nil {
+		b.execMS = append(b.execMS, *res.Timings.ExecMS)
+	}
+	w := b.c.App.Writer
+	if !b.ordered {
+		_, _ = w.Write(out)
+		<-b.slots
+	} else {
+		b.pending[line] = out
+		for {
+			o, ok := b.pending[b.next]
+			if !ok {
+				break
+			}
+			_, _ = w.Write(o)
+			delete(b.pending, b.next)
+			b.next++
+			<-b.slots
+		}
+	}
+	if b.progress {
+		fmt.Fprintf(b.c.App.ErrWriter, "\rbatch: %d done, %d ok", b.done, b.counts[isolation.OK])
+	}
+}
+
+// severity orders verdicts for the batch's exit status: the most serious
+// one seen decides it.
+var severity = []isolation.Verdict{
+	isolation.EngineFailure, isolation.SandboxFailure, isolation.CommandNotFound, isolation.OOM,
+	isolation.Timeout, isolation.Rejected, isolation.ProgramError,
+}
+
+func (b *batch) exitCode() int {
+	for _, v := range severity {
+		if b.counts[v] > 0 {
+			return v.ExitCode()
+		}
+	}
+	return 0
+}
+
+// summary writes counts per verdict, the wall time and exec_ms
+// percentiles to stderr.
+func (b *batch) summary(wall time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.progress {
+		fmt.Fprintln(b.c.App.ErrWriter)
+	}
+	msg := fmt.Sprintf("batch: %d results", b.done)
+	for _, v := range append([]isolation.Verdict{isolation.OK}, append(severity, isolation.Interrupted)...) {
+		if n := b.counts[v]; n > 0 {
+			msg += fmt.Sprintf(", %s %d", v, n)
+		}
+	}
+	msg += fmt.Sprintf("; wall %.1fs", wall.Seconds())
+	if len(b.execMS) > 0 {
+		s := slices.Clone(b.execMS)
+		slices.Sort(s)
+		msg += fmt.Sprintf("; exec_ms p50 %d p95 %d", s[(len(s)-1)/2], s[(len(s)-1)*95/100])
+	}
+	fmt.Fprintln(b.c.App.ErrWriter, msg)
+}
+
+// isTerminalWriter reports whether w is a terminal.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
+}
