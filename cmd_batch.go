@@ -101,6 +101,7 @@ func runBatch(c *cli.Context) error {
 	b := &batch{c: c, ordered: c.Bool("ordered"), failFast: c.Bool("fail-fast"), slots: make(chan struct{}, parallel),
 		counts: map[isolation.Verdict]int{}, pending: map[int][]byte{}, next: 1, progress: isTerminalWriter(c.App.ErrWriter)}
 	readErr := b.read(c.Context, in, pool)
+	pool.Drain() // the input is done: start no container nobody will use
 	b.wg.Wait()
 	closeErr := pool.Close()
 	b.summary(time.Since(start))

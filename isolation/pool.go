@@ -48,9 +48,12 @@ type Pool struct {
 	tokens  chan struct{}
 	wg      sync.WaitGroup
 
-	mu      sync.Mutex
-	closing bool
-	all     map[*warm]bool // ready ones, for Close
+	mu       sync.Mutex
+	demand   *sync.Cond // signalled when a request starts waiting, or on Close
+	closing  bool
+	draining bool           // no request is coming beyond those waiting
+	takers   int            // requests waiting for a ready container
+	all      map[*warm]bool // ready ones, for Close
 }
 
 type poolEngine struct {
@@ -89,6 +92,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		return nil, &RejectedError{Err: err}
 	}
 	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), all: map[*warm]bool{}}
+	p.demand = sync.NewCond(&p.mu)
 	for _, e := range o.Engines {
 		c, err := newClient(e)
 		if err != nil {
@@ -140,6 +144,15 @@ func (p *Pool) fill() {
 		case <-p.tokens:
 		}
 		p.mu.Lock()
+		// Draining, a container is started only for a request that waits
+		// for one and will not get one of the ready ones.
+		for p.draining && !p.closing && p.takers <= len(p.ready) {
+			p.demand.Wait()
+		}
+		if p.closing {
+			p.mu.Unlock()
+			return
+		}
 		e := p.engines[0]
 		for _, c := range p.engines[1:] {
 			if c.busy < e.busy {
@@ -179,6 +192,15 @@ func (p *Pool) fill() {
 	}
 }
 
+// Drain tells the pool that no requests will come beyond those already
+// running or waiting: from then on it starts a container only for a
+// request that waits without one.
+func (p *Pool) Drain() {
+	p.mu.Lock()
+	p.draining = true
+	p.mu.Unlock()
+}
+
 // release frees e's count and a token for the next container.
 func (p *Pool) release(e *poolEngine) {
 	p.mu.Lock()
@@ -197,6 +219,15 @@ func (p *Pool) discard(w *warm) error {
 // take returns the next ready container young enough to get a request,
 // ending the ones too close to their idle cap.
 func (p *Pool) take(ctx context.Context) (*warm, error) {
+	p.mu.Lock()
+	p.takers++
+	p.demand.Broadcast()
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.takers--
+		p.mu.Unlock()
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -247,23 +278,39 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 func (p *Pool) Close() error {
 	p.mu.Lock()
 	p.closing = true
+	p.demand.Broadcast()
 	p.mu.Unlock()
 	p.cancel()
 	p.wg.Wait()
-	var errs []error
+	// The ready containers are ended in parallel: one at a time, their
+	// removals would add up at the end of every batch.
+	var (
+		wg   sync.WaitGroup
+		emu  sync.Mutex
+		errs []error
+	)
 	for {
+		var w *warm
 		select {
-		case w := <-p.ready:
-			p.mu.Lock()
-			delete(p.all, w)
-			p.mu.Unlock()
-			if err := p.discard(w); err != nil {
-				errs = append(errs, err)
-			}
-			continue
+		case w = <-p.ready:
 		default:
 		}
-		break
+		if w == nil {
+			break
+		}
+		p.mu.Lock()
+		delete(p.all, w)
+		p.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.discard(w); err != nil {
+				emu.Lock()
+				errs = append(errs, err)
+				emu.Unlock()
+			}
+		}()
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }

@@ -127,3 +127,34 @@ func TestPoolSpreadsOverEngines(t *testing.T) {
 		assert.Check(t, c[0] == "--context", "every call names its engine: %q", strings.Join(c, " "))
 	}
 }
+
+// TestPoolDrainStillServesWaitingRequests: requests submitted before
+// Drain all get a container, even when Drain comes before the pool
+// started any.
+func TestPoolDrainStillServesWaitingRequests(t *testing.T) {
+	t.Parallel()
+	for i := 0; i < 5; i++ {
+		p, state := fakePool(t, "by-source", 4)
+		var wg sync.WaitGroup
+		for j := 0; j < 3; j++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
+				assert.Check(t, err)
+				assert.Check(t, is.Equal(res.Verdict, OK))
+			}()
+		}
+		p.Drain()
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("a request waited for a container that was never started")
+		}
+		assert.NilError(t, p.Close())
+		assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+		assert.Check(t, len(runCalls(state)) <= 4, "no more containers than requests and the pool size")
+	}
+}

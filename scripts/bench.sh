@@ -12,3 +12,6 @@ image=$(scripts/build-image.sh)
 echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  machine: $(nproc) cores, $(uname -r), docker $(docker version --format '{{.Server.Version}}')"
 echo "image: $image, $(docker image inspect --format '{{.Size}}' "$image") bytes"
 go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -n "${1:-30}"
+# batch: warm latency, throughput against bare docker run at 1, 2 and 4 in
+# parallel (the same argv, alternating rounds), peak RSS at --parallel 8.
+go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -batch -n 60

@@ -116,3 +116,33 @@ func TestCompletionAsksTheBinary(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.Contains(string(out), "--timeout"))
 }
+
+func TestReadmeBatchMakefile(t *testing.T) {
+	needEngine(t)
+	for _, bin := range []string{"make", "jq"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("SKIPPED, NOT PASSED: no %s: %v", bin, err)
+		}
+	}
+	t.Parallel()
+	dir := workdir(t)
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "Makefile"), []byte(readmeBlock(t, "make", "")), 0o644))
+	assert.NilError(t, os.Mkdir(filepath.Join(dir, "samples"), 0o755))
+	for name, src := range map[string]string{"a.star": "1+2", "b.star": "print('it\\'s \"quoted\"')\nlen('x' * 10)"} {
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, "samples", name), []byte(src), 0o644))
+	}
+	cmd := exec.Command("make", "-C", dir, "check-samples")
+	cmd.Env = append(os.Environ(), "SYNAPSE_IMAGE="+refImage)
+	out, err := cmd.CombinedOutput()
+	assert.NilError(t, err, string(out))
+	results, err := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	assert.NilError(t, err)
+	rs := parseBatch(t, string(results))
+	assert.Assert(t, is.Len(rs, 2))
+	got := map[any]string{}
+	for _, r := range rs {
+		assert.Check(t, is.Equal(r.Verdict, "ok"), "%+v", r)
+		got[r.ID] = string(r.Result)
+	}
+	assert.DeepEqual(t, got, map[any]string{"samples/a.star": "3", "samples/b.star": "10"})
+}

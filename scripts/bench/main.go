@@ -29,10 +29,14 @@ func main() {
 	image := flag.String("image", "", "image ID")
 	n := flag.Int("n", 30, "pairs")
 	baseline := flag.String("baseline", "", "image ID whose runner does not attest: measure the attestation instead")
+	batchMode := flag.Bool("batch", false, "measure batch: warm latency, throughput against bare docker run, peak RSS")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
 	if *baseline != "" {
 		run = func() error { return attestCost(*tool, *image, *baseline, *n) }
+	}
+	if *batchMode {
+		run = func() error { return benchBatch(*tool, *image, *n) }
 	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
