@@ -11,10 +11,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 go build -o "$work/synapse-isolation" .
 image=$(scripts/build-image.sh)
-CGO_ENABLED=0 go build -trimpath -o "$work/runner" ./isolation/runner
-CGO_ENABLED=0 go build -trimpath -o "$work/probe" ./tests/probe
-cp tests/testdata/probe.Dockerfile "$work/Dockerfile"
-probe=$(docker build -q "$work" 2>/dev/null)
+probe=$(scripts/build-probe-image.sh)
 list='l = []
 while True:
   l.append("y" * 1000)'

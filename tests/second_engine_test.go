@@ -43,6 +43,25 @@ func foreignLeftover(t *testing.T) string {
 	return id
 }
 
+// startOnSecond starts an endless run on the second engine with the
+// given timeout and waits until its container is there.
+func startOnSecond(t *testing.T, e *secondEngine, timeout string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(toolBin, "run", "--context", e.context, "--image", refImage, "--timeout", timeout, "--code", "while True:\n  pass")
+	cmd.Env = append(cmd.Environ(), e.env()...)
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	assert.NilError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if len(labelled(t, e, "")) > 0 {
+			return poll.Success()
+		}
+		return poll.Continue("no container on the second engine yet")
+	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	return cmd, &stdout
+}
+
 func assertExists(t *testing.T, id string) {
 	t.Helper()
 	assert.Check(t, exec.Command("docker", "inspect", "--format", "{{.Id}}", id).Run() == nil, "container %s on the machine's engine is gone", id)
@@ -57,17 +76,7 @@ func TestSecondEngineTimeoutAndOOMStayThere(t *testing.T) {
 	before := len(labelled(t, nil, ""))
 
 	// While a run on the second engine works, its container is there, not here.
-	cmd := exec.Command(toolBin, "run", "--context", e.context, "--image", refImage, "--timeout", "3s", "--code", "while True:\n  pass")
-	cmd.Env = append(cmd.Environ(), e.env()...)
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
-	assert.NilError(t, cmd.Start())
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		if len(labelled(t, e, "")) > 0 {
-			return poll.Success()
-		}
-		return poll.Continue("no container on the second engine yet")
-	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	cmd, stdout := startOnSecond(t, e, "3s")
 	assert.Check(t, is.Len(labelled(t, nil, ""), before), "the run must not reach the machine's engine")
 	err := cmd.Wait()
 	var ee *exec.ExitError
@@ -95,15 +104,7 @@ func TestSecondEngineGC(t *testing.T) {
 	needEngine(t)
 	e := needSecondEngine(t)
 	s := foreignLeftover(t)
-	cmd := exec.Command(toolBin, "run", "--context", e.context, "--image", refImage, "--timeout", "60s", "--code", "while True:\n  pass")
-	cmd.Env = append(cmd.Environ(), e.env()...)
-	assert.NilError(t, cmd.Start())
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		if len(labelled(t, e, "")) > 0 {
-			return poll.Success()
-		}
-		return poll.Continue("no container on the second engine yet")
-	}, poll.WithTimeout(30*time.Second), poll.WithDelay(50*time.Millisecond))
+	cmd, _ := startOnSecond(t, e, "60s")
 	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
 	assert.Check(t, is.Len(labelled(t, e, ""), 1), "the killed run's container stays until gc")
