@@ -121,3 +121,19 @@ func TestBatchRefusesBadFlagsBeforeAnyContainer(t *testing.T) {
 		assert.Check(t, is.Len(fakedocker.Calls(state), 0), "%q: docker was called", flags)
 	}
 }
+
+func TestBatchExecModeAsInRun(t *testing.T) {
+	code, results, errOut, state := batchLines(t, `{"id":1,"source":"ok"}`+"\n", "--", "python3", "-")
+	assert.Equal(t, code, 0, errOut)
+	assert.Equal(t, len(results), 1)
+	var runs int
+	for _, c := range fakedocker.Calls(state) {
+		if c[0] == "run" {
+			runs++
+			n := len(c)
+			assert.Check(t, is.DeepEqual(c[n-3:], []string{"--exec", "python3", "-"}), "%q", c)
+			assert.Check(t, strings.Contains(strings.Join(c, " "), "--idle 1m0s"), "%q", c)
+		}
+	}
+	assert.Check(t, runs >= 1)
+}
