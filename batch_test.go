@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -136,4 +139,41 @@ func TestBatchExecModeAsInRun(t *testing.T) {
 		}
 	}
 	assert.Check(t, runs >= 1)
+}
+
+// TestBatchProgressOnATerminal: with stderr a terminal, batch keeps a
+// progress line there; the summary still ends it.
+func TestBatchProgressOnATerminal(t *testing.T) {
+	ptmx, tty := openPTY(t)
+	self, err := os.Executable()
+	assert.NilError(t, err)
+	t.Setenv(fakedocker.EnvMode, "by-source")
+	t.Setenv(fakedocker.EnvState, t.TempDir())
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	seen := make(chan string, 1)
+	go func() {
+		var all []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			all = append(all, buf[:n]...)
+			if err != nil || bytes.Contains(all, []byte("batch: 2 results")) {
+				seen <- string(all)
+				return
+			}
+		}
+	}()
+	var stdout bytes.Buffer
+	code := run(context.Background(), []string{"synapse-isolation", "batch", "--image", testImage, "--cli", self},
+		strings.NewReader("{\"id\":1,\"source\":\"ok\"}\n{\"id\":2,\"source\":\"ok\"}\n"), &stdout, tty)
+	assert.Equal(t, code, 0)
+	select {
+	case got := <-seen:
+		assert.Check(t, is.Contains(got, "\rbatch: 1 done, 1 ok"))
+		assert.Check(t, is.Contains(got, "\rbatch: 2 done, 2 ok"))
+	case <-time.After(10 * time.Second):
+		t.Fatal("no progress on the terminal")
+	}
+	assert.Equal(t, strings.Count(stdout.String(), "\n"), 2, "progress goes to stderr only")
 }

@@ -212,18 +212,25 @@ func TestArgvAuditRoundTrip(t *testing.T) {
 
 // TestAuditFromATerminalPrintsUsage opens a pseudo-terminal as stdin:
 // audit must not sit waiting for input nobody is going to type.
-func TestAuditFromATerminalPrintsUsage(t *testing.T) {
+// openPTY opens a pseudo-terminal pair: the master side and the terminal.
+func openPTY(t *testing.T) (ptmx, tty *os.File) {
+	t.Helper()
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
 	if err != nil {
 		t.Skipf("SKIPPED, NOT PASSED: no pseudo-terminals here: %v", err)
 	}
-	defer ptmx.Close()
+	t.Cleanup(func() { ptmx.Close() })
 	assert.NilError(t, unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0))
 	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
 	assert.NilError(t, err)
-	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR, 0)
+	tty, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR, 0)
 	assert.NilError(t, err)
-	defer tty.Close()
+	t.Cleanup(func() { tty.Close() })
+	return ptmx, tty
+}
+
+func TestAuditFromATerminalPrintsUsage(t *testing.T) {
+	_, tty := openPTY(t)
 	assert.Assert(t, isTerminal(tty))
 	assert.Assert(t, !isTerminal(strings.NewReader("")))
 
