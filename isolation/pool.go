@@ -51,9 +51,8 @@ type Pool struct {
 	mu       sync.Mutex
 	demand   *sync.Cond // signalled when a request starts waiting, or on Close
 	closing  bool
-	draining bool           // no request is coming beyond those waiting
-	takers   int            // requests waiting for a ready container
-	all      map[*warm]bool // ready ones, for Close
+	draining bool // no request is coming beyond those waiting
+	takers   int  // requests waiting for a ready container
 }
 
 type poolEngine struct {
@@ -91,7 +90,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if _, err := NewPlan(probe, time.Now()); err != nil {
 		return nil, &RejectedError{Err: err}
 	}
-	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), all: map[*warm]bool{}}
+	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel)}
 	p.demand = sync.NewCond(&p.mu)
 	for _, e := range o.Engines {
 		c, err := newClient(e)
@@ -183,10 +182,9 @@ func (p *Pool) fill() {
 		p.mu.Lock()
 		if p.closing {
 			p.mu.Unlock()
-			p.discard(w)
+			_ = p.discard(w)
 			return
 		}
-		p.all[w] = true
 		p.mu.Unlock()
 		p.ready <- w
 	}
@@ -233,9 +231,6 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 		case <-ctx.Done():
 			return nil, &InterruptedError{Err: context.Cause(ctx)}
 		case w := <-p.ready:
-			p.mu.Lock()
-			delete(p.all, w)
-			p.mu.Unlock()
 			if time.Since(w.l.at) > p.o.Idle-idleMargin {
 				_ = p.discard(w)
 				p.release(w.e)
@@ -298,9 +293,6 @@ func (p *Pool) Close() error {
 		if w == nil {
 			break
 		}
-		p.mu.Lock()
-		delete(p.all, w)
-		p.mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
