@@ -92,11 +92,7 @@ func runBatch(c *cli.Context) error {
 	start := time.Now()
 	pool, err := isolation.NewPool(c.Context, po)
 	if err != nil {
-		var rej *isolation.RejectedError
-		if errors.As(err, &rej) {
-			return &rejected{err: rej}
-		}
-		return err
+		return err // exitCode and message read the typed error as they are
 	}
 	b := &batch{c: c, ordered: c.Bool("ordered"), failFast: c.Bool("fail-fast"), slots: make(chan struct{}, parallel),
 		counts: map[isolation.Verdict]int{}, pending: map[int][]byte{}, next: 1, progress: isTerminalWriter(c.App.ErrWriter)}

@@ -119,7 +119,7 @@ func judgeTmpfs(p *parsed) (Status, string) {
 	if !ok {
 		return Violated, "--tmpfs /tmp without size= (unbounded up to half of RAM)"
 	}
-	n, err := parseBytes(size)
+	n, err := limits.ParseBytes(size)
 	if err != nil || n <= 0 || n > limits.TmpBytes {
 		return Violated, fmt.Sprintf("--tmpfs /tmp size=%s, want at most %s", size, limits.Bytes(limits.TmpBytes))
 	}
@@ -179,12 +179,15 @@ func judgeUlimit(name string, min, max int64) func(p *parsed) (Status, string) {
 	}
 }
 
+// memoryLimit reads --memory with the grammar run shares with docker
+// (limits.ParseBytes). A size that is not a whole number of bytes is
+// unreadable here: docker would truncate it to a limit nobody wrote.
 func memoryLimit(p *parsed) (limits.Bytes, string, error) {
 	v, ok := p.last("memory")
 	if !ok {
 		return 0, "", nil
 	}
-	n, err := parseBytes(v)
+	n, err := limits.ParseBytes(v)
 	return n, v, err
 }
 
@@ -213,7 +216,7 @@ func judgeSwap(p *parsed) (Status, string) {
 	if mv == "" || merr != nil {
 		return Violated, "--memory-swap " + v + " without a valid --memory"
 	}
-	n, err := parseBytes(v)
+	n, err := limits.ParseBytes(v)
 	if err != nil || n != mem {
 		return Violated, fmt.Sprintf("--memory-swap %s, want equal to --memory %s (no swap)", v, mv)
 	}

@@ -191,9 +191,7 @@ func selfcheckChecks(ctx context.Context, o Options) []Check {
 		}
 		return []Check{fail("selfcheck", err.Error())}
 	}
-	mem := o.Limits.Memory
-	if mem == 0 {
-		mem = limits.DefaultMemory
-	}
-	return attest(*res.Selfcheck, mem)
+	// Run planned with these limits, so they resolve without error.
+	lim, _ := o.Limits.Resolve()
+	return attest(*res.Selfcheck, lim.Memory)
 }

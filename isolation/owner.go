@@ -93,3 +93,15 @@ func (p procRoot) gone(o Owner) bool {
 
 // SelfOwner returns this process's identity, for Options.Owner.
 func SelfOwner() (Owner, error) { return hostProc.self() }
+
+// ownedBySelf returns o with this process as the owner unless o names one.
+// It is best effort: without the label gc still finds a container by its
+// deadline.
+func (o Options) ownedBySelf() Options {
+	if o.Owner == "" {
+		if self, err := SelfOwner(); err == nil {
+			o.Owner = self.String()
+		}
+	}
+	return o
+}

@@ -80,11 +80,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if len(o.Engines) == 0 {
 		o.Engines = []Engine{o.Engine}
 	}
-	if o.Owner == "" {
-		if self, err := SelfOwner(); err == nil {
-			o.Owner = self.String()
-		}
-	}
+	o.Options = o.Options.ownedBySelf()
 	probe := o.Options
 	probe.Idle = o.Idle
 	if _, err := NewPlan(probe, time.Now()); err != nil {

@@ -67,13 +67,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err != nil {
 		return &RejectedError{Err: err}
 	}
-	if o.Owner == "" {
-		// Best effort: without it gc still finds the container by deadline.
-		if self, err := SelfOwner(); err == nil {
-			o.Owner = self.String()
-		}
-	}
-	plan, err := NewPlan(o, a.start)
+	plan, err := NewPlan(o.ownedBySelf(), a.start)
 	if err != nil {
 		return &RejectedError{Err: err}
 	}
