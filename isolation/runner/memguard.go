@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -154,25 +152,20 @@ func (c cgroupMem) oomKills() (int64, error) {
 	return n, nil
 }
 
-// readCounters reads "name value" lines.
+// readCounters reads "name value" lines of numbers; a value that is not
+// a number is left out.
 func readCounters(path string) (map[string]int64, error) {
-	f, err := os.Open(path)
+	kv, err := readKeyed(path, " ")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	out := map[string]int64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), " ")
-		if !ok {
-			continue
-		}
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+	out := make(map[string]int64, len(kv))
+	for k, v := range kv {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			out[k] = n
 		}
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // guard watches the cgroup while a child runs and calls stop, once, when

@@ -91,7 +91,7 @@ const cgroupRoot = "/sys/fs/cgroup"
 // readCgroup fills the limits from cgroup v2 if mounted, else from v1.
 func readCgroup(s *protocol.Selfcheck, problem func(string, error)) {
 	const root = cgroupRoot
-	if _, err := os.Stat(filepath.Join(root, "cgroup.controllers")); err == nil {
+	if newCgroupMem(root).v2 {
 		s.CgroupVersion = 2
 		s.MemoryMax = readLimit(filepath.Join(root, "memory.max"), problem)
 		s.SwapMax = readLimit(filepath.Join(root, "memory.swap.max"), problem)
