@@ -149,7 +149,9 @@ func Containers(state string) []string {
 	m, _ := filepath.Glob(filepath.Join(state, "c-*"))
 	var out []string
 	for _, p := range m {
-		out = append(out, strings.TrimPrefix(filepath.Base(p), "c-"))
+		if !strings.HasSuffix(p, ".tmp") { // a create that never completed
+			out = append(out, strings.TrimPrefix(filepath.Base(p), "c-"))
+		}
 	}
 	return out
 }
@@ -188,7 +190,7 @@ func run(mode, state string, args []string) int {
 		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: Conflict. The container name \"/%s\" is already in use.\n", name)
 		return 125
 	}
-	os.WriteFile(container, []byte(runID+"\t0\trunning\t"+owner), 0o600)
+	writeContainer(container, runID+"\t0\trunning\t"+owner)
 	done := func() { os.Remove(container) } // what --rm does on exit
 	in, _ := io.ReadAll(os.Stdin)
 	if mode == "by-source" {
@@ -280,7 +282,7 @@ func lateCreate(state, nameAndID string) {
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(filepath.Join(state, "ps-called")); err == nil {
 			time.Sleep(50 * time.Millisecond)
-			os.WriteFile(filepath.Join(state, "c-"+name), []byte(runID+"\t0\trunning\t"), 0o600)
+			writeContainer(filepath.Join(state, "c-"+name), runID+"\t0\trunning\t")
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -316,5 +318,16 @@ func AddContainer(state, name, runID, deadline, status string) error {
 
 // AddOwnedContainer is AddContainer with an owner label.
 func AddOwnedContainer(state, name, runID, deadline, status, owner string) error {
-	return os.WriteFile(filepath.Join(state, "c-"+name), []byte(runID+"\t"+deadline+"\t"+status+"\t"+owner), 0o600)
+	return writeContainer(filepath.Join(state, "c-"+name), runID+"\t"+deadline+"\t"+status+"\t"+owner)
+}
+
+// writeContainer creates a container file whole, by rename, as the daemon
+// creates a container: a fake killed halfway through a plain write would
+// leave a file with no labels, which no listing by label could find.
+func writeContainer(path, content string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
