@@ -53,6 +53,10 @@ type Pool struct {
 	closing  bool
 	draining bool // no request is coming beyond those waiting
 	takers   int  // requests waiting for a ready container
+	// readyN counts the containers in ready. It changes under mu together
+	// with takers, so fill never sees a request that just took a container
+	// as still waiting (len(ready) would already have dropped).
+	readyN int
 }
 
 type poolEngine struct {
@@ -141,7 +145,7 @@ func (p *Pool) fill() {
 		p.mu.Lock()
 		// Draining, a container is started only for a request that waits
 		// for one and will not get one of the ready ones.
-		for p.draining && !p.closing && p.takers <= len(p.ready) {
+		for p.draining && !p.closing && p.takers <= p.readyN {
 			p.demand.Wait()
 		}
 		if p.closing {
@@ -181,8 +185,9 @@ func (p *Pool) fill() {
 			_ = p.discard(w)
 			return
 		}
+		p.readyN++
 		p.mu.Unlock()
-		p.ready <- w
+		p.ready <- w // never blocks: ready holds as many as there are tokens
 	}
 }
 
@@ -217,17 +222,22 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 	p.takers++
 	p.demand.Broadcast()
 	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		p.takers--
-		p.mu.Unlock()
-	}()
 	for {
 		select {
 		case <-ctx.Done():
+			p.mu.Lock()
+			p.takers--
+			p.mu.Unlock()
 			return nil, &InterruptedError{Err: context.Cause(ctx)}
 		case w := <-p.ready:
-			if time.Since(w.l.at) > p.o.Idle-idleMargin {
+			p.mu.Lock()
+			p.readyN--
+			expired := time.Since(w.l.at) > p.o.Idle-idleMargin
+			if !expired {
+				p.takers--
+			}
+			p.mu.Unlock()
+			if expired {
 				_ = p.discard(w)
 				p.release(w.e)
 				continue
@@ -284,6 +294,9 @@ func (p *Pool) Close() error {
 		var w *warm
 		select {
 		case w = <-p.ready:
+			p.mu.Lock()
+			p.readyN--
+			p.mu.Unlock()
 		default:
 		}
 		if w == nil {
