@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,13 +18,7 @@ import (
 // as their request's source says (ok, slow, malformed, program-error...).
 func batchLines(t *testing.T, input string, flags ...string) (int, []map[string]any, string, string) {
 	t.Helper()
-	self, err := os.Executable()
-	assert.NilError(t, err)
-	state := t.TempDir()
-	t.Setenv(fakedocker.EnvMode, "by-source")
-	t.Setenv(fakedocker.EnvState, state)
-	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	self, state := useFakeDocker(t, "by-source")
 	args := append([]string{"batch", "--image", testImage, "--cli", self}, flags...)
 	code, out, errOut := runCLI(t, input, args...)
 	var results []map[string]any
@@ -145,12 +138,7 @@ func TestBatchExecModeAsInRun(t *testing.T) {
 // progress line there; the summary still ends it.
 func TestBatchProgressOnATerminal(t *testing.T) {
 	ptmx, tty := openPTY(t)
-	self, err := os.Executable()
-	assert.NilError(t, err)
-	t.Setenv(fakedocker.EnvMode, "by-source")
-	t.Setenv(fakedocker.EnvState, t.TempDir())
-	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	self, _ := useFakeDocker(t, "by-source")
 	seen := make(chan string, 1)
 	go func() {
 		var all []byte

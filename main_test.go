@@ -313,16 +313,26 @@ func TestCompletionAndMan(t *testing.T) {
 	}
 }
 
+// useFakeDocker makes this test binary the docker CLI of the commands the
+// test runs, in mode, with a fresh state directory; it returns the binary
+// to pass as --cli and the state directory.
+func useFakeDocker(t *testing.T, mode string) (self, state string) {
+	t.Helper()
+	self, err := os.Executable()
+	assert.NilError(t, err)
+	state = t.TempDir()
+	t.Setenv(fakedocker.EnvMode, mode)
+	t.Setenv(fakedocker.EnvState, state)
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	// Under -race a binary sleeps 1s at exit by default; the fake is one.
+	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	return self, state
+}
+
 // TestArgvIsWhatRunExecutes runs `run` against the fake docker, which logs
 // the argv it received, and compares it with `argv` for the same flags.
 func TestArgvIsWhatRunExecutes(t *testing.T) {
-	self, err := os.Executable()
-	assert.NilError(t, err)
-	state := t.TempDir()
-	t.Setenv(fakedocker.EnvMode, "ok")
-	t.Setenv(fakedocker.EnvState, state)
-	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	t.Setenv("GORACE", "atexit_sleep_ms=0")
+	self, state := useFakeDocker(t, "ok")
 	for _, flags := range [][]string{
 		{"--name", "synapse-iso-cmp1"},
 		{"--name", "synapse-iso-cmp2", "--memory", "1g", "--timeout", "3s", "--context", "default", "--runtime", "runc"},
@@ -374,10 +384,6 @@ func TestShellFormatRoundTripsThroughPrintf(t *testing.T) {
 
 // TestRunExitCodes drives `run` through the fake docker for every verdict.
 func TestRunExitCodes(t *testing.T) {
-	self, err := os.Executable()
-	assert.NilError(t, err)
-	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	t.Setenv("GORACE", "atexit_sleep_ms=0")
 	for mode, want := range map[string]struct {
 		code    int
 		verdict string
@@ -393,8 +399,7 @@ func TestRunExitCodes(t *testing.T) {
 		"exit137-kill":      {3, "sandbox_failure"},
 		"command-not-found": {127, "command_not_found"},
 	} {
-		t.Setenv(fakedocker.EnvMode, mode)
-		t.Setenv(fakedocker.EnvState, t.TempDir())
+		self, _ := useFakeDocker(t, mode)
 		code, out, errOut := runCLI(t, "", "run", "--image", testImage, "--cli", self, "--timeout", "500ms", "--code", "1+2")
 		assert.Check(t, is.Equal(code, want.code), "%s: %s", mode, errOut)
 		var res struct {

@@ -42,27 +42,35 @@ func runCalls(state string) [][]string {
 	return out
 }
 
-func TestPoolRunsEveryRequestInItsOwnContainer(t *testing.T) {
-	t.Parallel()
-	p, state := fakePool(t, "by-source", 2)
-	var mu sync.Mutex
-	seen := map[string]bool{}
+// runOKs runs n "ok" requests on p at once, each checked for an ok
+// verdict, and delivers their results when all are done.
+func runOKs(t *testing.T, p *Pool, n int) <-chan []Result {
+	done := make(chan []Result, 1)
+	results := make([]Result, n)
 	var wg sync.WaitGroup
-	for i := 0; i < 6; i++ {
+	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
 			assert.Check(t, err)
 			assert.Check(t, is.Equal(res.Verdict, OK))
-			assert.Check(t, res.Timings.WaitMS != nil && res.Timings.ExecMS != nil && res.Timings.CleanupMS != nil)
-			mu.Lock()
-			assert.Check(t, !seen[res.RunID], "a container is used once")
-			seen[res.RunID] = true
-			mu.Unlock()
+			results[i] = res
 		}()
 	}
-	wg.Wait()
+	go func() { wg.Wait(); done <- results }()
+	return done
+}
+
+func TestPoolRunsEveryRequestInItsOwnContainer(t *testing.T) {
+	t.Parallel()
+	p, state := fakePool(t, "by-source", 2)
+	seen := map[string]bool{}
+	for _, res := range <-runOKs(t, p, 6) {
+		assert.Check(t, res.Timings.WaitMS != nil && res.Timings.ExecMS != nil && res.Timings.CleanupMS != nil)
+		assert.Check(t, !seen[res.RunID], "a container is used once")
+		seen[res.RunID] = true
+	}
 	assert.NilError(t, p.Close())
 	assert.Check(t, is.Len(seen, 6))
 	assert.Check(t, is.Len(fakedocker.Containers(state), 0), "Close leaves nothing, ready ones included")
@@ -135,19 +143,8 @@ func TestPoolDrainStillServesWaitingRequests(t *testing.T) {
 	t.Parallel()
 	for i := 0; i < 5; i++ {
 		p, state := fakePool(t, "by-source", 4)
-		var wg sync.WaitGroup
-		for j := 0; j < 3; j++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
-				assert.Check(t, err)
-				assert.Check(t, is.Equal(res.Verdict, OK))
-			}()
-		}
+		done := runOKs(t, p, 3)
 		p.Drain()
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(20 * time.Second):
