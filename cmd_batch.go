@@ -85,6 +85,13 @@ func runBatch(c *cli.Context) error {
 			Limits: limits.Config{Memory: memory(c), Timeout: timeout}, Runtime: c.String("runtime"), Exec: exec,
 		},
 		Parallel: parallel, Idle: idle,
+		OnDrop: func(e isolation.Engine, err error) {
+			where := "the current engine"
+			if e.Context != "" {
+				where = "context " + e.Context
+			}
+			fmt.Fprintf(c.App.ErrWriter, "batch: dropping %s: %s\n", where, message(err))
+		},
 	}
 	for _, name := range c.StringSlice("context") {
 		po.Engines = append(po.Engines, isolation.Engine{CLI: c.String("cli"), Context: name})

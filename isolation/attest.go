@@ -17,10 +17,21 @@ var dockerEnv = []string{"HOME", "HOSTNAME", "PATH"}
 // wantCPUMax is one CPU as cgroup v2's cpu.max spells it (quota period, µs).
 const wantCPUMax = "100000 100000"
 
+// wantTmpMode is /tmp's mode as the tmpfs option mode=1777 sets it: every
+// user may create files, none may remove another's.
+const wantTmpMode = "1777"
+
+func orNone(s string) string {
+	if s == "" {
+		return "(unknown)"
+	}
+	return s
+}
+
 // attestCheck is one boundary as the runner sees it from inside. Every
-// run's response carries the runner's view (protocol.Selfcheck, read before
-// the program runs); Run withholds the result unless every check passes,
-// and doctor prints them all.
+// runner's hello carries its view (protocol.Selfcheck, read before it
+// reads anything); Run sends the request only if every check passes, and
+// doctor prints them all.
 type attestCheck struct {
 	name   string
 	proves string
@@ -95,8 +106,8 @@ var attestChecks = []attestCheck{
 		seen := fmt.Sprintf("core %d:%d", s.CoreSoft, s.CoreHard)
 		return seen, unless(s.CoreSoft == 0 && s.CoreHard == 0, "core dumps allowed ("+seen+")")
 	}},
-	{"/tmp", "/tmp is a 32 MiB tmpfs without exec, setuid or devices", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		seen := fmt.Sprintf("%s, %d bytes", s.TmpOptions, s.TmpBytes)
+	{"/tmp", "/tmp is a 32 MiB tmpfs, writable by the sandbox user (1777), without exec, setuid or devices", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		seen := fmt.Sprintf("%s, %d bytes, mode %s, writable %t", s.TmpOptions, s.TmpBytes, s.TmpMode, s.TmpWritable)
 		opts := strings.Split(s.TmpOptions, ",")
 		var wrong []string
 		if s.TmpOptions == "" {
@@ -109,6 +120,11 @@ var attestChecks = []attestCheck{
 		}
 		if s.TmpBytes != limits.TmpBytes {
 			wrong = append(wrong, fmt.Sprintf("/tmp is %d bytes, want %d", s.TmpBytes, limits.TmpBytes))
+		}
+		if s.TmpMode != wantTmpMode || !s.TmpWritable {
+			wrong = append(wrong, fmt.Sprintf("/tmp is mode %s and writable %t, want %s and writable: "+
+				"the image carries its own /tmp, whose mode docker keeps over the tmpfs; "+
+				"build the image without /tmp, or with /tmp mode 1777", orNone(s.TmpMode), s.TmpWritable, wantTmpMode))
 		}
 		return seen, strings.Join(wrong, "; ")
 	}},
@@ -165,9 +181,6 @@ func attest(s protocol.Selfcheck, memory limits.Bytes) []Check {
 // attestationError names every boundary the runner saw out of force, or
 // returns nil when all hold.
 func attestationError(s *protocol.Selfcheck, memory limits.Bytes) error {
-	if s == nil {
-		return &SandboxError{Err: fmt.Errorf("the response carries no attestation of the sandbox; result withheld")}
-	}
 	var wrong []string
 	for _, c := range attestChecks {
 		if _, w := c.judge(*s, memory); w != "" {
@@ -177,7 +190,7 @@ func attestationError(s *protocol.Selfcheck, memory limits.Bytes) error {
 	if len(wrong) == 0 {
 		return nil
 	}
-	return &SandboxError{Err: fmt.Errorf("the container does not enforce the policy: %s; result withheld", strings.Join(wrong, "; "))}
+	return &SandboxError{Err: fmt.Errorf("the container does not enforce the policy: %s; the program was never sent", strings.Join(wrong, "; "))}
 }
 
 // selfcheckChecks runs the image's --selfcheck through Run, so under the

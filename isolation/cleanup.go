@@ -40,12 +40,13 @@ const (
 // A listing that finds nothing is trusted only once the client has been
 // dead for settle (a create may still land). Once a container of the run
 // was found and removed, no other can come: one `docker run` creates one
-// container, so an empty listing after that is final.
-func (c *client) remove(runID string, clientDied time.Time) error {
+// container, so an empty listing after that is final. found reports
+// whether a container of the run was there to remove.
+func (c *client) remove(runID string, clientDied time.Time) (found bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	var lastErr error
-	errs, found := 0, false
+	errs := 0
 	for {
 		ids, err := c.ours(ctx, runID)
 		switch {
@@ -58,19 +59,19 @@ func (c *client) remove(runID string, clientDied time.Time) error {
 			_, _ = c.output(ctx, append([]string{"rm", "-f"}, ids...)...)
 			continue
 		case found || time.Since(clientDied) >= settle:
-			return nil
+			return found, nil
 		default:
 			errs = 0
 		}
 		if errs >= maxListErrors {
-			return &EngineError{Err: fmt.Errorf("docker rm -f (run %s): removal not confirmed: %w", runID, lastErr)}
+			return found, &EngineError{Err: fmt.Errorf("docker rm -f (run %s): removal not confirmed: %w", runID, lastErr)}
 		}
 		select {
 		case <-ctx.Done():
 			if lastErr == nil {
 				lastErr = fmt.Errorf("container still listed")
 			}
-			return &EngineError{Err: fmt.Errorf("docker rm -f (run %s): not confirmed gone after %s: %w", runID, cleanupTimeout, lastErr)}
+			return found, &EngineError{Err: fmt.Errorf("docker rm -f (run %s): not confirmed gone after %s: %w", runID, cleanupTimeout, lastErr)}
 		case <-time.After(retryEvery):
 		}
 	}

@@ -16,7 +16,7 @@ func goodSelfcheck() protocol.Selfcheck {
 		UID: 65534, GID: 65534, Groups: []int{65534}, CapEff: "0000000000000000", NoNewPrivs: 1, Seccomp: 2,
 		CgroupVersion: 1, MemoryMax: int64(limits.DefaultMemory), SwapMax: 0, PidsMax: 64, CPUMax: "100000 100000",
 		NoFileSoft: 64, NoFileHard: 64, CoreSoft: 0, CoreHard: 0,
-		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: 32 << 20, RootReadOnly: true,
+		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: 32 << 20, TmpMode: "1777", TmpWritable: true, RootReadOnly: true,
 		Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"},
 	}
 }
@@ -50,6 +50,9 @@ func TestCompareSelfcheck(t *testing.T) {
 		"core":       {func(s *protocol.Selfcheck) { s.CoreSoft = -1 }, "core dumps"},
 		"tmp exec":   {func(s *protocol.Selfcheck) { s.TmpOptions = "rw,nosuid,nodev" }, "/tmp"},
 		"tmp size":   {func(s *protocol.Selfcheck) { s.TmpBytes = 1 << 30 }, "/tmp"},
+		"tmp 0755":   {func(s *protocol.Selfcheck) { s.TmpMode, s.TmpWritable = "755", false }, "/tmp"},
+		"tmp no w":   {func(s *protocol.Selfcheck) { s.TmpWritable = false }, "/tmp"},
+		"tmp 0777":   {func(s *protocol.Selfcheck) { s.TmpMode = "777" }, "/tmp"},
 		"rw root":    {func(s *protocol.Selfcheck) { s.RootReadOnly = false }, "read-only root"},
 		"network":    {func(s *protocol.Selfcheck) { s.Interfaces = []string{"lo", "eth0"} }, "network"},
 		"shm":        {func(s *protocol.Selfcheck) { s.DevShmWritable = true }, "/dev/shm"},
@@ -70,7 +73,12 @@ func TestCompareSelfcheck(t *testing.T) {
 func TestAttestationErrorNamesEachBoundary(t *testing.T) {
 	good := goodSelfcheck()
 	assert.NilError(t, attestationError(&good, limits.DefaultMemory))
-	assert.ErrorContains(t, attestationError(nil, limits.DefaultMemory), "no attestation")
+
+	// An image that carries its own /tmp: the message says how to fix it.
+	tmp := goodSelfcheck()
+	tmp.TmpMode, tmp.TmpWritable = "755", false
+	assert.ErrorContains(t, attestationError(&tmp, limits.DefaultMemory),
+		"/tmp is mode 755 and writable false, want 1777 and writable: the image carries its own /tmp, whose mode docker keeps over the tmpfs; build the image without /tmp, or with /tmp mode 1777")
 
 	// What Debian's runsc shows from inside with the whole argv applied.
 	weak := goodSelfcheck()
@@ -82,7 +90,7 @@ func TestAttestationErrorNamesEachBoundary(t *testing.T) {
 	assert.Assert(t, errors.As(err, &sb))
 	assert.Error(t, err, "sandbox failure: the container does not enforce the policy: memory limit not visible; "+
 		"swap limit not visible; pids.max not visible; cpu.max not visible; /tmp is executable; "+
-		"/tmp is 8589934592 bytes, want 33554432; /dev/shm is writable; result withheld")
+		"/tmp is 8589934592 bytes, want 33554432; /dev/shm is writable; the program was never sent")
 
 	for _, c := range attest(good, limits.DefaultMemory) {
 		assert.Assert(t, c.Proves != "", "%s says what it proves", c.Name)

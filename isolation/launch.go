@@ -17,18 +17,21 @@ import (
 // launched is a `docker run` started with its request not yet sent: at
 // once for Run, ahead of time for a warm pool.
 type launched struct {
-	plan   *Plan
-	client *client
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout *firstByte
-	stderr *stderrWatch
-	parent context.Context
-	runCtx context.Context
-	abort  context.CancelCauseFunc
-	waited chan error
-	at     time.Time // when docker run was started
-	sent   time.Time // when the request was written
+	plan    *Plan
+	client  *client
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	out     *frames    // the runner's stdout: hello, then response
+	resp    *firstByte // the response part of out
+	stderr  *stderrWatch
+	parent  context.Context
+	runCtx  context.Context
+	abort   context.CancelCauseFunc
+	done    chan struct{} // closed once docker run was waited for
+	waitErr error         // cmd.Wait's error; read after done
+	at      time.Time     // when docker run was started
+	helloAt time.Time     // when the hello line arrived
+	sent    time.Time     // when the request was written
 
 	mu    sync.Mutex
 	timer *time.Timer
@@ -57,9 +60,10 @@ func (f *firstByte) arrived() time.Time {
 // ends with ctx (a signal, say), or with abort.
 func launch(ctx context.Context, c *client, plan *Plan) (*launched, error) {
 	runCtx, abort := context.WithCancelCause(ctx)
-	l := &launched{plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, waited: make(chan error, 1)}
-	l.stdout = &firstByte{Buffer: capture.New(limits.MaxResponseBytes)}
-	l.stdout.OnOverflow = func() { abort(errResponseTooLarge) }
+	l := &launched{plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, done: make(chan struct{})}
+	l.resp = &firstByte{Buffer: capture.New(limits.MaxResponseBytes)}
+	l.resp.OnOverflow = func() { abort(errResponseTooLarge) }
+	l.out = newFrames(l.resp)
 	l.stderr = &stderrWatch{onWarning: func(line string) { abort(&warningError{line: line}) }}
 	cmd := exec.CommandContext(runCtx, c.path, plan.Argv[1:]...)
 	cmd.Env = c.env
@@ -68,7 +72,7 @@ func launch(ctx context.Context, c *client, plan *Plan) (*launched, error) {
 		abort(nil)
 		return nil, &EngineError{Err: fmt.Errorf("stdin pipe: %w", err)}
 	}
-	cmd.Stdout, cmd.Stderr = l.stdout, l.stderr
+	cmd.Stdout, cmd.Stderr = l.out, l.stderr
 	// Its own process group: a Ctrl-C on the terminal reaches only this
 	// process, which then kills the client and removes the container in
 	// order, instead of racing docker's own signal proxying.
@@ -81,36 +85,40 @@ func launch(ctx context.Context, c *client, plan *Plan) (*launched, error) {
 		abort(nil)
 		return nil, &EngineError{Err: fmt.Errorf("starting %s: %w", c.path, err)}
 	}
-	go func() { l.waited <- cmd.Wait() }()
+	go func() {
+		l.waitErr = cmd.Wait()
+		close(l.done)
+	}()
 	return l, nil
 }
 
 // send writes the request and closes stdin; the host deadline is armed to
-// end at deadline.
+// end at deadline. Only a run whose hello passed gets here.
 func (l *launched) send(body []byte, deadline time.Time) {
 	l.mu.Lock()
 	l.sent = time.Now()
 	l.timer = time.AfterFunc(time.Until(deadline), func() { l.abort(errHostDeadline) })
 	l.mu.Unlock()
 	go func() {
-		// A client that died already makes this fail; finish says why.
-		_, _ = l.stdin.Write(body)
+		// One line: the runner answers at the newline, without waiting
+		// for EOF to cross docker. A client that died already makes this
+		// fail; finish says why.
+		_, _ = l.stdin.Write(append(body[:len(body):len(body)], '\n'))
 		_ = l.stdin.Close()
 	}()
 }
 
 // kill stops the client of a container that will get no request.
 func (l *launched) kill() {
+	_ = l.stdin.Close()
 	l.abort(errors.New("discarded"))
-	<-l.waited
-	l.waited <- nil
+	<-l.done
 }
 
-// finish waits for docker run and decides from its end, as Run does: the
-// cause of an abort first, then the exit status, then evidence. It returns
-// the response bytes for a run that exited 0 and was not aborted.
-func (l *launched) finish(a *attempt) ([]byte, error) {
-	waitErr := <-l.waited
+// wait waits for docker run and notes how it ended. It returns the
+// client's exit status, -1 when it was killed by a signal.
+func (l *launched) wait(a *attempt) (int, error) {
+	<-l.done
 	a.end = time.Now()
 	l.mu.Lock()
 	if l.timer != nil {
@@ -118,14 +126,26 @@ func (l *launched) finish(a *attempt) ([]byte, error) {
 	}
 	l.mu.Unlock()
 	l.stderr.finish() // a last WARNING line without a newline still aborts
-	defer l.abort(nil)
 	if l.cmd.ProcessState == nil {
-		return nil, &EngineError{Err: fmt.Errorf("waiting for %s: %w", l.client.path, waitErr)}
+		return -1, &EngineError{Err: fmt.Errorf("waiting for %s: %w", l.client.path, l.waitErr)}
 	}
 	a.started = true
-	code := l.cmd.ProcessState.ExitCode() // -1: the client was killed by a signal
+	code := l.cmd.ProcessState.ExitCode()
 	if code >= 0 {
 		a.exit = &code
+	}
+	return code, nil
+}
+
+// finish waits for docker run after its request was sent and decides from
+// its end: the cause of an abort first, then the exit status, then
+// evidence. It returns the response bytes for a run that exited 0 and was
+// not aborted.
+func (l *launched) finish(a *attempt) ([]byte, error) {
+	defer l.abort(nil)
+	code, err := l.wait(a)
+	if err != nil {
+		return nil, err
 	}
 	cause := context.Cause(l.runCtx)
 	var warning *warningError
@@ -136,19 +156,26 @@ func (l *launched) finish(a *attempt) ([]byte, error) {
 		return nil, &TimeoutError{Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
 			l.plan.Name, l.plan.Limits.Timeout)}
 	case errors.As(cause, &warning):
-		return nil, &EngineError{Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", warning.line)}
+		return nil, warning.refusal()
 	case errors.Is(cause, errResponseTooLarge):
 		return nil, &SandboxError{Err: errResponseTooLarge}
 	}
 	switch code {
 	case 0:
-		return l.stdout.Bytes(), nil
+		return l.resp.Bytes(), nil
 	case 137:
 		return nil, l.client.oomOrKill(l.plan.RunID, l.plan.Name, a.start, l.stderr)
 	case 125, 126, 127:
-		return nil, &EngineError{Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(l.stderr))}
+		return nil, l.dockerFailed(code)
 	case -1:
 		return nil, &SandboxError{Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
 	}
 	return nil, &SandboxError{Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", code, withStderr(l.stderr))}
+}
+
+// dockerFailed is docker's own failure, told by the statuses docker run
+// reserves for itself (125: the daemon or the client, 126/127: the
+// container's command), in docker's words.
+func (l *launched) dockerFailed(code int) error {
+	return &EngineError{Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(l.stderr))}
 }

@@ -19,6 +19,11 @@ const DefaultIdle = 60 * time.Second
 // request; it may end before the request reaches it.
 const idleMargin = 5 * time.Second
 
+// startBound is how long a pool's container has to start and send its
+// hello. A container that does not pass its hello within it drops its
+// engine from the pool.
+const startBound = 30 * time.Second
+
 // PoolOptions configures a warm pool.
 type PoolOptions struct {
 	// Options are shared by every request; Engine is used when Engines is
@@ -31,12 +36,17 @@ type PoolOptions struct {
 	Parallel int
 	// Idle caps how long a ready container waits; zero means DefaultIdle.
 	Idle time.Duration
+	// OnDrop, if set, is told of each engine the pool stops using: one
+	// whose container failed its hello, or that could not start one. The
+	// pool goes on with the others; when none is left, every request gets
+	// the last engine's failure, and no program runs.
+	OnDrop func(e Engine, err error)
 }
 
 // Pool runs requests, each in a fresh container used once, from
 // containers started ahead of their requests: the runner in each is
-// already up and blocked reading its request, and its own deadline starts
-// when the request arrives. Every container carries the run-id label, a
+// already up, its hello judged and passed, and blocked reading its
+// request; its own deadline starts when the request arrives. Every container carries the run-id label, a
 // deadline label that includes the idle cap, and the owner label, so gc
 // reaps what a killed pool leaves.
 type Pool struct {
@@ -46,29 +56,37 @@ type Pool struct {
 	engines []*poolEngine
 	ready   chan *warm
 	tokens  chan struct{}
-	wg      sync.WaitGroup
+	wg      sync.WaitGroup // fill and every admission
+	// dead is closed when every engine was dropped; deadErr, set before,
+	// is what each request then gets.
+	dead    chan struct{}
+	deadErr error
+	dieOnce sync.Once
 
 	mu       sync.Mutex
 	demand   *sync.Cond // signalled when a request starts waiting, or on Close
 	closing  bool
 	draining bool // no request is coming beyond those waiting
 	takers   int  // requests waiting for a ready container
-	// readyN counts the containers in ready. It changes under mu together
-	// with takers, so fill never sees a request that just took a container
-	// as still waiting (len(ready) would already have dropped).
+	// readyN counts the containers in ready or being admitted. It changes
+	// under mu together with takers, so fill never sees a request that just
+	// took a container as still waiting (len(ready) would already have
+	// dropped).
 	readyN int
 }
 
 type poolEngine struct {
-	client *client
-	engine Engine
-	busy   int // outstanding containers, ready or running; guarded by Pool.mu
+	client  *client
+	engine  Engine
+	busy    int   // outstanding containers, ready or running; guarded by Pool.mu
+	dropped error // why the pool stopped using it; guarded by Pool.mu
 }
 
-// warm is one ready container.
+// warm is one ready container: its hello passed.
 type warm struct {
-	l *launched
-	e *poolEngine
+	l         *launched
+	e         *poolEngine
+	selfcheck *protocol.Selfcheck // from its hello
 }
 
 // NewPool checks every engine (reachable, image present locally: nothing
@@ -90,7 +108,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if _, err := NewPlan(probe, time.Now()); err != nil {
 		return nil, &RejectedError{Err: err}
 	}
-	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel)}
+	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{})}
 	p.demand = sync.NewCond(&p.mu)
 	for _, e := range o.Engines {
 		c, err := newClient(e)
@@ -133,30 +151,27 @@ func checkEngine(ctx context.Context, c *client, image string) error {
 }
 
 // fill starts a container whenever a token is free, on the engine with
-// the fewest outstanding containers.
+// the fewest outstanding containers, and has its hello judged.
 func (p *Pool) fill() {
 	defer p.wg.Done()
 	for {
 		select {
 		case <-p.ctx.Done():
 			return
+		case <-p.dead:
+			return
 		case <-p.tokens:
 		}
 		p.mu.Lock()
 		// Draining, a container is started only for a request that waits
 		// for one and will not get one of the ready ones.
-		for p.draining && !p.closing && p.takers <= p.readyN {
+		for p.draining && !p.closing && p.takers <= p.readyN && p.pick() != nil {
 			p.demand.Wait()
 		}
-		if p.closing {
+		e := p.pick()
+		if p.closing || e == nil {
 			p.mu.Unlock()
 			return
-		}
-		e := p.engines[0]
-		for _, c := range p.engines[1:] {
-			if c.busy < e.busy {
-				e = c
-			}
 		}
 		e.busy++
 		p.mu.Unlock()
@@ -168,14 +183,8 @@ func (p *Pool) fill() {
 			l, err = launch(p.ctx, e.client, &plan)
 		}
 		if err != nil {
-			// The engine refused a start: give the token back after a pause,
-			// and let requests see the failure on a container that exits.
+			p.drop(e, err)
 			p.release(e)
-			select {
-			case <-p.ctx.Done():
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
 			continue
 		}
 		w := &warm{l: l, e: e}
@@ -187,7 +196,64 @@ func (p *Pool) fill() {
 		}
 		p.readyN++
 		p.mu.Unlock()
+		p.wg.Add(1)
+		go p.admit(w)
+	}
+}
+
+// pick returns the engine still in use with the fewest outstanding
+// containers, nil when every engine was dropped. p.mu is held.
+func (p *Pool) pick() *poolEngine {
+	var e *poolEngine
+	for _, c := range p.engines {
+		if c.dropped == nil && (e == nil || c.busy < e.busy) {
+			e = c
+		}
+	}
+	return e
+}
+
+// admit judges a new container's hello before any request can be given
+// to it. A container that fails is refused and removed, and its engine
+// dropped: an engine that ran one container outside the policy is not
+// trusted with the next.
+func (p *Pool) admit(w *warm) {
+	defer p.wg.Done()
+	a := &attempt{start: w.l.at}
+	err := a.handshake(w.l, w.l.at.Add(startBound), startBound)
+	if err == nil {
+		w.selfcheck = a.selfcheck
 		p.ready <- w // never blocks: ready holds as many as there are tokens
+		return
+	}
+	p.mu.Lock()
+	p.readyN--
+	p.mu.Unlock()
+	if p.ctx.Err() == nil { // not the pool closing
+		p.drop(w.e, err)
+	}
+	p.release(w.e)
+}
+
+// drop stops using e; when no engine is left, every request waiting or to
+// come gets err.
+func (p *Pool) drop(e *poolEngine, err error) {
+	p.mu.Lock()
+	first := e.dropped == nil
+	if first {
+		e.dropped = err
+	}
+	alive := p.pick() != nil
+	p.demand.Broadcast()
+	p.mu.Unlock()
+	if first && p.o.OnDrop != nil {
+		p.o.OnDrop(e.engine, err)
+	}
+	if !alive {
+		p.dieOnce.Do(func() {
+			p.deadErr = err
+			close(p.dead)
+		})
 	}
 }
 
@@ -212,11 +278,13 @@ func (p *Pool) release(e *poolEngine) {
 // gone.
 func (p *Pool) discard(w *warm) error {
 	w.l.kill()
-	return w.l.client.remove(w.l.plan.RunID, time.Now())
+	_, err := w.l.client.remove(w.l.plan.RunID, time.Now())
+	return err
 }
 
 // take returns the next ready container young enough to get a request,
-// ending the ones too close to their idle cap.
+// ending the ones too close to their idle cap; once every engine was
+// dropped, it returns why.
 func (p *Pool) take(ctx context.Context) (*warm, error) {
 	p.mu.Lock()
 	p.takers++
@@ -229,6 +297,11 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 			p.takers--
 			p.mu.Unlock()
 			return nil, &InterruptedError{Err: context.Cause(ctx)}
+		case <-p.dead:
+			p.mu.Lock()
+			p.takers--
+			p.mu.Unlock()
+			return nil, p.deadErr
 		case w := <-p.ready:
 			p.mu.Lock()
 			p.readyN--
@@ -242,8 +315,6 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 				p.release(w.e)
 				continue
 			}
-			// One whose client already ended (the engine refused it, say)
-			// is given to the request all the same, which then reports why.
 			return w, nil
 		}
 	}
@@ -268,7 +339,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	}
 	defer p.release(w.e)
 	a.assigned = time.Now()
-	a.plan = w.l.plan
+	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
 	w.l.send(body, a.assigned.Add(w.l.plan.Limits.Timeout))
 	return a.complete(w.l)
 }

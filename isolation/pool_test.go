@@ -155,3 +155,57 @@ func TestPoolDrainStillServesWaitingRequests(t *testing.T) {
 		assert.Check(t, len(runCalls(state)) <= 4, "no more containers than requests and the pool size")
 	}
 }
+
+// TestPoolOneEngineFailsItsHello: the pool judges each container's hello
+// before any request reaches it. With its only engine refused, no program
+// runs: every request is a sandbox failure at once, and no container
+// starts after the refusal.
+func TestPoolOneEngineFailsItsHello(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "hello-weak")
+	var dropped []string
+	var mu sync.Mutex
+	p, err := NewPool(context.Background(), PoolOptions{Options: o, Parallel: 2, Idle: time.Minute,
+		OnDrop: func(e Engine, err error) { mu.Lock(); dropped = append(dropped, err.Error()); mu.Unlock() }})
+	assert.NilError(t, err)
+	start := time.Now()
+	for i := 0; i < 5; i++ {
+		res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
+		assert.Check(t, is.Equal(res.Verdict, SandboxFailure), "%v", err)
+		assert.Check(t, is.ErrorContains(err, "pids.max not visible"))
+		assert.Check(t, !res.Sandboxed)
+	}
+	assert.Check(t, time.Since(start) < 5*time.Second, "took %s", time.Since(start))
+	assert.NilError(t, p.Close())
+	assert.Check(t, len(runCalls(state)) <= 2, "containers started after the refusal: %d", len(runCalls(state)))
+	assert.Check(t, is.Equal(fakedocker.Stdin(state), ""), "a source reached a refused container")
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Check(t, is.Len(dropped, 1))
+}
+
+// TestPoolDropsTheFailingEngineOnly: of two engines, the one whose hello
+// fails is dropped, said once, and the other serves every request.
+func TestPoolDropsTheFailingEngineOnly(t *testing.T) {
+	t.Parallel()
+	good, goodState := fake(t, "by-source")
+	bad, badState := fake(t, "hello-weak")
+	var dropped []Engine
+	var mu sync.Mutex
+	p, err := NewPool(context.Background(), PoolOptions{Options: good, Parallel: 2, Idle: time.Minute,
+		Engines: []Engine{{CLI: bad.Engine.CLI, Env: bad.Engine.Env, Context: "weak"}, {CLI: good.Engine.CLI, Env: good.Engine.Env, Context: "good"}},
+		OnDrop:  func(e Engine, err error) { mu.Lock(); dropped = append(dropped, e); mu.Unlock() }})
+	assert.NilError(t, err)
+	for _, res := range <-runOKs(t, p, 6) {
+		assert.Check(t, res.Sandboxed)
+	}
+	assert.NilError(t, p.Close())
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Check(t, is.Len(dropped, 1))
+	assert.Check(t, len(dropped) == 1 && dropped[0].Context == "weak", "%v", dropped)
+	assert.Check(t, is.Equal(fakedocker.Stdin(badState), ""))
+	assert.Check(t, is.Len(fakedocker.Containers(badState), 0))
+	assert.Check(t, is.Len(fakedocker.Containers(goodState), 0))
+}

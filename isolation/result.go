@@ -34,15 +34,17 @@ type Result struct {
 	RunID     string
 	Container string
 	Image     string
-	// Sandboxed is true when the request went to docker: false for
-	// in-process eval and for runs refused before docker was started.
+	// Sandboxed is true exactly when the runner's hello was judged against
+	// the plan and passed, so the request was sent into a proven sandbox:
+	// false for in-process eval, for runs refused before docker started,
+	// and for containers refused at their hello.
 	Sandboxed  bool
 	DurationMS int64
 	// Timings splits a run's time; each is nil where it does not apply.
 	Timings Timings
-	// Selfcheck is the runner's view of the sandbox, read before the
-	// program ran; it is set whenever a response could be decoded, even one
-	// whose attestation failed.
+	// Selfcheck is the runner's view of the sandbox from its hello; it is
+	// set whenever a hello could be decoded, even one that failed the
+	// judgement.
 	Selfcheck *protocol.Selfcheck
 }
 
@@ -67,14 +69,22 @@ type resultJSON struct {
 	Timings         Timings         `json:"timings"`
 }
 
-// Timings splits a run's time, in milliseconds, each null where it does
-// not apply.
+// Timings splits a run's time, in milliseconds unless named otherwise,
+// each null where it does not apply. The phases follow the handshake: the
+// container starts and says hello; the host judges the hello and sends the
+// request; the runner runs the program and responds; the container goes.
 type Timings struct {
-	// WaitMS (batch) is from reading the request to giving it a container.
+	// WaitMS (batch) is from reading the request to giving it a warm
+	// container, whose start and hello happened before the request.
 	WaitMS *int64 `json:"wait_ms"`
-	// StartMS is from writing the request to the runner having it: the
-	// container's creation and start for a run, the delivery for a warm one.
+	// StartMS is from starting docker run to the runner's hello arriving:
+	// the container's creation and start and the runner's selfcheck. Null
+	// for a warm container.
 	StartMS *int64 `json:"start_ms"`
+	// HandshakeUS is the runner's own time, in microseconds, from writing
+	// its hello to reading the request: the host's judgement and the
+	// request's way in.
+	HandshakeUS *int64 `json:"handshake_us"`
 	// ExecMS is the runner's own time from the request to its response.
 	ExecMS *int64 `json:"exec_ms"`
 	// CleanupMS is from the response (or the client's end, when there was
@@ -109,7 +119,7 @@ func (a *attempt) result(err error) Result {
 	if end.IsZero() {
 		end = time.Now()
 	}
-	res := Result{ContainerExit: a.exit, Sandboxed: a.started, Selfcheck: a.selfcheck, DurationMS: end.Sub(a.start).Milliseconds()}
+	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, Selfcheck: a.selfcheck, DurationMS: end.Sub(a.start).Milliseconds()}
 	if a.plan != nil {
 		res.Image, res.RunID = a.plan.Image, a.plan.RunID
 		if a.started {
@@ -134,8 +144,8 @@ func (a *attempt) result(err error) Result {
 	return res
 }
 
-// timings splits the attempt's time; the runner's own elapsed time is its
-// word, so it is bounded by what the host measured around it.
+// timings splits the attempt's time; the runner's own times are its word,
+// so each is bounded by what the host measured around it.
 func (a *attempt) timings(returned time.Time) Timings {
 	ms := func(d time.Duration) *int64 {
 		v := max(d, 0).Milliseconds()
@@ -144,11 +154,26 @@ func (a *attempt) timings(returned time.Time) Timings {
 	var t Timings
 	if !a.assigned.IsZero() {
 		t.WaitMS = ms(a.assigned.Sub(a.start))
+	} else if !a.hello.IsZero() {
+		t.StartMS = ms(a.hello.Sub(a.launched))
 	}
 	if !a.responded.IsZero() && !a.sent.IsZero() {
-		around := a.responded.Sub(a.sent)
-		exec := min(max(a.elapsed, 0), max(around, 0))
-		t.ExecMS, t.StartMS = ms(exec), ms(around-exec)
+		around := max(a.responded.Sub(a.sent), 0)
+		exec := min(max(a.elapsed, 0), around)
+		t.ExecMS = ms(exec)
+		// The handshake began before the request was sent; bound it by
+		// the hello's arrival where the host saw that, else by the wait.
+		bound := around - exec
+		if !a.hello.IsZero() {
+			bound += a.sent.Sub(a.hello)
+		} else if !a.assigned.IsZero() {
+			bound += a.assigned.Sub(a.start)
+		}
+		hs := min(max(a.handshook, 0), max(bound, 0)).Microseconds()
+		if a.handshook > 0 && hs == 0 {
+			hs = 1
+		}
+		t.HandshakeUS = &hs
 		t.CleanupMS = ms(returned.Sub(a.responded))
 	} else if !a.end.IsZero() {
 		t.CleanupMS = ms(returned.Sub(a.end))

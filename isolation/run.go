@@ -31,6 +31,10 @@ type warningError struct{ line string }
 
 func (e *warningError) Error() string { return e.line }
 
+func (e *warningError) refusal() error {
+	return &EngineError{Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", e.line)}
+}
+
 // Run executes req in a fresh container under the policy and returns one
 // verdict. It validates everything before starting any process; on every
 // path except a clean exit it removes the run's container and confirms it
@@ -48,17 +52,19 @@ func Run(ctx context.Context, req Request, o Options) (Result, error) {
 type attempt struct {
 	start time.Time // when Run was called, or the request read (batch)
 	end   time.Time // when docker run exited
-	// launched, sent and responded time the run: when docker run started,
-	// when the request was written, when the response began to arrive.
-	launched, sent, responded time.Time
-	assigned                  time.Time // batch: when the request got its container
-	elapsed                   time.Duration
-	plan                      *Plan
-	started                   bool // the docker client was started: the request may have reached a container
-	exit                      *int
-	response                  *protocol.Response // a valid response that Run accepted
-	// selfcheck is the runner's view of the sandbox from a decoded
-	// response, accepted or not (doctor lists it either way).
+	// launched, hello, sent and responded time the run: when docker run
+	// started, when the hello arrived, when the request was written, when
+	// the response began to arrive.
+	launched, hello, sent, responded time.Time
+	assigned                         time.Time // batch: when the request got its warm container
+	elapsed, handshook               time.Duration
+	plan                             *Plan
+	started                          bool // the docker client was started and waited for
+	sandboxed                        bool // the hello was judged and passed: only then is the request sent
+	exit                             *int
+	response                         *protocol.Response // a valid response that Run accepted
+	// selfcheck is the runner's view of the sandbox from its hello,
+	// accepted or not (doctor lists it either way).
 	selfcheck *protocol.Selfcheck
 }
 
@@ -83,22 +89,28 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err != nil {
 		return err
 	}
+	// The hello must come, and pass, within the run's deadline; only then
+	// does the source go in.
+	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
+		return err
+	}
 	l.send(body, plan.Deadline)
 	return a.complete(l)
 }
 
-// complete finishes a launched run whose request was sent: waits for it,
-// removes its container unless it exited cleanly, and takes the response.
+// complete finishes a run whose hello passed and whose request was sent:
+// waits for it, removes its container unless it exited cleanly, and takes
+// the response.
 func (a *attempt) complete(l *launched) error {
-	a.launched, a.sent = l.at, l.sent
+	a.sent = l.sent
 	stdout, err := l.finish(a)
-	a.responded = l.stdout.arrived()
+	a.responded = l.resp.arrived()
 	if !a.started {
 		return err
 	}
 	clean := err == nil && *a.exit == 0
 	if !clean {
-		if rmErr := l.client.remove(l.plan.RunID, a.end); rmErr != nil {
+		if _, rmErr := l.client.remove(l.plan.RunID, a.end); rmErr != nil {
 			// A container that may still exist outranks why the run
 			// stopped: the verdict is engine failure, the reason kept as text.
 			if err != nil {
@@ -121,13 +133,7 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 		return &SandboxError{Err: err}
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
-	// The runner's own view of the policy, read before the program ran:
-	// an engine or runtime that dropped a limit is caught here, on every
-	// run, and the result is withheld.
-	a.selfcheck = resp.Selfcheck
-	if err := attestationError(resp.Selfcheck, a.plan.Limits.Memory); err != nil {
-		return err
-	}
+	a.handshook = time.Duration(resp.HandshakeMicros) * time.Microsecond
 	if resp.Error != nil && resp.Error.Type == protocol.ErrOOM {
 		// The runner outlived the program and says why, with its evidence:
 		// its own guard, or the cgroup's OOM-kill counter.

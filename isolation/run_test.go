@@ -182,30 +182,6 @@ func TestRunMissingInterpreterIsNotAProgramError(t *testing.T) {
 	assert.ErrorContains(t, err, "python3 - in image "+testImage+": start: exec: \"python3\": executable file not found")
 }
 
-func TestRunWithholdsResultsOfAnUnattestedSandbox(t *testing.T) {
-	t.Parallel()
-	for mode, want := range map[string]string{
-		"unattested":   "the response carries no attestation of the sandbox; result withheld",
-		"weak-runtime": "the container does not enforce the policy: memory limit not visible;",
-	} {
-		t.Run(mode, func(t *testing.T) {
-			t.Parallel()
-			res, _, err := runFake(t, mode)
-			assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
-			assert.Equal(t, res.ExitCode, 3)
-			assert.ErrorContains(t, err, want)
-			assert.Assert(t, res.Result == nil, "the program's result is withheld")
-		})
-	}
-	// The planned limit is what counts: a container showing 512m when 1g was planned is refused.
-	res, _, err := runFake(t, "ok", func(o *Options) { o.Limits.Memory = 1 << 30 })
-	assert.NilError(t, err)
-	assert.Equal(t, res.Verdict, OK)
-	res, _, err = runFake(t, "wrong-memory", func(o *Options) { o.Limits.Memory = 1 << 30 })
-	assert.Equal(t, res.Verdict, SandboxFailure)
-	assert.ErrorContains(t, err, "memory limit is 536870912 bytes, want 1073741824")
-}
-
 func TestRunSharedNameTouchesOnlyItsOwnContainer(t *testing.T) {
 	t.Parallel()
 	// Another run's container already holds the name: docker refuses this

@@ -27,6 +27,9 @@ const (
 	MaxOutputBytes = 64 << 10
 	// MaxResponseBytes bounds the container's encoded response; more is a sandbox failure.
 	MaxResponseBytes = 1 << 20
+	// MaxHelloBytes bounds the runner's hello line (its attestation,
+	// without the newline); more is a sandbox failure.
+	MaxHelloBytes = 16 << 10
 )
 
 // Configurable bounds and their ranges.

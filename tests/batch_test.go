@@ -135,11 +135,15 @@ func TestBatchKilledThenGC(t *testing.T) {
 	owner := fmt.Sprintf("%s:%d:%s", bootID(t), cmd.Process.Pid, startTicks(t, cmd.Process.Pid))
 	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
+	// The two running loops stay until gc removes them; the ready
+	// container may end on its own (its stdin closed with the batch) before
+	// the listing or before gc, so gc removes two or three.
 	left := ownedBy(t, owner)
-	assert.Check(t, len(left) >= 3, "the killed batch left its containers: %v", left)
+	assert.Check(t, len(left) >= 2, "the killed batch left its containers: %v", left)
 	r := tool(t, nil, "", "gc")
 	assert.Check(t, is.Equal(r.code, 0), r.stderr)
-	assert.Check(t, is.Equal(strings.Count(r.stdout, "owner gone"), len(left)), r.stdout)
+	removed := strings.Count(r.stdout, "owner gone")
+	assert.Check(t, removed >= 2 && removed <= len(left), "removed %d of %d: %s", removed, len(left), r.stdout)
 	assert.Check(t, is.Len(ownedBy(t, owner), 0))
 }
 

@@ -138,7 +138,7 @@ func TestHostileImage(t *testing.T) {
 		"lying-truncation": "output_truncated=true disagrees",
 		"unknown-field":    `unknown field "callable"`,
 		"nonzero-valid":    "container exited 1 (a valid response needs exit 0)",
-		"unattested":       "the response carries no attestation of the sandbox; result withheld",
+		"old-version":      "response: protocol version 1, want 2",
 	} {
 		r := tool(t, nil, "", "run", "--image", hostileImage, "--code", mode)
 		assert.Check(t, is.Equal(r.code, 3), "%s: %s", mode, r.stderr)

@@ -138,6 +138,7 @@ type runJSON struct {
 	OutputBytes     int64           `json:"output_bytes"`
 	Container       string          `json:"container"`
 	RunID           string          `json:"run_id"`
+	Sandboxed       bool            `json:"sandboxed"`
 	Error           *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`

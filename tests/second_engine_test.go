@@ -125,15 +125,22 @@ func TestSecondEngineDoctor(t *testing.T) {
 
 // TestRunscIsRefusedByTheAttestation: gVisor's runsc accepts the whole
 // argv but, seen from inside, does not enforce all of it; every run under
-// it is refused, naming what is missing, and doctor fails those checks.
+// it is refused at its hello, naming what is missing, before the program
+// is sent (a spin that would run 30 s ends within seconds), and doctor
+// fails those checks.
 func TestRunscIsRefusedByTheAttestation(t *testing.T) {
 	needEngine(t)
 	e := needSecondEngine(t)
-	r := tool(t, e.env(), "", "run", "--context", e.context, "--runtime", "runsc", "--image", refImage, "--code", "1+2")
-	t.Logf("runsc: exit %d: %s", r.code, strings.TrimSpace(r.stderr))
+	start := time.Now()
+	r := tool(t, e.env(), "", "run", "--context", e.context, "--runtime", "runsc", "--image", refImage, "--timeout", "30s", "--code", spin)
+	took := time.Since(start)
+	t.Logf("runsc: exit %d in %s: %s", r.code, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 	assert.Check(t, is.Equal(r.code, 3), r.stderr)
 	assert.Check(t, is.Equal(r.res.Verdict, "sandbox_failure"))
+	assert.Check(t, !r.res.Sandboxed)
 	assert.Check(t, is.Contains(r.stderr, "the container does not enforce the policy: "))
+	assert.Check(t, is.Contains(r.stderr, "the program was never sent"))
+	assert.Check(t, took < refusedWithin, "took %s", took)
 	assert.Check(t, r.res.Result == nil || string(r.res.Result) == "null", "the program's result is withheld")
 	assert.Check(t, is.Len(labelled(t, e, "="+r.res.RunID), 0))
 

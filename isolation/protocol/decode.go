@@ -64,6 +64,8 @@ func DecodeRequest(b []byte) (Request, error) {
 }
 
 // EncodeRequest encodes a request, refusing one the runner would refuse.
+// The encoding holds no raw newline (JSON escapes it in strings), so the
+// frame on the wire is this plus one newline.
 func EncodeRequest(r Request) ([]byte, error) {
 	if !utf8.ValidString(r.Source) {
 		return nil, errors.New("source: invalid UTF-8")
@@ -79,7 +81,7 @@ func EncodeRequest(r Request) ([]byte, error) {
 }
 
 // DecodeResponse strictly decodes a runner response: one JSON object, known
-// fields only, nothing after it, protocol version 1, and fields that agree
+// fields only, nothing after it, protocol version 2, and fields that agree
 // with each other and with the output cap. A response that breaks any rule
 // came from a broken or hostile container.
 func DecodeResponse(b []byte) (Response, error) {

@@ -1,13 +1,27 @@
-// Package protocol defines wire protocol v1 between the host supervisor and
-// the in-container runner: one JSON request on the runner's stdin, one JSON
-// response on its stdout. Both sides decode strictly; the host treats every
-// response as hostile input.
+// Package protocol defines wire protocol v2 between the host supervisor and
+// the in-container runner, a handshake in three frames:
+//
+//  1. runner -> host: the hello, one line: {"v":2,"selfcheck":{...}}, the
+//     runner's own view of its sandbox, written before it reads anything;
+//  2. host -> runner: the request, {"source":"..."}, written only after the
+//     host judged the hello, then EOF;
+//  3. runner -> host: the response, one JSON object.
+//
+// Both sides decode strictly; the host treats every frame as hostile input.
 package protocol
 
 import "encoding/json"
 
-// Version is the protocol version; every response carries it in "v".
-const Version = 1
+// Version is the protocol version; the hello and every response carry it
+// in "v".
+const Version = 2
+
+// Hello is the runner's first frame: its attestation, read before it read
+// anything from stdin, so before any program could exist in the container.
+type Hello struct {
+	V         int        `json:"v"`
+	Selfcheck *Selfcheck `json:"selfcheck"`
+}
 
 // Request is the whole request: source code and nothing else. There is no
 // field for callables, objects or context, so none can be deserialized.
@@ -64,8 +78,8 @@ type Response struct {
 	// this response. It is the runner's word: the host reports it as a
 	// timing, bounded by what it measured itself, and decides nothing by it.
 	ElapsedMicros int64 `json:"elapsed_us,omitempty"`
-	// Selfcheck is the runner's attestation: what it saw of the sandbox
-	// before any program ran. Every response of the reference runner
-	// carries it; the host refuses a result without one.
-	Selfcheck *Selfcheck `json:"selfcheck,omitempty"`
+	// HandshakeMicros is the runner's own time from writing its hello to
+	// the request's arrival: the handshake's cost (the host's judgement and
+	// the two trips through docker). The runner's word, like ElapsedMicros.
+	HandshakeMicros int64 `json:"handshake_us,omitempty"`
 }

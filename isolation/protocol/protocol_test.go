@@ -58,31 +58,31 @@ func TestEncodeRequest(t *testing.T) {
 }
 
 func TestDecodeResponse(t *testing.T) {
-	r, err := DecodeResponse([]byte(`{"v":1,"ok":true,"result":123456789012345678901234567890,"result_type":"int","output":"hi\n","output_truncated":false,"output_bytes":3}`))
+	r, err := DecodeResponse([]byte(`{"v":2,"ok":true,"result":123456789012345678901234567890,"result_type":"int","output":"hi\n","output_truncated":false,"output_bytes":3}`))
 	assert.NilError(t, err)
 	assert.Equal(t, string(r.Result), "123456789012345678901234567890")
 	assert.Equal(t, r.Output, "hi\n")
 }
 
 func TestDecodeResponseRejects(t *testing.T) {
-	ok := `{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
+	ok := `{"v":2,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
 	for in, want := range map[string]string{
 		``:                  "response: empty",
 		`null`:              "response: want a JSON object",
 		`[1]`:               "response: want a JSON object",
 		ok + ok:             "response: trailing data after the JSON value",
 		ok + "\nWARNING: x": "response: trailing data after the JSON value",
-		`{"v":1,"ok":true,"output":"","output_bytes":0,"extra":1}`:                          `response: json: unknown field "extra"`,
-		`{"v":2,"ok":true,"output":"","output_bytes":0}`:                                    "response: protocol version 2, want 1",
-		`{"v":1,"ok":true,"output":"abc","output_bytes":-1}`:                                "response: negative output_bytes -1",
-		`{"v":1,"ok":true,"output":"abc","output_bytes":65537}`:                             "response: output_truncated=false disagrees with output_bytes 65537 and the 65536 byte cap",
-		`{"v":1,"ok":true,"output":"abc","output_bytes":3,"output_truncated":true}`:         "response: output_truncated=true disagrees with output_bytes 3 and the 65536 byte cap",
-		`{"v":1,"ok":false,"output":"","output_bytes":0}`:                                   "response: not ok and no error",
-		`{"v":1,"ok":true,"output":"","output_bytes":0,"error":{"type":"runtime"}}`:         "response: ok with an error",
-		`{"v":1,"ok":false,"output":"","output_bytes":0,"error":{"message":"x"}}`:           "response: error without a type",
-		"{\"v\":1,\"ok\":true,\"output\":\"\xff\",\"output_bytes\":1}":                      "response: invalid UTF-8",
-		`{"v":1,"ok":true,"output":"` + strings.Repeat("x", limits.MaxOutputBytes+1) + `"}`: "response: output is 65537 bytes, over the 65536 byte cap",
-		`{"v":1,"ok":true,"result":"` + strings.Repeat("x", limits.MaxResponseBytes) + `"}`: "response: larger than 1048576 bytes",
+		`{"v":2,"ok":true,"output":"","output_bytes":0,"extra":1}`:                          `response: json: unknown field "extra"`,
+		`{"v":1,"ok":true,"output":"","output_bytes":0}`:                                    "response: protocol version 1, want 2",
+		`{"v":2,"ok":true,"output":"abc","output_bytes":-1}`:                                "response: negative output_bytes -1",
+		`{"v":2,"ok":true,"output":"abc","output_bytes":65537}`:                             "response: output_truncated=false disagrees with output_bytes 65537 and the 65536 byte cap",
+		`{"v":2,"ok":true,"output":"abc","output_bytes":3,"output_truncated":true}`:         "response: output_truncated=true disagrees with output_bytes 3 and the 65536 byte cap",
+		`{"v":2,"ok":false,"output":"","output_bytes":0}`:                                   "response: not ok and no error",
+		`{"v":2,"ok":true,"output":"","output_bytes":0,"error":{"type":"runtime"}}`:         "response: ok with an error",
+		`{"v":2,"ok":false,"output":"","output_bytes":0,"error":{"message":"x"}}`:           "response: error without a type",
+		"{\"v\":2,\"ok\":true,\"output\":\"\xff\",\"output_bytes\":1}":                      "response: invalid UTF-8",
+		`{"v":2,"ok":true,"output":"` + strings.Repeat("x", limits.MaxOutputBytes+1) + `"}`: "response: output is 65537 bytes, over the 65536 byte cap",
+		`{"v":2,"ok":true,"result":"` + strings.Repeat("x", limits.MaxResponseBytes) + `"}`: "response: larger than 1048576 bytes",
 	} {
 		_, err := DecodeResponse([]byte(in))
 		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
@@ -112,10 +112,10 @@ func FuzzDecodeRequest(f *testing.F) {
 
 func FuzzDecodeResponse(f *testing.F) {
 	for _, s := range []string{
-		`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`,
-		`{"v":1,"ok":false,"output":"x","output_truncated":true,"output_bytes":9,"error":{"type":"runtime","message":"m","line":1,"col":2}}`,
-		`{"v":1,"ok":true,"result":null,"output":"","output_bytes":0,"exit":{"code":0}}`,
-		`{"v":1}{"v":1}`, `null`,
+		`{"v":2,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`,
+		`{"v":2,"ok":false,"output":"x","output_truncated":true,"output_bytes":9,"error":{"type":"runtime","message":"m","line":1,"col":2}}`,
+		`{"v":2,"ok":true,"result":null,"output":"","output_bytes":0,"exit":{"code":0}}`,
+		`{"v":2}{"v":2}`, `null`,
 	} {
 		f.Add([]byte(s))
 	}

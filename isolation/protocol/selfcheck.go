@@ -25,8 +25,14 @@ type Selfcheck struct {
 	CoreSoft   int64  `json:"core_soft"`
 	CoreHard   int64  `json:"core_hard"`
 	// TmpOptions are /tmp's mount options; TmpBytes its size.
-	TmpOptions   string   `json:"tmp_options"`
-	TmpBytes     int64    `json:"tmp_bytes"`
+	TmpOptions string `json:"tmp_options"`
+	TmpBytes   int64  `json:"tmp_bytes"`
+	// TmpMode is /tmp's permission bits in octal ("1777"): docker keeps
+	// the mode of an image's own /tmp directory over the tmpfs, whatever
+	// mode= says. TmpWritable is whether the runner could create a file
+	// there as the sandbox user.
+	TmpMode      string   `json:"tmp_mode"`
+	TmpWritable  bool     `json:"tmp_writable"`
 	RootReadOnly bool     `json:"root_read_only"`
 	Interfaces   []string `json:"interfaces"`
 	// DevShmWritable is whether a file could be created in /dev/shm.

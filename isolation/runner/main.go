@@ -1,15 +1,18 @@
 // Command runner is the in-container entrypoint of the reference image. It
-// reads one protocol v1 request from stdin, evaluates it (Starlark by
-// default, an operator's interpreter with --exec, or a report of the
-// container with --selfcheck), and writes exactly one JSON response to
-// stdout. It never writes to stderr, so anything on the stderr of
-// `docker run` is Docker's own. It exits 0 whenever it wrote a response,
-// whatever the program did; 2 means it could not write one.
+// speaks protocol v2: first it reads its own view of the sandbox and writes
+// it as the hello line, before it reads anything; then it reads one request
+// from stdin (which the host writes only if the hello passed), evaluates it
+// (Starlark by default, an operator's interpreter with --exec, or nothing
+// with --selfcheck), and writes exactly one JSON response to stdout. It
+// never writes to stderr, so anything on the stderr of `docker run` is
+// Docker's own. It exits 0 whenever it wrote a response, whatever the
+// program did; 2 means it could not write one.
 //
 // Usage: runner [--timeout D] [--exec CMD ARGS... | --selfcheck]
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -30,14 +33,13 @@ import (
 const hardStopGrace = time.Second
 
 // responder writes the single response exactly once, whichever of the
-// program or the hard-stop watchdog finishes first. Every response carries
-// the attestation: what the runner saw of the sandbox before any program ran.
+// program or the hard-stop watchdog finishes first.
 type responder struct {
-	once     sync.Once
-	out      io.Writer
-	attest   *protocol.Selfcheck // set before any program runs, then only read
-	received time.Time           // when the request arrived; set before the watchdog is armed
-	ok       bool                // set inside once; read after a Do call returns
+	once      sync.Once
+	out       io.Writer
+	handshake time.Duration // from the hello written to the request read; set before the watchdog is armed
+	received  time.Time     // when the request arrived; set before the watchdog is armed
+	ok        bool          // set inside once; read after a Do call returns
 }
 
 // send writes resp unless a response was already attempted; it reports
@@ -45,11 +47,9 @@ type responder struct {
 func (r *responder) send(resp protocol.Response) bool {
 	sent := false
 	r.once.Do(func() {
-		if resp.Selfcheck == nil {
-			resp.Selfcheck = r.attest
-		}
 		if !r.received.IsZero() {
 			resp.ElapsedMicros = time.Since(r.received).Microseconds()
+			resp.HandshakeMicros = max(r.handshake.Microseconds(), 1)
 		}
 		b, err := json.Marshal(resp)
 		if err == nil {
@@ -118,15 +118,15 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 			}
 		}()
 	}
-	// Read before any program runs, so nothing the program does can
-	// change what the host is told about the sandbox it ran in.
+	// The hello: read and written before anything is read from stdin, so
+	// the host judges the sandbox before the source exists in it, and
+	// nothing a program does can change what the host is told.
 	began := time.Now()
 	sc := selfcheck()
 	sc.TookMicros = time.Since(began).Microseconds()
-	r.attest = &sc
-	if cfg.Selfcheck {
-		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
-		return
+	helloAt, err := writeHello(stdout, sc)
+	if err != nil {
+		return // no hello, no response: the host refuses the container
 	}
 	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout)
 	if err != nil {
@@ -136,6 +136,11 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	// The deadline counts from the request, so a container started ahead
 	// of it (a warm pool) gives the program its whole time.
 	r.received = time.Now()
+	r.handshake = r.received.Sub(helloAt)
+	if cfg.Selfcheck {
+		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
+		return
+	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
 		fmt.Errorf("runner deadline of %s", cfg.Timeout))
 	defer cancel()
@@ -179,6 +184,17 @@ func fromEval(r interp.Result) protocol.Response {
 	return resp
 }
 
+// writeHello writes the hello line in one write and returns when it was
+// written.
+func writeHello(stdout io.Writer, sc protocol.Selfcheck) (time.Time, error) {
+	b, err := json.Marshal(protocol.Hello{V: protocol.Version, Selfcheck: &sc})
+	if err != nil {
+		return time.Time{}, err
+	}
+	_, err = stdout.Write(append(b, '\n'))
+	return time.Now(), err
+}
+
 // readRequestWithin waits at most idle (timeout when idle is zero) for the
 // request: a runner nobody sends work to ends on its own.
 func readRequestWithin(stdin io.Reader, idle, timeout time.Duration) (protocol.Request, error) {
@@ -202,12 +218,27 @@ func readRequestWithin(stdin io.Reader, idle, timeout time.Duration) (protocol.R
 	}
 }
 
-// readRequest reads at most one byte more than the limit, so an oversized
-// request is detected without reading it all.
+// readRequest reads the request frame: one JSON object ending at its
+// newline, or at EOF. It does not wait for EOF after the newline: the end
+// of stdin crosses the docker client, the daemon and the shim, and costs
+// milliseconds the request itself does not. It reads at most one byte more
+// than the limit, so an oversized request is detected without reading it
+// all.
 func readRequest(stdin io.Reader) (protocol.Request, error) {
-	b, err := io.ReadAll(io.LimitReader(stdin, limits.MaxRequestBytes+1))
-	if err != nil {
-		return protocol.Request{}, fmt.Errorf("request: reading stdin: %w", err)
+	b := make([]byte, 0, 4<<10)
+	buf := make([]byte, 4<<10)
+	for len(b) <= limits.MaxRequestBytes {
+		n, err := stdin.Read(buf[:min(len(buf), limits.MaxRequestBytes+1-len(b))])
+		b = append(b, buf[:n]...)
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			return protocol.DecodeRequest(b[:i])
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return protocol.Request{}, fmt.Errorf("request: reading stdin: %w", err)
+		}
 	}
 	return protocol.DecodeRequest(b)
 }

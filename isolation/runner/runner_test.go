@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,8 +37,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// runRunner runs the built runner and strictly decodes its one response.
+// runRunner runs the built runner and strictly decodes its two frames: the
+// hello line, then the one response.
 func runRunner(t *testing.T, stdin string, args ...string) protocol.Response {
+	t.Helper()
+	_, resp := runRunnerHello(t, stdin, args...)
+	return resp
+}
+
+func runRunnerHello(t *testing.T, stdin string, args ...string) (protocol.Hello, protocol.Response) {
 	t.Helper()
 	cmd := exec.Command(runnerBin, args...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -45,9 +53,13 @@ func runRunner(t *testing.T, stdin string, args ...string) protocol.Response {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	assert.NilError(t, cmd.Run(), "runner must exit 0 when it answered")
 	assert.Equal(t, stderr.String(), "", "the runner never writes to stderr")
-	resp, err := protocol.DecodeResponse(stdout.Bytes())
-	assert.NilError(t, err, stdout.String())
-	return resp
+	line, rest, ok := bytes.Cut(stdout.Bytes(), []byte("\n"))
+	assert.Assert(t, ok, "no hello line: %s", stdout.String())
+	hello, err := protocol.DecodeHello(line)
+	assert.NilError(t, err, string(line))
+	resp, err := protocol.DecodeResponse(rest)
+	assert.NilError(t, err, string(rest))
+	return hello, resp
 }
 
 func TestRunnerStarlark(t *testing.T) {
@@ -94,8 +106,15 @@ func TestRunnerBadRequests(t *testing.T) {
 func TestRunnerBadArgs(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--bogus"}, {"--timeout"}, {"--timeout", "0"}, {"--exec"}, {"--selfcheck", "--exec", "sh"}} {
-		r := runRunner(t, `{"source":"1"}`, args...)
+		// No hello: a runner that cannot parse its command line answers
+		// with a refusal only, which no host takes for a hello.
+		out, err := exec.Command(runnerBin, args...).Output()
+		assert.NilError(t, err)
+		r, err := protocol.DecodeResponse(out)
+		assert.NilError(t, err, string(out))
 		assert.Check(t, is.Equal(r.Error.Type, protocol.ErrRequest), "%q", args)
+		_, err = protocol.DecodeHello(bytes.TrimSpace(out))
+		assert.Check(t, err != nil, "%q", args)
 	}
 }
 
@@ -138,18 +157,79 @@ func TestRunnerExecDeadlineKillsGroup(t *testing.T) {
 	assert.DeepEqual(t, *r.Exit, protocol.Exit{Code: -1, Signal: "killed"})
 }
 
+// TestRunnerHelloBeforeTheRequest: the hello arrives while the runner's
+// stdin is still open and empty, so the host can judge it before it writes
+// a byte of the source; a request that then comes gets the whole handshake
+// timed.
+func TestRunnerHelloBeforeTheRequest(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(runnerBin, "--timeout", "5s")
+	stdin, err := cmd.StdinPipe()
+	assert.NilError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	assert.NilError(t, err)
+	assert.NilError(t, cmd.Start())
+	lines := make(chan []byte, 1)
+	go func() {
+		b := make([]byte, 32<<10)
+		n, _ := stdout.Read(b)
+		lines <- b[:n]
+	}()
+	var first []byte
+	select {
+	case first = <-lines:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no hello within 5s while stdin stayed open")
+	}
+	assert.Assert(t, bytes.HasSuffix(first, []byte("\n")) && bytes.Count(first, []byte("\n")) == 1, "%q", first)
+	h, err := protocol.DecodeHello(bytes.TrimSuffix(first, []byte("\n")))
+	assert.NilError(t, err)
+	assert.Equal(t, h.Selfcheck.UID, os.Getuid())
+	_, err = stdin.Write([]byte(`{"source":"1+2"}`))
+	assert.NilError(t, err)
+	assert.NilError(t, stdin.Close())
+	rest, err := io.ReadAll(stdout)
+	assert.NilError(t, err)
+	assert.NilError(t, cmd.Wait())
+	resp, err := protocol.DecodeResponse(rest)
+	assert.NilError(t, err, string(rest))
+	assert.Equal(t, string(resp.Result), "3")
+	assert.Assert(t, resp.HandshakeMicros > 0, "%+v", resp)
+}
+
 func TestRunnerSelfcheck(t *testing.T) {
 	t.Parallel()
-	r := runRunner(t, "", "--selfcheck")
+	h, r := runRunnerHello(t, `{"source":""}`, "--selfcheck")
 	assert.Assert(t, r.OK)
-	sc := r.Selfcheck
-	assert.Assert(t, sc != nil)
+	sc := h.Selfcheck
 	assert.Equal(t, sc.UID, os.Getuid())
 	assert.Equal(t, sc.GID, os.Getgid())
 	assert.Assert(t, sc.CgroupVersion == 1 || sc.CgroupVersion == 2)
 	assert.Assert(t, sc.NoFileSoft > 0)
 	assert.Assert(t, is.Contains(sc.Interfaces, "lo"))
 	assert.Assert(t, is.Contains(sc.EnvKeys, "PATH"))
+	assert.Assert(t, sc.TmpMode != "", "%+v", sc)
+}
+
+// TestTmpAccess: an image's own /tmp, 0755 and not the sandbox user's, is
+// seen as such, not only by its mount options.
+func TestTmpAccess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var problems []string
+	problem := func(what string, err error) { problems = append(problems, what+": "+err.Error()) }
+	assert.NilError(t, os.Chmod(dir, 0o777|os.ModeSticky))
+	mode, w := tmpAccess(dir, problem)
+	assert.Equal(t, mode, "1777")
+	assert.Assert(t, w)
+	assert.NilError(t, os.Chmod(dir, 0o555))
+	mode, w = tmpAccess(dir, problem)
+	assert.Equal(t, mode, "555")
+	assert.Assert(t, w == (os.Getuid() == 0), "root writes anywhere; anyone else cannot write a 0555 directory")
+	mode, w = tmpAccess(filepath.Join(dir, "missing"), problem)
+	assert.Equal(t, mode, "")
+	assert.Assert(t, !w)
+	assert.Equal(t, len(problems), 1)
 }
 
 // TestRunnerIdleCapAndDeadlineFromTheRequest: a runner started ahead of
@@ -166,7 +246,8 @@ func TestRunnerIdleCapAndDeadlineFromTheRequest(t *testing.T) {
 	out, err := cmd.Output()
 	assert.NilError(t, err)
 	assert.Assert(t, time.Since(start) < 3*time.Second)
-	resp, err := protocol.DecodeResponse(out)
+	_, rest, _ := bytes.Cut(out, []byte("\n")) // after the hello
+	resp, err := protocol.DecodeResponse(rest)
 	assert.NilError(t, err)
 	assert.Equal(t, resp.Error.Type, protocol.ErrRequest)
 	assert.Equal(t, resp.Error.Message, "request: none within 200ms")
@@ -183,7 +264,8 @@ func TestRunnerIdleCapAndDeadlineFromTheRequest(t *testing.T) {
 	assert.NilError(t, err)
 	assert.NilError(t, stdin.Close())
 	assert.NilError(t, cmd.Wait())
-	resp, err = protocol.DecodeResponse(stdout.Bytes())
+	_, rest, _ = bytes.Cut(stdout.Bytes(), []byte("\n"))
+	resp, err = protocol.DecodeResponse(rest)
 	assert.NilError(t, err)
 	assert.Assert(t, resp.OK, "%+v", resp.Error)
 	assert.Equal(t, string(resp.Result), "499500")

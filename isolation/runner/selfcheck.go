@@ -56,6 +56,7 @@ func selfcheck() protocol.Selfcheck {
 	if err := syscall.Statfs("/tmp", &st); err == nil {
 		s.TmpBytes = int64(st.Blocks) * st.Bsize
 	}
+	s.TmpMode, s.TmpWritable = tmpAccess("/tmp", problem)
 	if err := syscall.Statfs("/", &st); err == nil {
 		s.RootReadOnly = st.Flags&0x1 != 0 // ST_RDONLY
 	}
@@ -83,6 +84,25 @@ func selfcheck() protocol.Selfcheck {
 	}
 	sort.Strings(s.EnvKeys)
 	return s
+}
+
+// tmpAccess reports dir's permission bits in octal and whether this
+// process can create a file there: an image that carries its own /tmp
+// (made by COPY or mkdir, 0755 root) keeps that mode over the tmpfs, and
+// the sandbox user cannot write its only writable place.
+func tmpAccess(dir string, problem func(string, error)) (mode string, writable bool) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		problem(dir, err)
+		return "", false
+	}
+	mode = strconv.FormatUint(uint64(st.Mode&0o7777), 8)
+	if f, err := os.CreateTemp(dir, "selfcheck"); err == nil {
+		writable = true
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return mode, writable
 }
 
 // cgroupRoot is where a container sees its own cgroup.

@@ -19,8 +19,8 @@ import (
 // itself.
 const childArg = "--starlark-child"
 
-// childResponseLimit leaves room in the 1 MiB response for the attestation
-// the parent adds.
+// childResponseLimit leaves room in the 1 MiB response for what the parent
+// changes and adds (its timings, a longer error message).
 const childResponseLimit = limits.MaxResponseBytes - 16<<10
 
 // starlarkChildProc is the Starlark child, started before the request is

@@ -29,10 +29,18 @@ const (
 // line, arguments separated by \x1f.
 const Log = "calls.log"
 
+// stdinLog is the name of the file in the state directory that gets every
+// byte a container read from its stdin.
+const stdinLog = "stdin.log"
+
+// started names the file that records the run id of every container that
+// started, one a line: the daemon's record that `events` reads.
+const started = "started.log"
+
 // Responses the fake run writes.
 const (
-	OKResponse  = `{"v":1,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0}`
-	ErrResponse = `{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom","line":1,"col":1}}`
+	OKResponse  = `{"v":2,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0}`
+	ErrResponse = `{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom","line":1,"col":1}}`
 )
 
 // attestation is the selfcheck of a container that enforces the whole
@@ -42,18 +50,24 @@ const (
 	attestation = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
 		`"cgroup_version":1,"memory_max":%d,"swap_max":0,"pids_max":64,"cpu_max":"100000 100000","nofile_soft":64,` +
 		`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,noexec,relatime,size=32768k",` +
-		`"tmp_bytes":33554432,"root_read_only":true,"interfaces":["lo"],"dev_shm_writable":false,"docker_socket":false,` +
-		`"env_keys":["HOME","HOSTNAME","PATH"]}`
+		`"tmp_bytes":33554432,"tmp_mode":"1777","tmp_writable":true,"root_read_only":true,"interfaces":["lo"],` +
+		`"dev_shm_writable":false,"docker_socket":false,"env_keys":["HOME","HOSTNAME","PATH"]}`
 	weakAttestation = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
 		`"cgroup_version":1,"memory_max":-1,"swap_max":-1,"pids_max":-1,"cpu_max":"","nofile_soft":64,` +
 		`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,relatime",` +
-		`"tmp_bytes":8589934592,"root_read_only":true,"interfaces":["lo"],"dev_shm_writable":true,"docker_socket":false,` +
+		`"tmp_bytes":8589934592,"tmp_mode":"1777","tmp_writable":true,"root_read_only":true,"interfaces":["lo"],"dev_shm_writable":true,"docker_socket":false,` +
 		`"env_keys":["HOME","HOSTNAME","PATH"],"problems":["memory.limit_in_bytes: no such file or directory"]}`
 )
 
-// attested adds the selfcheck to a response object, as the runner does.
-func attested(resp, selfcheck string) string {
-	return resp[:len(resp)-1] + `,"selfcheck":` + selfcheck + "}"
+// hello is the runner's first frame for a selfcheck.
+func hello(selfcheck string) string {
+	return `{"v":2,"selfcheck":` + selfcheck + `}` + "\n"
+}
+
+// Stdin returns every byte the fake's containers read from their stdin.
+func Stdin(state string) string {
+	b, _ := os.ReadFile(filepath.Join(state, stdinLog))
+	return string(b)
 }
 
 // Main acts as docker and exits if EnvMode is set; otherwise it returns.
@@ -113,14 +127,39 @@ func Main() {
 			fmt.Fprintln(os.Stderr, "Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?")
 			os.Exit(1)
 		}
-		if mode == "exit137-oom" || mode == "exec-oom" {
+		if (mode == "exit137-oom" || mode == "exec-oom") && strings.Contains(strings.Join(args, " "), "event=oom") {
 			fmt.Println("oom")
+		}
+		if strings.Contains(strings.Join(args, " "), "event=start") && startedRun(state, args) {
+			fmt.Println("start")
 		}
 	default:
 		fmt.Fprintf(os.Stderr, "fake docker: unsupported %q\n", args[0])
 		os.Exit(2)
 	}
 	os.Exit(0)
+}
+
+func appendFile(path, s string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.WriteString(s)
+}
+
+// startedRun reports whether a container of the run named by the events
+// query's label filter started.
+func startedRun(state string, args []string) bool {
+	b, _ := os.ReadFile(filepath.Join(state, started))
+	for i, a := range args {
+		if a == "--filter" && i+1 < len(args) && strings.HasPrefix(args[i+1], "label="+labelRunID) {
+			id := strings.TrimPrefix(args[i+1], "label="+labelRunID)
+			return strings.Contains("\n"+string(b), "\n"+id+"\n")
+		}
+	}
+	return false
 }
 
 func appendLog(state string, args []string) {
@@ -184,15 +223,61 @@ func run(mode, state string, args []string) int {
 	}
 	mem, _ := limits.ParseBytes(flagValue(args, "--memory"))
 	sc := fmt.Sprintf(attestation, int64(mem))
-	respond := func(resp string) { fmt.Println(attested(resp, sc)) }
+	respond := func(resp string) { fmt.Println(resp) }
 	container := filepath.Join(state, "c-"+name)
 	if _, err := os.Stat(container); err == nil {
 		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: Conflict. The container name \"/%s\" is already in use.\n", name)
 		return 125
 	}
+	if mode == "no-container" {
+		// A client that fails before any container exists (an unknown
+		// context, say), with a status that is not docker's own 125.
+		fmt.Fprintln(os.Stderr, `context "nope": context not found: no such file or directory`)
+		return 1
+	}
 	writeContainer(container, runID+"\t0\trunning\t"+owner)
 	done := func() { os.Remove(container) } // what --rm does on exit
+	if !strings.HasPrefix(mode, "exit12") {
+		appendFile(filepath.Join(state, started), runID+"\n")
+	}
+	switch mode {
+	case "exit125", "exit126", "exit127":
+		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: failure in mode %s.\nSee 'docker run --help'.\n", mode)
+		var code int
+		fmt.Sscanf(mode, "exit%d", &code)
+		return code // the container was never created or never started: left for cleanup
+	case "warning":
+		// Docker warns before the container starts.
+		fmt.Fprintln(os.Stderr, "WARNING: Your kernel does not support swap limit capabilities or the cgroup is not mounted. Memory limited without swap.")
+	}
+	// The hello, before anything is read from stdin, as the runner writes it.
+	switch mode {
+	case "silent", "v1":
+	case "hello-endless-line":
+		os.Stdout.WriteString(`{"v":2,"selfcheck":{`)
+		time.Sleep(time.Hour)
+	case "hello-not-json":
+		fmt.Println("hello, host")
+	case "hello-oversized":
+		os.Stdout.WriteString(`{"v":2,"selfcheck":{"env_keys":["` + strings.Repeat("K", 20<<10) + `"]}}` + "\n")
+	case "hello-weak", "weak-runtime":
+		os.Stdout.WriteString(hello(weakAttestation))
+	case "wrong-memory":
+		os.Stdout.WriteString(hello(fmt.Sprintf(attestation, 512<<20)))
+	case "hello-twice":
+		os.Stdout.WriteString(hello(sc) + hello(sc))
+	case "hello-then-exit":
+		os.Stdout.WriteString(hello(sc))
+		done()
+		return 0
+	default:
+		os.Stdout.WriteString(hello(sc))
+	}
+	if mode == "silent" {
+		time.Sleep(time.Hour)
+	}
 	in, _ := io.ReadAll(os.Stdin)
+	appendFile(filepath.Join(state, stdinLog), string(in))
 	if mode == "by-source" {
 		// The request's source names the mode, so one batch can mix them.
 		var req struct{ Source string }
@@ -200,24 +285,16 @@ func run(mode, state string, args []string) int {
 		mode = req.Source
 	}
 	switch mode {
-	case "ok":
+	case "ok", "hello-twice", "hello-weak", "hello-not-json", "hello-oversized", "weak-runtime", "wrong-memory":
 		respond(OKResponse)
+	case "v1":
+		// A runner of protocol v1: no hello; it answers its request.
+		fmt.Println(strings.Replace(OKResponse, `"v":2`, `"v":1`, 1))
 	case "slow":
 		time.Sleep(400 * time.Millisecond)
 		respond(OKResponse)
-	case "wrong-memory":
-		fmt.Println(attested(OKResponse, fmt.Sprintf(attestation, 512<<20)))
-	case "unattested":
-		fmt.Println(OKResponse)
-	case "weak-runtime":
-		fmt.Println(attested(OKResponse, weakAttestation))
 	case "program-error":
 		respond(ErrResponse)
-	case "exit125", "exit126", "exit127":
-		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: failure in mode %s.\nSee 'docker run --help'.\n", mode)
-		var code int
-		fmt.Sscanf(mode, "exit%d", &code)
-		return code // the container was never created or never started: left for cleanup
 	case "hang", "hang-unreachable":
 		time.Sleep(time.Hour)
 	case "late-create":
@@ -237,19 +314,18 @@ func run(mode, state string, args []string) int {
 			}
 		}
 	case "warning":
-		fmt.Fprintln(os.Stderr, "WARNING: Your kernel does not support swap limit capabilities or the cgroup is not mounted. Memory limited without swap.")
 		respond(OKResponse)
 	case "two-json":
 		fmt.Println(OKResponse)
 		fmt.Println(OKResponse)
 	case "malformed":
-		fmt.Println(`{"v":1,"ok":tru`)
+		fmt.Println(`{"v":2,"ok":tru`)
 	case "missing":
 	case "big-output":
-		fmt.Printf(`{"v":1,"ok":true,"result":null,"output":"%s","output_truncated":false,"output_bytes":%d}`+"\n",
+		fmt.Printf(`{"v":2,"ok":true,"result":null,"output":"%s","output_truncated":false,"output_bytes":%d}`+"\n",
 			strings.Repeat("y", 64<<10+1), 64<<10+1)
 	case "big-response":
-		fmt.Printf(`{"v":1,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
+		fmt.Printf(`{"v":2,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
 			strings.Repeat("z", 1<<20))
 	case "nonzero-valid":
 		respond(OKResponse)
@@ -259,13 +335,13 @@ func run(mode, state string, args []string) int {
 		done()
 		return 137
 	case "command-not-found":
-		respond(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)
+		respond(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)
 	case "runner-oom":
-		respond(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"oom","message":"memory exhausted: 65523712 of 67108864 bytes in use (runner guard)"}}`)
+		respond(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"oom","message":"memory exhausted: 65523712 of 67108864 bytes in use (runner guard)"}}`)
 	case "runner-timeout":
-		respond(`{"v":1,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)
+		respond(`{"v":2,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)
 	case "exec-oom", "exec-oom-events-fail":
-		respond(`{"v":1,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`)
+		respond(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`)
 	default:
 		fmt.Fprintf(os.Stderr, "fake docker: unknown mode %q\n", mode)
 		return 2

@@ -6,26 +6,68 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 )
 
-// hostile plays a runner that lies: the request's source names how.
+// perfectSelfcheck is the attestation of a sandbox that enforces the whole
+// default policy: what a lying runner claims, whatever its container is.
+const perfectSelfcheck = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
+	`"cgroup_version":1,"memory_max":536870912,"swap_max":0,"pids_max":64,"cpu_max":"100000 100000","nofile_soft":64,` +
+	`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,noexec,relatime,size=32768k",` +
+	`"tmp_bytes":33554432,"tmp_mode":"1777","tmp_writable":true,"root_read_only":true,"interfaces":["lo"],` +
+	`"dev_shm_writable":false,"docker_socket":false,"env_keys":["HOME","HOSTNAME","PATH"]}`
+
+// hostile plays a runner that breaks protocol v2. The hello it sends is
+// named by its command line (the word after --exec, so
+// `run ... -- silent` selects it); without one it sends a hello that lies
+// perfectly, and the request's source names how its response lies.
 func hostile() {
+	helloMode := ""
+	for i, a := range os.Args {
+		if a == "--exec" && i+1 < len(os.Args) {
+			helloMode = os.Args[i+1]
+		}
+	}
+	good := `{"v":2,"selfcheck":` + perfectSelfcheck + "}\n"
+	switch helloMode {
+	case "silent":
+		time.Sleep(time.Hour)
+	case "endless-line":
+		os.Stdout.WriteString(`{"v":2,"selfcheck":{`)
+		time.Sleep(time.Hour)
+	case "not-json":
+		fmt.Println("hello, host")
+	case "oversized":
+		os.Stdout.WriteString(`{"v":2,"selfcheck":{"env_keys":["` + strings.Repeat("K", 20<<10) + `"]}}` + "\n")
+	case "weak":
+		os.Stdout.WriteString(strings.Replace(good, `"pids_max":64`, `"pids_max":-1`, 1))
+	case "twice":
+		os.Stdout.WriteString(good + good)
+	case "v1":
+		// Protocol v1: no hello; it waits for its request, then answers.
+	default:
+		os.Stdout.WriteString(good)
+	}
 	var req struct{ Source string }
 	b, _ := io.ReadAll(io.LimitReader(os.Stdin, 1<<17))
 	_ = json.Unmarshal(b, &req)
-	const ok = `{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
+	if helloMode == "v1" {
+		fmt.Println(`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`)
+		return
+	}
+	const ok = `{"v":2,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
 	switch strings.TrimSpace(req.Source) {
 	case "two-json":
 		fmt.Println(ok)
 		fmt.Println(ok)
 	case "malformed":
-		fmt.Println(`{"v":1,"ok":tr`)
+		fmt.Println(`{"v":2,"ok":tr`)
 	case "missing":
 	case "big-output":
-		fmt.Printf(`{"v":1,"ok":true,"result":null,"output":"%s","output_truncated":true,"output_bytes":70000}`+"\n",
+		fmt.Printf(`{"v":2,"ok":true,"result":null,"output":"%s","output_truncated":true,"output_bytes":70000}`+"\n",
 			strings.Repeat("y", 64<<10+1))
 	case "big-response":
-		fmt.Printf(`{"v":1,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
+		fmt.Printf(`{"v":2,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
 			strings.Repeat("z", 1<<20))
 	case "endless":
 		chunk := strings.Repeat("w", 1<<16)
@@ -35,11 +77,11 @@ func hostile() {
 			}
 		}
 	case "lying-truncation":
-		fmt.Println(`{"v":1,"ok":true,"result":null,"output":"abc","output_truncated":true,"output_bytes":3}`)
+		fmt.Println(`{"v":2,"ok":true,"result":null,"output":"abc","output_truncated":true,"output_bytes":3}`)
 	case "unknown-field":
-		fmt.Println(`{"v":1,"ok":true,"result":null,"output":"","output_truncated":false,"output_bytes":0,"callable":"os.system"}`)
-	case "unattested":
-		fmt.Println(ok)
+		fmt.Println(`{"v":2,"ok":true,"result":null,"output":"","output_truncated":false,"output_bytes":0,"callable":"os.system"}`)
+	case "old-version":
+		fmt.Println(`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`)
 	case "nonzero-valid":
 		fmt.Println(ok)
 		os.Exit(1)

@@ -1,0 +1,89 @@
+package isolation
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
+)
+
+// TestHandshakeRefusesHostileRunners: whatever the runner's first frame,
+// unless it is a hello that passes, the run is a sandbox failure, nothing
+// is left, and not a byte of the source reaches the container's stdin.
+func TestHandshakeRefusesHostileRunners(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]string{
+		"silent":             "no hello from the runner within 1.5s; the program was never sent",
+		"hello-endless-line": "no hello from the runner within 1.5s",
+		"hello-not-json":     "hello: want a JSON object",
+		"hello-oversized":    "hello: larger than 16384 bytes",
+		"hello-weak":         "the container does not enforce the policy: memory limit not visible; swap limit not visible; pids.max not visible;",
+		"hello-twice":        "the runner wrote more after its hello, before it was sent a request",
+		"v1":                 "no hello from the runner within 1.5s (its stdin closed, it answered with protocol version 1, want 2)",
+	} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			res, state, err := runFake(t, mode, func(o *Options) { o.Limits.Timeout = 1500 * time.Millisecond })
+			took := time.Since(start)
+			assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+			assert.Equal(t, res.ExitCode, 3)
+			assert.ErrorContains(t, err, want)
+			assert.Assert(t, !res.Sandboxed)
+			assert.Assert(t, res.Result == nil && res.Output == "")
+			assert.Equal(t, fakedocker.Stdin(state), "", "the source reached the container")
+			assert.Assert(t, took < 5*time.Second, "took %s", took)
+		})
+	}
+}
+
+// TestHandshakeWrongMemory: the planned limit is what counts: a container
+// showing 512m when 1g was planned is refused before the source goes in.
+func TestHandshakeWrongMemory(t *testing.T) {
+	t.Parallel()
+	res, _, err := runFake(t, "ok", func(o *Options) { o.Limits.Memory = 1 << 30 })
+	assert.NilError(t, err)
+	assert.Equal(t, res.Verdict, OK)
+	assert.Assert(t, res.Sandboxed)
+	res, state, err := runFake(t, "wrong-memory", func(o *Options) { o.Limits.Memory = 1 << 30 })
+	assert.Equal(t, res.Verdict, SandboxFailure)
+	assert.ErrorContains(t, err, "memory limit is 536870912 bytes, want 1073741824")
+	assert.Equal(t, fakedocker.Stdin(state), "")
+	assert.Assert(t, res.Selfcheck != nil, "the refused hello is kept for doctor")
+}
+
+// TestHandshakeDockerFailsFirst: when docker itself failed, no container
+// ran and the verdict is docker's, not a missing hello; which it was is
+// decided from docker's exit status and the daemon's record by run id.
+func TestHandshakeDockerFailsFirst(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]string{
+		"exit125":      "docker run exited 125: docker: Error response from daemon: failure in mode exit125.",
+		"no-container": `docker started no container (docker run exited 1): context "nope": context not found`,
+	} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			res, state, err := runFake(t, mode)
+			assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+			assert.Equal(t, res.ExitCode, 125)
+			assert.ErrorContains(t, err, want)
+			assert.Assert(t, !strings.Contains(err.Error(), "sandbox failure"), err)
+			assert.Assert(t, !res.Sandboxed)
+			assert.Equal(t, fakedocker.Stdin(state), "")
+		})
+	}
+}
+
+// TestHandshakeTimings: a run reports its phases, and the handshake is the
+// runner's own figure.
+func TestHandshakeTimings(t *testing.T) {
+	t.Parallel()
+	res, _, err := runFake(t, "ok")
+	assert.NilError(t, err)
+	tm := res.Timings
+	assert.Assert(t, tm.WaitMS == nil)
+	assert.Assert(t, tm.StartMS != nil && tm.ExecMS != nil && tm.CleanupMS != nil && tm.HandshakeUS != nil, "%+v", tm)
+}

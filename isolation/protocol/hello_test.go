@@ -1,0 +1,58 @@
+package protocol
+
+import (
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+const goodSelfcheck = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
+	`"cgroup_version":1,"memory_max":536870912,"swap_max":0,"pids_max":64,"cpu_max":"100000 100000","nofile_soft":64,` +
+	`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,noexec,relatime,size=32768k",` +
+	`"tmp_bytes":33554432,"tmp_mode":"1777","tmp_writable":true,"root_read_only":true,"interfaces":["lo"],` +
+	`"dev_shm_writable":false,"docker_socket":false,"env_keys":["HOME","HOSTNAME","PATH"],"took_us":120}`
+
+func TestDecodeHello(t *testing.T) {
+	h, err := DecodeHello([]byte(`{"v":2,"selfcheck":` + goodSelfcheck + `}`))
+	assert.NilError(t, err)
+	assert.Equal(t, h.V, 2)
+	assert.Equal(t, h.Selfcheck.MemoryMax, int64(536870912))
+	assert.Equal(t, h.Selfcheck.TmpMode, "1777")
+}
+
+func TestDecodeHelloRejects(t *testing.T) {
+	for in, want := range map[string]string{
+		``:                         "hello: want a JSON object",
+		`null`:                     "hello: want a JSON object",
+		`hello`:                    "hello: want a JSON object",
+		`{"v":2}`:                  `hello: missing field "selfcheck"`,
+		`{"v":2,"selfcheck":null}`: `hello: missing field "selfcheck"`,
+		`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`: "hello: the runner speaks protocol version 1, want 2",
+		`{"v":3,"selfcheck":` + goodSelfcheck + `}`:                                          "hello: the runner speaks protocol version 3, want 2",
+		`{"selfcheck":` + goodSelfcheck + `}`:                                                "hello: protocol version 0, want 2",
+		`{"v":2,"selfcheck":` + goodSelfcheck + `,"x":1}`:                                    `hello: json: unknown field "x"`,
+		`{"v":2,"selfcheck":{"uid":0,"root":true}}`:                                          `hello: json: unknown field "root"`,
+		`{"v":2,"selfcheck":` + goodSelfcheck + `}{"v":2}`:                                   "hello: trailing data after the JSON value",
+		"{\"v\":2,\"selfcheck\":{\"cap_eff\":\"\xff\"}}":                                     "hello: invalid UTF-8",
+		`{"v":2,"selfcheck":{"env_keys":["` + strings.Repeat("K", 16<<10) + `"]}}`:           "hello: larger than 16384 bytes",
+	} {
+		_, err := DecodeHello([]byte(in))
+		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
+	}
+}
+
+func FuzzDecodeHello(f *testing.F) {
+	for _, s := range []string{`{"v":2,"selfcheck":` + goodSelfcheck + `}`, `{"v":1}`, `{"v":2,"selfcheck":{}}`, `[`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := DecodeHello(b)
+		if err != nil {
+			return
+		}
+		assert.Assert(t, len(b) <= 16<<10)
+		assert.Equal(t, h.V, Version)
+		assert.Assert(t, h.Selfcheck != nil)
+	})
+}
