@@ -275,8 +275,10 @@ func TestBoundaryOOMIsAlwaysOOM(t *testing.T) {
 					"the runner names its evidence: %s", r.stderr)
 				// The goal is 3 s (scripts/oom.sh measures it, 20 runs of each);
 				// here a looser bound catches a regression without failing CI
-				// on a loaded machine's slowest run.
-				assert.Check(t, took < 5*time.Second, "took %s", took)
+				// on a loaded machine's slowest run (seen: 7.6 s for the 512m
+				// string with a second engine up, on a day the engine started
+				// every container 2.5 times slower).
+				assert.Check(t, took < 10*time.Second, "took %s", took)
 				t.Logf("%s in %s: %s", r.res.Verdict, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 			})
 		}

@@ -47,10 +47,10 @@ func main() {
 const request = `{"source":"1+2"}`
 
 func bench(tool, image string, n int) error {
-	var toolT, bareT, ratios []float64
+	var toolT, bareT, ratios, handshakes []float64
 	var rss []float64
 	for i := 0; i < 2; i++ { // warm caches; not counted
-		if _, _, err := runTool(tool, image); err != nil {
+		if _, _, _, err := runTool(tool, image); err != nil {
 			return err
 		}
 	}
@@ -60,11 +60,11 @@ func bench(tool, image string, n int) error {
 		order := []bool{i%2 == 0, i%2 != 0} // alternate which goes first
 		for _, toolFirst := range order {
 			if toolFirst {
-				var kb float64
-				if t, kb, err = runTool(tool, image); err != nil {
+				var kb, hs float64
+				if t, kb, hs, err = runTool(tool, image); err != nil {
 					return err
 				}
-				rss = append(rss, kb)
+				rss, handshakes = append(rss, kb), append(handshakes, hs)
 			} else if b, err = runBare(tool, image, i); err != nil {
 				return err
 			}
@@ -76,17 +76,20 @@ func bench(tool, image string, n int) error {
 	fmt.Printf("bare docker run         median %.1f ms  (min %.1f, max %.1f)\n", median(bareT), slices.Min(bareT), slices.Max(bareT))
 	fmt.Printf("paired ratio run/bare   median %.3f  (min %.3f, max %.3f)\n", median(ratios), slices.Min(ratios), slices.Max(ratios))
 	fmt.Printf("supervisor peak RSS     median %.1f MiB (VmHWM of the synapse-isolation process)\n", median(rss)/1024)
+	fmt.Printf("handshake, as timed by the runner (hello written to request read)  median %.3f ms  (min %.3f, max %.3f)\n",
+		median(handshakes), slices.Min(handshakes), slices.Max(handshakes))
 	return nil
 }
 
-// runTool times one run and samples the supervisor's VmHWM until it exits.
-func runTool(tool, image string) (ms, hwmKB float64, err error) {
+// runTool times one run and samples the supervisor's VmHWM until it
+// exits; it also returns the run's handshake_us, in ms.
+func runTool(tool, image string) (ms, hwmKB, handshakeMS float64, err error) {
 	cmd := exec.Command(tool, "run", "--image", image, "--code", "1+2")
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -97,10 +100,16 @@ func runTool(tool, image string) (ms, hwmKB float64, err error) {
 		select {
 		case err := <-done:
 			ms = float64(time.Since(start).Microseconds()) / 1000
-			if err != nil || !strings.Contains(out.String(), `"verdict":"ok"`) {
-				return 0, 0, fmt.Errorf("run: %v: %s", err, out.String())
+			var res struct {
+				Verdict string
+				Timings struct {
+					HandshakeUS float64 `json:"handshake_us"`
+				}
 			}
-			return ms, hwmKB, nil
+			if err != nil || json.Unmarshal(out.Bytes(), &res) != nil || res.Verdict != "ok" {
+				return 0, 0, 0, fmt.Errorf("run: %v: %s", err, out.String())
+			}
+			return ms, hwmKB, res.Timings.HandshakeUS / 1000, nil
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
@@ -131,13 +140,15 @@ func attestCost(tool, image, baseline string, n int) error {
 				if err != nil {
 					return err
 				}
+				// The attestation is the hello, the first line.
+				hello, _, _ := bytes.Cut(out, []byte("\n"))
 				var resp struct {
 					Selfcheck *struct {
 						TookMicros float64 `json:"took_us"`
 					} `json:"selfcheck"`
 				}
-				if err := json.Unmarshal(out, &resp); err != nil || resp.Selfcheck == nil {
-					return fmt.Errorf("no attestation in %s", out)
+				if err := json.Unmarshal(hello, &resp); err != nil || resp.Selfcheck == nil {
+					return fmt.Errorf("no hello in %s", out)
 				}
 				w = ms
 				took = append(took, resp.Selfcheck.TookMicros/1000)

@@ -1,0 +1,28 @@
+package isolation
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// BenchmarkJudgeHello is the host's own share of the handshake: decoding
+// a hello strictly and judging it against the plan.
+func BenchmarkJudgeHello(b *testing.B) {
+	sc := goodSelfcheck()
+	line, err := json.Marshal(protocol.Hello{V: protocol.Version, Selfcheck: &sc})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		h, err := protocol.DecodeHello(line)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := attestationError(h.Selfcheck, limits.DefaultMemory); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
