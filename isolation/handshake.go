@@ -116,6 +116,12 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 		err = l.dockerFailed(code)
 	}
 	found, rmErr := l.client.remove(l.plan.RunID, a.end)
+	if rmErr != nil && err == nil && code > 0 {
+		// docker run failed before any hello and the engine cannot be
+		// asked about the container either (an unknown context, an
+		// unreachable daemon): docker's own words come first.
+		err = &EngineError{Err: fmt.Errorf("docker run %s before any hello: %s", clientEnd(code), quoteStderr(l.stderr))}
+	}
 	switch {
 	case rmErr != nil && err != nil:
 		return fmt.Errorf("%v; then %w", err, rmErr)

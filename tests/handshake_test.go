@@ -145,3 +145,17 @@ func TestHelloHostileRunners(t *testing.T) {
 		})
 	}
 }
+
+// TestHelloUnknownContextIsDockersFailure: no container ran, so no missing
+// hello is blamed on a sandbox: docker's own failure, in docker's words.
+func TestHelloUnknownContextIsDockersFailure(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	r := tool(t, nil, "", "run", "--context", "no-such-context", "--image", refImage, "--code", "1+2")
+	assert.Check(t, is.Equal(r.code, 125), r.stderr)
+	assert.Check(t, is.Equal(r.res.Verdict, "engine_failure"))
+	assert.Check(t, is.Contains(r.stderr, `docker run exited 1 before any hello: `))
+	assert.Check(t, is.Contains(r.stderr, `context "no-such-context"`))
+	assert.Check(t, !strings.Contains(r.stderr, "sandbox failure"), r.stderr)
+	assert.Check(t, !r.res.Sandboxed)
+}
