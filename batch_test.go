@@ -112,9 +112,12 @@ func TestBatchFailFast(t *testing.T) {
 }
 
 func TestBatchRefusesBadFlagsBeforeAnyContainer(t *testing.T) {
-	for _, flags := range [][]string{{"--parallel", "0"}, {"--idle", "forever"}, {"--memory", "1m"}, {"stray"}} {
+	for _, flags := range [][]string{{"--parallel", "0"}, {"--idle", "forever"}, {"--idle", "2s"}, {"--memory", "1m"}, {"stray"}} {
 		code, results, errOut, state := batchLines(t, `{"id":1,"source":"ok"}`, flags...)
 		assert.Check(t, is.Equal(code, 2), "%q: %s", flags, errOut)
+		if flags[0] == "--idle" {
+			assert.Check(t, is.Contains(errOut, "--idle: must be a duration from 10s to 10m0s"))
+		}
 		assert.Check(t, is.Len(results, 0))
 		assert.Check(t, is.Len(fakedocker.Calls(state), 0), "%q: docker was called", flags)
 	}
@@ -166,4 +169,16 @@ func TestBatchProgressOnATerminal(t *testing.T) {
 		t.Fatal("no progress on the terminal")
 	}
 	assert.Equal(t, strings.Count(stdout.String(), "\n"), 2, "progress goes to stderr only")
+}
+
+// TestBatchRefusesWhatRunRefuses: invalid UTF-8 and, in Starlark mode, a
+// NUL byte are rejected on their line, as run rejects them, and never run.
+func TestBatchRefusesWhatRunRefuses(t *testing.T) {
+	input := "{\"id\":1,\"source\":\"a\xffb\"}\n{\"id\":2,\"source\":\"ok\\u0000\"}\n{\"id\":3,\"source\":\"ok\"}\n"
+	code, results, errOut, state := batchLines(t, input, "--ordered")
+	assert.Equal(t, code, 2, errOut)
+	assert.DeepEqual(t, field(results, "verdict"), []any{"rejected", "rejected", "ok"})
+	assert.Check(t, is.Contains(results[0]["error"].(map[string]any)["message"].(string), "line 1: invalid UTF-8"))
+	assert.Check(t, is.Contains(results[1]["error"].(map[string]any)["message"].(string), "source: NUL byte at offset 2"))
+	assert.Check(t, is.Equal(fakedocker.Stdin(state), `{"source":"ok"}`+"\n"), "only the valid line reached a container")
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -63,8 +64,8 @@ func runBatch(c *cli.Context) error {
 		return err
 	}
 	idle, err := time.ParseDuration(c.String("idle"))
-	if err != nil || idle <= 0 || idle > limits.MaxIdle {
-		return rejectf("--idle: must be a duration from 1s to %s (got %q)", limits.MaxIdle, c.String("idle"))
+	if err != nil || idle < isolation.MinIdle || idle > limits.MaxIdle {
+		return rejectf("--idle: must be a duration from %s to %s (got %q)", isolation.MinIdle, limits.MaxIdle, c.String("idle"))
 	}
 	parallel := c.Int("parallel")
 	if parallel < 1 || parallel > 64 {
@@ -238,6 +239,11 @@ func parseLine(raw []byte, tooLong bool, line int) (json.RawMessage, isolation.R
 	}
 	if tooLong {
 		return nil, isolation.Request{}, bad("larger than %d bytes", maxBatchLine)
+	}
+	if !utf8.Valid(raw) {
+		// encoding/json would turn the bytes into U+FFFD and run the
+		// result; run refuses the same bytes.
+		return nil, isolation.Request{}, bad("invalid UTF-8")
 	}
 	var l batchLine
 	dec := json.NewDecoder(bytes.NewReader(raw))

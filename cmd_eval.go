@@ -50,6 +50,9 @@ func evalCommand() *cli.Command {
 				return reject(err)
 			}
 			src, err := readSource(c)
+			if err == nil {
+				err = protocol.CheckStarlark(src)
+			}
 			if err != nil {
 				return reject(err)
 			}

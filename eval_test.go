@@ -139,3 +139,15 @@ func assertRejectedJSON(t *testing.T, out string) {
 	assert.Assert(t, !r.Sandboxed)
 	assert.Equal(t, strings.Count(out, "\n"), 1)
 }
+
+// TestNULIsRefusedInStarlark: go.starlark.net stops reading at NUL, so a
+// file most of which would never run is rejected, naming the offset.
+func TestNULIsRefusedInStarlark(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "n.star")
+	assert.NilError(t, os.WriteFile(path, []byte("print(\"before\")\n\x00\nprint(\"after\")\n1//0\n"), 0o644))
+	for _, args := range [][]string{{"eval", "--file", path}, {"run", "--image", testImage, "--cli", "/nonexistent/docker", "--file", path}} {
+		code, out, errOut := runCLI(t, "", args...)
+		assert.Check(t, is.Equal(code, 2), "%q: %s", args, out)
+		assert.Check(t, is.Contains(errOut, "source: NUL byte at offset 16"), "%q", args)
+	}
+}

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +87,33 @@ func TestHandshakeTimings(t *testing.T) {
 	tm := res.Timings
 	assert.Assert(t, tm.WaitMS == nil)
 	assert.Assert(t, tm.StartMS != nil && tm.ExecMS != nil && tm.CleanupMS != nil && tm.HandshakeUS != nil, "%+v", tm)
+}
+
+// TestStarlarkRefusesNUL: Starlark stops reading at a NUL byte, so a
+// source with one is refused before docker is called; exec mode passes
+// the bytes on as they are.
+func TestStarlarkRefusesNUL(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "ok")
+	res, err := Run(context.Background(), Request{Source: "print(1)\n\x00\n1//0"}, o)
+	assert.Equal(t, res.Verdict, Rejected, "%v", err)
+	assert.ErrorContains(t, err, "source: NUL byte at offset 9")
+	assert.Equal(t, len(fakedocker.Calls(state)), 0, "docker was called")
+
+	o.Exec = []string{"cat"}
+	res, err = Run(context.Background(), Request{Source: "a\x00b"}, o)
+	assert.NilError(t, err)
+	assert.Equal(t, res.Verdict, OK)
+	assert.Equal(t, fakedocker.Stdin(state), `{"source":"a\u0000b"}`+"\n")
+}
+
+// TestPoolRefusesAnIdleItCannotServe: an idle cap within the pool's margin
+// would discard every container; it is refused, not served by a hang.
+func TestPoolRefusesAnIdleItCannotServe(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "ok")
+	_, err := NewPool(context.Background(), PoolOptions{Options: o, Idle: 2 * time.Second})
+	assert.Equal(t, VerdictOf(err), Rejected)
+	assert.ErrorContains(t, err, "idle: must be from 10s to 10m0s")
+	assert.Equal(t, len(fakedocker.Calls(state)), 0)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // DefaultIdle is how long a pool's container waits for its request before
@@ -18,6 +19,11 @@ const DefaultIdle = 60 * time.Second
 // idleMargin: a ready container this close to its idle cap is not given a
 // request; it may end before the request reaches it.
 const idleMargin = 5 * time.Second
+
+// MinIdle is the shortest idle cap a pool serves: below twice the margin,
+// a container would be too close to its cap soon after it started, every
+// one would be discarded, and no request would ever get one.
+const MinIdle = 2 * idleMargin
 
 // startBound is how long a pool's container has to start and send its
 // hello. A container that does not pass its hello within it drops its
@@ -35,6 +41,7 @@ type PoolOptions struct {
 	// Parallel is how many containers may exist at once, ready or running.
 	Parallel int
 	// Idle caps how long a ready container waits; zero means DefaultIdle.
+	// It must be from MinIdle to limits.MaxIdle.
 	Idle time.Duration
 	// OnDrop, if set, is told of each engine the pool stops using: one
 	// whose container failed its hello, or that could not start one. The
@@ -96,8 +103,12 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if o.Parallel <= 0 {
 		o.Parallel = 1
 	}
-	if o.Idle <= 0 {
+	if o.Idle == 0 {
 		o.Idle = DefaultIdle
+	}
+	if o.Idle < MinIdle || o.Idle > limits.MaxIdle {
+		return nil, &RejectedError{Err: &limits.FieldError{Field: "idle", Value: o.Idle.String(),
+			Msg: fmt.Sprintf("must be from %s to %s", MinIdle, limits.MaxIdle)}}
 	}
 	if len(o.Engines) == 0 {
 		o.Engines = []Engine{o.Engine}
@@ -183,6 +194,10 @@ func (p *Pool) fill() {
 			l, err = launch(p.ctx, e.client, &plan)
 		}
 		if err != nil {
+			if p.ctx.Err() != nil { // the pool is closing: no engine's fault
+				p.release(e)
+				return
+			}
 			p.drop(e, err)
 			p.release(e)
 			continue
@@ -329,9 +344,9 @@ func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, 
 }
 
 func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
-	body, err := protocol.EncodeRequest(req)
+	body, err := encode(req, p.o.Exec)
 	if err != nil {
-		return &RejectedError{Err: err}
+		return err
 	}
 	w, err := p.take(ctx)
 	if err != nil {

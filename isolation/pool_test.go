@@ -3,6 +3,8 @@ package isolation
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +13,7 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/poll"
 
 	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
@@ -200,6 +203,16 @@ func TestPoolDropsTheFailingEngineOnly(t *testing.T) {
 	for _, res := range <-runOKs(t, p, 6) {
 		assert.Check(t, res.Sandboxed)
 	}
+	// The weak engine's first container may still be starting when the
+	// good one has served every request: wait for its refusal.
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(dropped) > 0 {
+			return poll.Success()
+		}
+		return poll.Continue("no engine dropped yet")
+	}, poll.WithTimeout(10*time.Second))
 	assert.NilError(t, p.Close())
 	mu.Lock()
 	defer mu.Unlock()
@@ -208,4 +221,29 @@ func TestPoolDropsTheFailingEngineOnly(t *testing.T) {
 	assert.Check(t, is.Equal(fakedocker.Stdin(badState), ""))
 	assert.Check(t, is.Len(fakedocker.Containers(badState), 0))
 	assert.Check(t, is.Len(fakedocker.Containers(goodState), 0))
+}
+
+// TestPoolClientVanishes: a docker client that disappears mid-batch drops
+// its engine, and every request still waiting is answered at once with
+// the engine's failure instead of a retry loop.
+func TestPoolClientVanishes(t *testing.T) {
+	t.Parallel()
+	o, _ := fake(t, "by-source")
+	self, err := os.ReadFile(o.Engine.CLI)
+	assert.NilError(t, err)
+	cli := filepath.Join(t.TempDir(), "docker")
+	assert.NilError(t, os.WriteFile(cli, self, 0o755))
+	o.Engine.CLI = cli
+	p, err := NewPool(context.Background(), PoolOptions{Options: o, Parallel: 1, Idle: time.Minute})
+	assert.NilError(t, err)
+	assert.NilError(t, os.Remove(cli))
+	start := time.Now()
+	var verdicts []Verdict
+	for i := 0; i < 4; i++ {
+		res, _ := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
+		verdicts = append(verdicts, res.Verdict)
+	}
+	assert.Check(t, time.Since(start) < 10*time.Second, "took %s", time.Since(start))
+	assert.Check(t, is.Equal(verdicts[len(verdicts)-1], EngineFailure), "%v", verdicts)
+	assert.NilError(t, p.Close())
 }

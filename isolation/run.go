@@ -69,9 +69,9 @@ type attempt struct {
 }
 
 func (a *attempt) run(ctx context.Context, req Request, o Options) error {
-	body, err := protocol.EncodeRequest(req)
+	body, err := encode(req, o.Exec)
 	if err != nil {
-		return &RejectedError{Err: err}
+		return err
 	}
 	plan, err := NewPlan(o.ownedBySelf(), a.start)
 	if err != nil {
@@ -96,6 +96,21 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	}
 	l.send(body, plan.Deadline)
 	return a.complete(l)
+}
+
+// encode is the one ingress check of a request on the host: the wire's
+// size and UTF-8 rules, and, for Starlark, no NUL byte.
+func encode(req Request, exec []string) ([]byte, error) {
+	if exec == nil {
+		if err := protocol.CheckStarlark(req.Source); err != nil {
+			return nil, &RejectedError{Err: err}
+		}
+	}
+	body, err := protocol.EncodeRequest(req)
+	if err != nil {
+		return nil, &RejectedError{Err: err}
+	}
+	return body, nil
 }
 
 // complete finishes a run whose hello passed and whose request was sent:

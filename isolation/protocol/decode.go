@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -135,6 +136,17 @@ func (r Response) check() error {
 func expectEOF(dec *json.Decoder) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// CheckStarlark refuses a source the Starlark evaluator would not read
+// whole: go.starlark.net's scanner stops at a NUL byte, so everything after
+// one would silently never run. Exec mode passes bytes to the
+// interpreter's stdin as they are and does not call this.
+func CheckStarlark(source string) error {
+	if i := strings.IndexByte(source, 0); i >= 0 {
+		return fmt.Errorf("source: NUL byte at offset %d (Starlark would stop reading there)", i)
 	}
 	return nil
 }

@@ -141,6 +141,12 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
 	}
+	if cfg.Exec == nil {
+		if err := protocol.CheckStarlark(req.Source); err != nil {
+			r.send(failure(protocol.ErrRequest, "request: "+err.Error()))
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
 		fmt.Errorf("runner deadline of %s", cfg.Timeout))
 	defer cancel()
