@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"context"
 	"errors"
 	"time"
@@ -60,6 +61,9 @@ func evalCommand() *cli.Command {
 			defer cancel()
 			start := time.Now()
 			res := evalResult(interp.Eval(ctx, src, interp.Options{}), time.Since(start))
+			if res.Verdict == isolation.Timeout {
+				res.Error.Message = fmt.Sprintf("stopped at the --timeout of %s", timeout)
+			}
 			return report(c, format, res, nil)
 		},
 	}

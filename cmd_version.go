@@ -43,7 +43,9 @@ func readBuildVersion() buildVersion {
 
 // String is the one-line form `--version` and `version` print.
 func (v buildVersion) String() string {
-	rev := ""
+	// A build without VCS stamping (-buildvcs=false, a tarball) says so
+	// rather than printing nothing where a revision belongs.
+	rev := ", revision unknown"
 	if v.Revision != "" {
 		rev = ", revision " + v.Revision
 		if v.Modified {

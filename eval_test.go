@@ -151,3 +151,11 @@ func TestNULIsRefusedInStarlark(t *testing.T) {
 		assert.Check(t, is.Contains(errOut, "source: NUL byte at offset 16"), "%q", args)
 	}
 }
+
+// TestEvalTimeoutSaysItOnce: the verdict and the error type are one word;
+// the message names the limit that stopped the program.
+func TestEvalTimeoutSaysItOnce(t *testing.T) {
+	code, _, errOut := runCLI(t, "", "eval", "--timeout", "100ms", "--code", "while True: pass")
+	assert.Equal(t, code, 124)
+	assert.Equal(t, errOut, "synapse-isolation: timeout: stopped at the --timeout of 100ms\n")
+}

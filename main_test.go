@@ -422,3 +422,11 @@ func TestExitCodeOfSignals(t *testing.T) {
 	assert.Equal(t, exitCode(&limits.FieldError{Field: "memory", Msg: "x"}), 2)
 	assert.Equal(t, exitCode(&isolation.OOMError{Err: os.ErrClosed}), 137)
 }
+
+// TestVersionWithoutVCS: a build without VCS stamping says "unknown".
+func TestVersionWithoutVCS(t *testing.T) {
+	v := buildVersion{Version: "(devel)", Protocol: 2, Go: "go1.26.8"}
+	assert.Equal(t, v.String(), "(devel) (protocol v2, revision unknown, go1.26.8)")
+	v.Revision, v.Modified = "abc123", true
+	assert.Equal(t, v.String(), "(devel) (protocol v2, revision abc123 (modified), go1.26.8)")
+}

@@ -48,6 +48,9 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 	switch {
 	case err != nil:
 		why = message(err)
+	case res.Error != nil && res.Error.Type == string(res.Verdict):
+		// One word for both: "timeout: ...", not "timeout: timeout: ...".
+		why = res.Error.Type + ": " + res.Error.Message + position(res.Error)
 	case res.Error != nil:
 		why = string(res.Verdict) + ": " + res.Error.Type + ": " + res.Error.Message + position(res.Error)
 	default:
