@@ -25,24 +25,23 @@ func auditCommand() *cli.Command {
 		Flags: []cli.Flag{
 			reportFormatFlag(),
 			&cli.StringFlag{Name: "input", Value: "auto", Usage: "stdin `FORM`: auto, shell, json or lines"},
+			&cli.StringSliceFlag{Name: "allow-runtime", Usage: "accept OCI runtime `NAME` (repeatable); any other --runtime is a finding"},
+			&cli.StringFlag{Name: "cli", Value: "docker", Usage: "the client `BINARY` the argv must start with"},
 		},
 		Action: func(c *cli.Context) error {
 			format, err := formatChoice(c, "text", "json")
 			if err != nil {
 				return err
 			}
-			argv := c.Args().Slice()
-			switch {
-			case len(argv) > 0 && !afterDashes(c):
-				return rejectf("unexpected argument %q: the argv to audit goes after --, as in: audit -- docker run ...", argv[0])
-			case len(argv) == 0:
-				if argv, err = readAuditInput(c); err != nil {
-					return err
-				}
-			}
-			r, err := dockerargs.Audit(argv)
+			r, err := auditArgv(c)
 			if err != nil {
-				return &rejected{err: err}
+				if format == "json" {
+					// Scripts reading JSON get JSON for every outcome.
+					b, _ := json.Marshal(map[string]any{"compliant": false,
+						"error": map[string]string{"type": "rejected", "message": message(err)}})
+					fmt.Fprintf(c.App.Writer, "%s\n", b)
+				}
+				return err
 			}
 			writeAudit(c.App.Writer, format, r)
 			if !r.Compliant() {
@@ -51,6 +50,25 @@ func auditCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// auditArgv reads the argv (after -- or on stdin) and audits it.
+func auditArgv(c *cli.Context) (dockerargs.Report, error) {
+	argv := c.Args().Slice()
+	switch {
+	case len(argv) > 0 && !afterDashes(c):
+		return dockerargs.Report{}, rejectf("unexpected argument %q: the argv to audit goes after --, as in: audit -- docker run ...", argv[0])
+	case len(argv) == 0:
+		var err error
+		if argv, err = readAuditInput(c); err != nil {
+			return dockerargs.Report{}, err
+		}
+	}
+	r, err := dockerargs.Audit(argv, dockerargs.AuditOptions{CLI: c.String("cli"), AllowRuntimes: c.StringSlice("allow-runtime")})
+	if err != nil {
+		return dockerargs.Report{}, &rejected{err: err}
+	}
+	return r, nil
 }
 
 // readAuditInput reads the argv from stdin, bounded. From a terminal it

@@ -200,11 +200,15 @@ func TestArgvAuditRoundTrip(t *testing.T) {
 				args := append([]string{"argv", "--image", testImage, "--memory", "1GiB", "--runtime", "runsc", "--format", format}, extra...)
 				code, printed, _ := runCLI(t, "", args...)
 				assert.Equal(t, code, 0)
-				code, out, errOut := runCLI(t, printed, "audit")
+				code, out, errOut := runCLI(t, printed, "audit", "--allow-runtime", "runsc")
 				assert.Equal(t, code, 0, "%s\n%s%s", printed, out, errOut)
 				assert.Assert(t, strings.HasSuffix(out, "\ncompliant\n"))
-				code, _, errOut = runCLI(t, printed, "audit", "--input", format)
+				code, _, errOut = runCLI(t, printed, "audit", "--input", format, "--allow-runtime", "runsc")
 				assert.Equal(t, code, 0, errOut)
+				// The runtime enforces every boundary: not allowed, it is a finding.
+				code, out, _ = runCLI(t, printed, "audit")
+				assert.Equal(t, code, 1)
+				assert.Assert(t, is.Contains(out, "VIOLATED  runtime"))
 			})
 		}
 	}
@@ -429,4 +433,28 @@ func TestVersionWithoutVCS(t *testing.T) {
 	assert.Equal(t, v.String(), "(devel) (protocol v2, revision unknown, go1.26.8)")
 	v.Revision, v.Modified = "abc123", true
 	assert.Equal(t, v.String(), "(devel) (protocol v2, revision abc123 (modified), go1.26.8)")
+}
+
+// TestAuditRefusesOtherCommands: only the docker client (or the one named
+// with --cli) followed by run is audited; anything else is exit 2, and
+// --format json prints one JSON error object for it.
+func TestAuditRefusesOtherCommands(t *testing.T) {
+	for _, argv := range [][]string{{"ls", "-l"}, {"kubectl", "run", "x", "--image=y"}} {
+		code, out, errOut := runCLI(t, "", append([]string{"audit", "--"}, argv...)...)
+		assert.Check(t, is.Equal(code, 2), "%q", argv)
+		assert.Check(t, is.Equal(out, ""))
+		assert.Check(t, is.Contains(errOut, "not a docker run command: the first word is \""+argv[0]+"\""))
+		code, out, _ = runCLI(t, "", append([]string{"audit", "--format", "json", "--"}, argv...)...)
+		assert.Check(t, is.Equal(code, 2))
+		var obj struct {
+			Compliant bool
+			Error     struct{ Type, Message string }
+		}
+		assert.Check(t, json.Unmarshal([]byte(out), &obj), out)
+		assert.Check(t, is.Equal(strings.Count(out, "\n"), 1))
+		assert.Check(t, is.Equal(obj.Error.Type, "rejected"))
+		assert.Check(t, is.Contains(obj.Error.Message, "not a docker run command"))
+	}
+	code, _, _ := runCLI(t, "", "audit", "--cli", "podman", "--", "podman", "run", "--rm", "x")
+	assert.Check(t, is.Equal(code, 1), "podman named with --cli is audited")
 }

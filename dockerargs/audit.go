@@ -68,20 +68,31 @@ type check struct {
 type UnreadableError struct{ Err error }
 
 // Error describes what could not be read.
-func (e *UnreadableError) Error() string { return "not a docker run argv: " + e.Err.Error() }
+func (e *UnreadableError) Error() string { return "not a docker run command: " + e.Err.Error() }
 
 // Unwrap returns the underlying cause.
 func (e *UnreadableError) Unwrap() error { return e.Err }
+
+// AuditOptions says what an auditor allows beyond the policy's defaults.
+type AuditOptions struct {
+	// CLI is the client the argv must start with (a name, or a path ending
+	// in it); empty means docker.
+	CLI string
+	// AllowRuntimes are OCI runtimes the auditor accepts. A runtime
+	// enforces every boundary, so any other --runtime is a finding.
+	AllowRuntimes []string
+}
 
 // Audit parses any `docker run` argv (as a shell would have split it) and
 // reports each boundary of the policy as enforced, missing or violated.
 // An argv that is not a `docker run` command line at all (another command,
 // a missing image, a flag without its value) is an *UnreadableError.
-func Audit(argv []string) (Report, error) {
-	p, err := parseRun(argv)
+func Audit(argv []string, o AuditOptions) (Report, error) {
+	p, err := parseRun(argv, o.CLI)
 	if err != nil {
 		return Report{}, &UnreadableError{Err: err}
 	}
+	p.allowRuntimes = o.AllowRuntimes
 	claimed := map[string]bool{}
 	var r Report
 	for _, c := range checks {
@@ -198,4 +209,5 @@ var checks = []check{
 	{"groups", "no extra groups", []string{"group-add"}, forbidden("group-add")},
 	{"sysctls", "no sysctls", []string{"sysctl"}, forbidden("sysctl")},
 	{"entrypoint", "runner entrypoint", []string{"entrypoint", "init"}, judgeEntrypoint},
+	{"runtime", "runtime", []string{"runtime"}, judgeRuntime},
 }

@@ -38,7 +38,7 @@ func replace(old []string, repl ...string) []string {
 // audit audits an argv that must be readable.
 func audit(t *testing.T, argv []string) Report {
 	t.Helper()
-	r, err := Audit(argv)
+	r, err := Audit(argv, AuditOptions{})
 	assert.NilError(t, err)
 	return r
 }
@@ -172,10 +172,9 @@ func TestAuditCatches(t *testing.T) {
 func TestAuditCommandShapes(t *testing.T) {
 	argv := policyArgv()
 	for name, in := range map[string][]string{
-		"without binary":   argv[1:],
 		"container run":    slices.Concat([]string{"docker", "container"}, argv[1:]),
 		"global options":   slices.Concat([]string{"docker", "-H", "unix:///x.sock", "--debug", "--context=default"}, argv[1:]),
-		"podman":           slices.Concat([]string{"podman"}, argv[1:]),
+		"path to docker":   slices.Concat([]string{"/usr/bin/docker"}, argv[1:]),
 		"double dash flag": slices.Insert(slices.Clone(argv), slices.Index(argv, testImage), "--"),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -190,9 +189,11 @@ func TestAuditCommandShapes(t *testing.T) {
 		"missing value": {"docker", "run", "--user"},
 		"bad global":    {"docker", "--bogus", "run", testImage},
 		"ls":            {"ls", "-l"},
+		"kubectl":       {"kubectl", "run", "x", "--image=y"},
+		"no client":     {"run", testImage},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, err := Audit(in)
+			r, err := Audit(in, AuditOptions{})
 			var unreadable *UnreadableError
 			assert.Check(t, errors.As(err, &unreadable), "%v", err)
 			assert.Check(t, is.Len(r.Findings, 0))
@@ -223,7 +224,12 @@ func TestAuditOfRenderIsClean(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			s.Args = []string{"--timeout", "5s", "--exec", "sh", "-c", "--privileged -v /:/x"}
 		}
-		r := audit(t, Render(s))
+		o := AuditOptions{CLI: s.CLI}
+		if s.Runtime != "" {
+			o.AllowRuntimes = []string{s.Runtime}
+		}
+		r, err := Audit(Render(s), o)
+		assert.NilError(t, err)
 		assert.Assert(t, r.Compliant(), "%+v\n%+v", s, r.Problems())
 	}
 }
@@ -243,8 +249,8 @@ func FuzzAudit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, pick uint8) {
 		argv := strings.Split(s, "\x00")
-		r, err := Audit(argv)
-		again, errAgain := Audit(slices.Clone(argv))
+		r, err := Audit(argv, AuditOptions{})
+		again, errAgain := Audit(slices.Clone(argv), AuditOptions{})
 		assert.DeepEqual(t, again, r)
 		assert.Equal(t, errAgain == nil, err == nil)
 
@@ -254,7 +260,31 @@ func FuzzAudit(f *testing.F) {
 		}
 
 		bad := forbidden[int(pick)%len(forbidden)]
-		r, err = Audit(slices.Concat([]string{"docker", "run"}, bad, argv))
+		r, err = Audit(slices.Concat([]string{"docker", "run"}, bad, argv), AuditOptions{})
 		assert.Assert(t, err != nil || !r.Compliant(), "%q then %q", bad, argv)
 	})
+}
+
+// TestAuditRuntimeAndSizes: a runtime enforces every boundary, so one the
+// auditor did not allow is a finding; sizes outside the policy's range are
+// findings as run refuses them.
+func TestAuditRuntimeAndSizes(t *testing.T) {
+	argv := policyArgv()
+	custom := withFlags("--runtime=totally-custom")
+	r := audit(t, custom)
+	assert.Check(t, is.Equal(statusOf(r, "runtime"), Violated))
+	r, err := Audit(custom, AuditOptions{AllowRuntimes: []string{"totally-custom"}})
+	assert.NilError(t, err)
+	assert.Check(t, r.Compliant(), "%+v", r.Problems())
+
+	huge := replace([]string{"--memory", "512m", "--memory-swap", "512m"}, "--memory", "2000g", "--memory-swap", "2000g")
+	r = audit(t, huge)
+	assert.Check(t, is.Equal(statusOf(r, "memory limit"), Violated))
+
+	// Another client is named, or the argv is not read at all.
+	podman := slices.Concat([]string{"podman"}, argv[1:])
+	_, err = Audit(podman, AuditOptions{})
+	assert.ErrorContains(t, err, `not a docker run command: the first word is "podman", not the client docker`)
+	_, err = Audit(podman, AuditOptions{CLI: "podman"})
+	assert.NilError(t, err)
 }

@@ -63,7 +63,7 @@ func ExampleRender() {
 }
 
 func ExampleAudit() {
-	r, err := dockerargs.Audit([]string{"docker", "run", "--rm", "--network", "host", "-v", "/:/host", "python:latest"})
+	r, err := dockerargs.Audit([]string{"docker", "run", "--rm", "--network", "host", "-v", "/:/host", "python:latest"}, dockerargs.AuditOptions{})
 	if err != nil {
 		fmt.Println(err) // not a docker run argv at all
 		return
@@ -78,5 +78,5 @@ func ExampleAudit() {
 	// no network: --network host, want none
 	// immutable image id: image "python:latest" is not an immutable sha256: image ID
 	// no mounts: --volume /:/host
-	// compliant: false (17 of 28 boundaries not enforced)
+	// compliant: false (17 of 29 boundaries not enforced)
 }

@@ -74,6 +74,6 @@ var harmless = map[string]bool{
 	"label-file": true, "link": true, "link-local-ip": true, "log-opt": true, "mac-address": true,
 	"memory-reservation": true, "memory-swappiness": true, "name": true, "network-alias": true,
 	"no-healthcheck": true, "oom-score-adj": true, "platform": true, "quiet": true, "restart": true,
-	"runtime": true, "shm-size": true, "sig-proxy": true, "stop-signal": true, "stop-timeout": true,
+	"shm-size": true, "sig-proxy": true, "stop-signal": true, "stop-timeout": true,
 	"storage-opt": true, "tty": true, "volume-driver": true, "workdir": true,
 }

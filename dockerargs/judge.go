@@ -2,6 +2,7 @@ package dockerargs
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -203,6 +204,8 @@ func judgeMemory(p *parsed) (Status, string) {
 		return Violated, fmt.Sprintf("--memory %s is not a size docker reads exactly", v)
 	case n < limits.MinMemory:
 		return Violated, fmt.Sprintf("--memory %s, want at least %s", v, limits.MinMemory)
+	case n > limits.MaxMemory:
+		return Violated, fmt.Sprintf("--memory %s, want at most %s", v, limits.MaxMemory)
 	}
 	return Enforced, "--memory " + v
 }
@@ -266,4 +269,18 @@ func judgeNetwork(p *parsed) (Status, string) {
 		}
 	}
 	return Enforced, "--network none"
+}
+
+// judgeRuntime: the OCI runtime enforces every boundary of the argv, so a
+// runtime other than the engine's default is a finding unless the auditor
+// allowed it by name.
+func judgeRuntime(p *parsed) (Status, string) {
+	v, ok := p.last("runtime")
+	switch {
+	case !ok:
+		return Enforced, "the engine's default runtime"
+	case slices.Contains(p.allowRuntimes, v):
+		return Enforced, "--runtime " + v + " (allowed by the auditor)"
+	}
+	return Violated, fmt.Sprintf("--runtime %s enforces every boundary and is not allowed (audit --allow-runtime %s to accept it)", v, v)
 }

@@ -2,6 +2,7 @@ package dockerargs
 
 import (
 	"fmt"
+	"path"
 	"strings"
 )
 
@@ -12,6 +13,8 @@ type parsed struct {
 	unknown []string            // flags docker would reject or that Audit does not know
 	image   string
 	args    []string
+	// allowRuntimes are the runtimes the auditor accepts (AuditOptions).
+	allowRuntimes []string
 }
 
 // last returns the value docker uses for a single-valued flag: the last one.
@@ -23,13 +26,20 @@ func (p *parsed) last(name string) (string, bool) {
 	return v[len(v)-1], true
 }
 
-// parseRun finds the `run` subcommand (after an optional binary and global
-// options) and parses its flags.
-func parseRun(argv []string) (*parsed, error) {
-	i := 0
-	if len(argv) > 0 && argv[0] != "run" && argv[0] != "container" && !strings.HasPrefix(argv[0], "-") {
-		i = 1 // the client binary: docker, podman, /usr/bin/docker...
+// parseRun finds the `run` subcommand, after the client binary (cli, or
+// a path to it; empty means docker) and its global options, and parses its
+// flags.
+func parseRun(argv []string, cli string) (*parsed, error) {
+	if cli == "" {
+		cli = DefaultCLI
 	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("empty argv")
+	}
+	if argv[0] != cli && path.Base(argv[0]) != cli {
+		return nil, fmt.Errorf("the first word is %q, not the client %s (name another client with --cli)", argv[0], cli)
+	}
+	i := 1
 	// Global options before the subcommand.
 	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
 		n, err := skipFlag(argv[i:], globalFlags, globalShorthands)
@@ -44,7 +54,7 @@ func parseRun(argv []string) (*parsed, error) {
 	case i+1 < len(argv) && argv[i] == "container" && argv[i+1] == "run":
 		i += 2
 	default:
-		return nil, fmt.Errorf("not a docker run command line")
+		return nil, fmt.Errorf("no run subcommand")
 	}
 	p := &parsed{values: map[string][]string{}}
 	for i < len(argv) {
