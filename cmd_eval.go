@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/urfave/cli/v2"
