@@ -22,7 +22,7 @@ func argvCommand() *cli.Command {
 			&cli.StringFlag{Name: "format", Value: "shell", Usage: "output `FORMAT`: shell, json or lines"},
 			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)"}),
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c, "shell", "json", "lines")
+			format, err := formatChoice(c)
 			if err != nil {
 				return err
 			}

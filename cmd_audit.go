@@ -29,7 +29,7 @@ func auditCommand() *cli.Command {
 			&cli.StringFlag{Name: "cli", Value: "docker", Usage: "the client `BINARY` the argv must start with"},
 		},
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c, "text", "json")
+			format, err := formatChoice(c)
 			if err != nil {
 				return err
 			}
@@ -74,11 +74,9 @@ func auditArgv(c *cli.Context) (dockerargs.Report, error) {
 // readAuditInput reads the argv from stdin, bounded. From a terminal it
 // prints the usage instead of waiting for input nobody is going to type.
 func readAuditInput(c *cli.Context) ([]string, error) {
-	form := c.String("input")
-	switch form {
-	case "auto", "shell", "json", "lines":
-	default:
-		return nil, rejectf("--input: must be auto, shell, json or lines (got %q)", form)
+	form, err := choice(c, "input")
+	if err != nil {
+		return nil, err
 	}
 	if isTerminal(c.App.Reader) {
 		_ = cli.ShowCommandHelp(c, "audit")

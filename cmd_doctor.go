@@ -21,7 +21,7 @@ func doctorCommand() *cli.Command {
 			reportFormatFlag(),
 		}, engineFlags()...),
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c, "text", "json")
+			format, err := formatChoice(c)
 			if err != nil {
 				return err
 			}

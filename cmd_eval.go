@@ -26,7 +26,7 @@ func evalCommand() *cli.Command {
 			&cli.BoolFlag{Name: "sandbox", Usage: "refused: eval never sandboxes (use run --image)"},
 		),
 		Action: func(c *cli.Context) error {
-			format, ferr := outputFormat(c)
+			format, ferr := formatChoice(c)
 			if ferr != nil {
 				format = "json"
 			}

@@ -13,7 +13,7 @@ func runCommand() *cli.Command {
 		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, fed the source on stdin)",
 		Flags:     append(append(runFlags(), sourceFlags()...), formatFlag()),
 		Action: func(c *cli.Context) error {
-			format, err := outputFormat(c)
+			format, err := formatChoice(c)
 			if err != nil {
 				return report(c, "json", rejectedResult(err), err)
 			}

@@ -61,7 +61,7 @@ func versionCommand() *cli.Command {
 		Usage: "print the version: module version, VCS revision, protocol, Go release",
 		Flags: []cli.Flag{reportFormatFlag()},
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c, "text", "json")
+			format, err := formatChoice(c)
 			if err != nil {
 				return err
 			}

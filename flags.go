@@ -62,15 +62,32 @@ func reportFormatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"}
 }
 
-// formatChoice returns --format if it is one of allowed, else a rejection
-// that lists them.
-func formatChoice(c *cli.Context, allowed ...string) (string, error) {
-	f := c.String("format")
-	if slices.Contains(allowed, f) {
-		return f, nil
+// choices are the values of every enumerated flag, per command: the one
+// list that the flag's check and the shell completion scripts both read.
+var choices = map[string]map[string][]string{
+	"run":     {"format": {"json", "text"}},
+	"eval":    {"format": {"json", "text"}},
+	"argv":    {"format": {"shell", "json", "lines"}},
+	"audit":   {"format": {"text", "json"}, "input": {"auto", "shell", "json", "lines"}},
+	"doctor":  {"format": {"text", "json"}},
+	"gc":      {"format": {"text", "json"}},
+	"version": {"format": {"text", "json"}},
+}
+
+// formatChoice returns --format if it is one of the command's choices,
+// else a rejection that lists them.
+func formatChoice(c *cli.Context) (string, error) { return choice(c, "format") }
+
+// choice returns the value of the command's enumerated flag, else a
+// rejection that lists its choices.
+func choice(c *cli.Context, flag string) (string, error) {
+	allowed := choices[c.Command.Name][flag]
+	v := c.String(flag)
+	if slices.Contains(allowed, v) {
+		return v, nil
 	}
 	n := len(allowed)
-	return "", rejectf("--format: must be %s or %s (got %q)", strings.Join(allowed[:n-1], ", "), allowed[n-1], f)
+	return "", rejectf("--%s: must be %s or %s (got %q)", flag, strings.Join(allowed[:n-1], ", "), allowed[n-1], v)
 }
 
 // optionsFromFlags reads the shared flags into run options; the command

@@ -44,13 +44,12 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// urfave/cli's own help command is package state that grows with
 		// every in-process run; helpCommand below does the same job. A
 		// command named help stops urfave/cli from adding --help itself.
-		HideHelpCommand:      true,
-		Flags:                []cli.Flag{cli.HelpFlag},
-		Version:              readBuildVersion().String(),
-		EnableBashCompletion: true,
-		Reader:               stdin,
-		Writer:               stdout,
-		ErrWriter:            stderr,
+		HideHelpCommand: true,
+		Flags:           []cli.Flag{cli.HelpFlag},
+		Version:         readBuildVersion().String(),
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
 		// Without this, urfave/cli calls os.Exit from inside Run for
 		// errors that carry an exit code, skipping container cleanup.
 		ExitErrHandler: func(*cli.Context, error) {},

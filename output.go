@@ -17,8 +17,6 @@ func formatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: json (one object) or text (for humans)"}
 }
 
-func outputFormat(c *cli.Context) (string, error) { return formatChoice(c, "json", "text") }
-
 // rejectedResult is the result of a run refused before anything started.
 func rejectedResult(err error) isolation.Result {
 	v := isolation.Rejected

@@ -11,13 +11,19 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-# The suite's second engine registers gVisor's runsc, from Debian's packages.
-if ! command -v runsc >/dev/null 2>&1; then
+# From Debian's packages: gVisor's runsc, which the suite's second engine
+# registers, and zsh and fish, whose completion scripts the tests parse.
+missing=""
+for pkg in runsc zsh fish; do
+  command -v "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
+done
+if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing runsc (Debian's gVisor) for the second-engine tests" >&2
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runsc >/dev/null
+    echo "installing$missing from Debian's packages for the tests" >&2
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
   else
-    echo "runsc is missing and cannot be installed here: the second-engine tests will skip (fail under CI=true)" >&2
+    echo "missing and not installable here:$missing (without runsc the second-engine tests skip, and fail under CI=true;" \
+      "without zsh or fish their completion scripts go unchecked)" >&2
   fi
 fi
 go test -race -count=1 $(go list ./... | grep -v '/tests$')

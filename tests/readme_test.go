@@ -107,16 +107,6 @@ func TestExecModeMissingInterpreter(t *testing.T) {
 	assertRunGone(t, r.res.RunID)
 }
 
-func TestCompletionAsksTheBinary(t *testing.T) {
-	needEngine(t)
-	out, err := exec.Command(toolBin, "--generate-bash-completion").Output()
-	assert.NilError(t, err)
-	assert.Check(t, is.Contains(string(out), "run\nbatch\nargv\naudit\n"))
-	out, err = exec.Command(toolBin, "run", "--ti", "--generate-bash-completion").Output()
-	assert.NilError(t, err)
-	assert.Check(t, is.Contains(string(out), "--timeout"))
-}
-
 func TestReadmeBatchMakefile(t *testing.T) {
 	needEngine(t)
 	for _, bin := range []string{"make", "jq"} {
