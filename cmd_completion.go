@@ -179,7 +179,7 @@ func manCommand() *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			s, err := c.App.ToManWithSection(1)
+			s, err := manPage(c.App)
 			if err != nil {
 				return err
 			}

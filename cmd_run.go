@@ -11,7 +11,9 @@ func runCommand() *cli.Command {
 		Name:      "run",
 		Usage:     "run untrusted code in a fresh locked-down container and print one verdict",
 		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, fed the source on stdin)",
-		Flags:     append(append(runFlags(), sourceFlags()...), formatFlag()),
+		Description: "Runs the source in a fresh container under the fixed policy, once the container's runner has\n" +
+			"proven the policy from inside, and prints one JSON verdict.\n\nExit status:\n" + exitStatusText(),
+		Flags: append(append(runFlags(), sourceFlags()...), formatFlag()),
 		Action: func(c *cli.Context) error {
 			format, err := formatChoice(c)
 			if err != nil {

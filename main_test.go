@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -306,14 +307,33 @@ func TestCompletionAndMan(t *testing.T) {
 	for _, cmd := range []string{"run", "argv", "audit", "doctor", "gc", "eval"} {
 		assert.Assert(t, is.Contains(man, "\n.SH "+cmd+"\n"), cmd)
 	}
+	// Placeholders in angle brackets survive; the sections scripts and
+	// new users look for are there.
+	visible := []string{"sha256:<64 hex>", "synapse-iso-<run id>", "EXIT STATUS", "ENVIRONMENT", "EXAMPLES",
+		"SYNAPSE_IMAGE", "DOCKER_HOST", "DOCKER_CONFIG", "sandbox_failure", "124", "137"}
+	for _, s := range visible {
+		assert.Check(t, is.Contains(man, s))
+	}
 	if _, err := exec.LookPath("man"); err == nil {
-		// A real man renders it without complaint.
+		// A real man renders it without complaint, placeholders included.
 		cmd := exec.Command("man", "-l", "-")
 		cmd.Stdin = strings.NewReader(man)
 		cmd.Env = append(os.Environ(), "MANWIDTH=80", "MAN_KEEP_FORMATTING=0")
 		out, err := cmd.CombinedOutput()
 		assert.NilError(t, err, string(out))
 		assert.Assert(t, is.Contains(string(out), "synapse-isolation"))
+		// Plain text: no overstrike bold, one space for any run of blanks.
+		text := strings.Join(strings.Fields(regexp.MustCompile(".\b").ReplaceAllString(string(out), "")), " ")
+		for _, s := range visible {
+			assert.Check(t, strings.Contains(text, s), "rendered page lacks %q", s)
+		}
+	}
+
+	// run --help lists the exit statuses scripts depend on.
+	code, help, _ := runCLI(t, "", "run", "--help")
+	assert.Equal(t, code, 0)
+	for _, s := range []string{"Exit status:", "  0  ok ", "  3  sandbox_failure ", "124  timeout ", "125  engine_failure ", "137  oom "} {
+		assert.Check(t, is.Contains(help, s))
 	}
 }
 

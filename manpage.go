@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/cpuguy83/go-md2man/v2/md2man"
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// verdictDocs says when each verdict happens; its exit status comes from
+// the library's own table (Verdict.ExitCode), so help and man cannot
+// drift from what the tool returns.
+var verdictDocs = []struct {
+	verdict isolation.Verdict
+	when    string
+}{
+	{isolation.OK, "valid response, the program succeeded"},
+	{isolation.ProgramError, "valid response, the program raised (syntax or runtime error)"},
+	{isolation.Rejected, "bad flags or input, before any container starts"},
+	{isolation.SandboxFailure, "the sandbox failed its hello (nothing was sent), or its response was bad"},
+	{isolation.Timeout, "the host deadline passed; the container was removed, its output discarded"},
+	{isolation.EngineFailure, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
+	{isolation.CommandNotFound, "exec mode: the interpreter is not in the image"},
+	{isolation.OOM, "the program exhausted its memory limit"},
+}
+
+// exitStatusText is the exit status list for run's --help and the man
+// page: one line a verdict.
+func exitStatusText() string {
+	var b strings.Builder
+	for _, d := range verdictDocs {
+		fmt.Fprintf(&b, "%3d  %-17s %s\n", d.verdict.ExitCode(), d.verdict, d.when)
+	}
+	fmt.Fprintf(&b, "%3d  %-17s %s\n", 130, "interrupted", "SIGINT or SIGTERM (128 + the signal); the container was removed")
+	return b.String()
+}
+
+// manPage renders the section-1 page: urfave/cli's markdown of the
+// commands, with EXIT STATUS, ENVIRONMENT and EXAMPLES added, and every
+// angle-bracket placeholder (sha256:<64 hex>) escaped so that the
+// markdown renderer does not take it for an HTML tag and drop it.
+func manPage(app *cli.App) (string, error) {
+	md, err := app.ToMarkdown()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("% " + app.Name + " 1\n\n")
+	b.WriteString(escapeAngles(md))
+	b.WriteString("\n# EXIT STATUS\n\n`run` and `eval` exit with their verdict's status; `batch` with that of the most serious verdict it saw:\n\n")
+	for _, d := range verdictDocs {
+		fmt.Fprintf(&b, "**%d** %s: %s\n\n", d.verdict.ExitCode(), d.verdict, escapeAngles(d.when))
+	}
+	b.WriteString("**130** (128 + the signal) interrupted by SIGINT or SIGTERM; the container was removed\n\n")
+	b.WriteString("`audit` exits 0 when the argv is compliant, 1 when it is not, 2 when it is not a docker run command at all. " +
+		"`doctor` exits 0 when every check passes, 1 otherwise. Bad flags exit 2 everywhere.\n")
+	b.WriteString(`
+# ENVIRONMENT
+
+**SYNAPSE_IMAGE**
+: the image ID for **--image** when the flag is not given (run, batch, argv, doctor)
+
+**DOCKER_HOST**
+: the engine the docker CLI reaches, as for docker itself; **--context** names a configured one
+
+**DOCKER_CONFIG**
+: the docker CLI's configuration directory; proxies configured there would reach the container, so run refuses them
+
+# EXAMPLES
+
+Run a program in a fresh locked-down container and print one JSON verdict:
+
+    synapse-isolation run --image "$(scripts/build-image.sh)" --code '1+2'
+
+Print the exact argv that run executes, and audit it:
+
+    synapse-isolation argv --image sha256:<64 hex> | synapse-isolation audit
+
+Run JSON Lines requests from a warm pool, four containers at a time:
+
+    synapse-isolation batch --image "$SYNAPSE_IMAGE" --parallel 4 < requests.jsonl
+
+Check the engine and an image against the policy:
+
+    synapse-isolation doctor --image "$SYNAPSE_IMAGE"
+
+Remove what a killed supervisor left (containers named synapse-iso-\<run id\>):
+
+    synapse-isolation gc
+`)
+	return string(md2man.Render([]byte(b.String()))), nil
+}
+
+// escapeAngles backslash-escapes < and > outside code, where markdown
+// reads them as HTML; code spans and fenced blocks show them as they are.
+func escapeAngles(md string) string {
+	var b strings.Builder
+	fenced := false
+	for _, line := range strings.SplitAfter(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			b.WriteString(line)
+			continue
+		}
+		if fenced {
+			b.WriteString(line)
+			continue
+		}
+		inCode := false
+		for _, r := range line {
+			switch {
+			case r == '`':
+				inCode = !inCode
+			case !inCode && (r == '<' || r == '>'):
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
