@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -181,4 +182,22 @@ func TestBatchRefusesWhatRunRefuses(t *testing.T) {
 	assert.Check(t, is.Contains(results[0]["error"].(map[string]any)["message"].(string), "line 1: invalid UTF-8"))
 	assert.Check(t, is.Contains(results[1]["error"].(map[string]any)["message"].(string), "source: NUL byte at offset 2"))
 	assert.Check(t, is.Equal(fakedocker.Stdin(state), `{"source":"ok"}`+"\n"), "only the valid line reached a container")
+}
+
+// TestBatchFailFastWithParallel: with --fail-fast and --parallel 4, the
+// requests already running when the first failure comes finish and are
+// reported; none starts after it.
+func TestBatchFailFastWithParallel(t *testing.T) {
+	input := `{"id":1,"source":"program-error"}` + "\n"
+	for i := 2; i <= 4; i++ {
+		input += fmt.Sprintf(`{"id":%d,"source":"slow"}`+"\n", i)
+	}
+	for i := 5; i <= 8; i++ {
+		input += fmt.Sprintf(`{"id":%d,"source":"ok"}`+"\n", i)
+	}
+	code, results, errOut, state := batchLines(t, input, "--fail-fast", "--parallel", "4", "--ordered")
+	assert.Equal(t, code, 1, errOut)
+	assert.DeepEqual(t, field(results, "id"), []any{1.0, 2.0, 3.0, 4.0})
+	assert.DeepEqual(t, field(results, "verdict"), []any{"program_error", "ok", "ok", "ok"})
+	assert.Equal(t, strings.Count(fakedocker.Stdin(state), "\n"), 4, "a request started after the failure")
 }

@@ -12,9 +12,10 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 # From Debian's packages: gVisor's runsc, which the suite's second engine
-# registers, and zsh and fish, whose completion scripts the tests parse.
+# registers; jq, which the README's batch Makefile recipe uses; zsh and
+# fish, whose completion scripts the tests parse.
 missing=""
-for pkg in runsc zsh fish; do
+for pkg in runsc jq zsh fish; do
   command -v "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
 done
 if [ -n "$missing" ]; then
@@ -23,7 +24,7 @@ if [ -n "$missing" ]; then
     apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
   else
     echo "missing and not installable here:$missing (without runsc the second-engine tests skip, and fail under CI=true;" \
-      "without zsh or fish their completion scripts go unchecked)" >&2
+      "without jq the README's batch recipe is not run; without zsh or fish their completion scripts go unchecked)" >&2
   fi
 fi
 go test -race -count=1 $(go list ./... | grep -v '/tests$')
