@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -30,40 +28,27 @@ func argvCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			now := time.Now()
+			var at time.Time
 			if c.IsSet("at") {
-				// Pinned: the run id is derived, and the owner label, which
-				// names the process that runs the container, is left out.
-				now = time.Unix(c.Int64("at"), 0)
-				o.RunID = pinnedRunID(o.Name, now)
-			} else if self, err := isolation.SelfOwner(); err == nil {
-				o.Owner = self.String()
+				at = time.Unix(c.Int64("at"), 0)
 			}
-			plan, err := isolation.NewPlan(o, now)
+			argv, err := isolation.Argv(o, at)
 			if err != nil {
-				return &rejected{err: err}
+				return err
 			}
 			w := c.App.Writer
 			switch format {
 			case "json":
-				b, _ := json.Marshal(plan.Argv)
+				b, _ := json.Marshal(argv)
 				fmt.Fprintf(w, "%s\n", b)
 			case "lines":
-				fmt.Fprintln(w, strings.Join(plan.Argv, "\n"))
+				fmt.Fprintln(w, strings.Join(argv, "\n"))
 			default:
-				fmt.Fprintln(w, shellJoin(plan.Argv))
+				fmt.Fprintln(w, shellJoin(argv))
 			}
 			return nil
 		},
 	}
-}
-
-// pinnedRunID is the run id `argv --at` renders: derived from the name and
-// the pinned time, so the same flags print the same argv. `run` always
-// draws a fresh random id; this one only ever appears in a printed argv.
-func pinnedRunID(name string, at time.Time) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), name)))
-	return hex.EncodeToString(sum[:8])
 }
 
 // shellJoin quotes each argument for a POSIX shell so the line, pasted into

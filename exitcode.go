@@ -59,7 +59,7 @@ func message(err error) string {
 	if r, ok := inner.(*rejected); ok {
 		inner = r.err
 	}
-	if r, ok := inner.(*isolation.RejectedError); ok {
+	if r, ok := inner.(*isolation.Error); ok && r.Verdict == isolation.Rejected {
 		inner = r.Err
 	}
 	if fe, ok := inner.(*limits.FieldError); ok {
@@ -94,5 +94,10 @@ func exitCode(err error) int {
 	case errors.As(err, &rej), errors.As(err, &flag):
 		return exitRejected
 	}
-	return isolation.VerdictOf(err).ExitCode()
+	var ie *isolation.Error
+	if errors.As(err, &ie) {
+		return ie.Verdict.ExitCode()
+	}
+	return isolation.EngineFailure.ExitCode() // the tool could not do its job
+
 }

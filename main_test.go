@@ -440,11 +440,11 @@ func TestRunExitCodes(t *testing.T) {
 
 func TestExitCodeOfSignals(t *testing.T) {
 	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
-		err := &isolation.InterruptedError{Err: &signalError{sig: sig}}
+		err := &isolation.Error{Verdict: isolation.Interrupted, Err: &signalError{sig: sig}}
 		assert.Equal(t, exitCode(err), want)
 	}
 	assert.Equal(t, exitCode(&limits.FieldError{Field: "memory", Msg: "x"}), 2)
-	assert.Equal(t, exitCode(&isolation.OOMError{Err: os.ErrClosed}), 137)
+	assert.Equal(t, exitCode(&isolation.Error{Verdict: isolation.OOM, Err: os.ErrClosed}), 137)
 }
 
 // TestVersionWithoutVCS: a build without VCS stamping says "unknown".

@@ -183,7 +183,7 @@ func forbidden(flags ...string) func(p *parsed) (Status, string) {
 
 var checks = []check{
 	{"ephemeral", "ephemeral (--rm)", []string{"rm"}, boolean("rm", true)},
-	{"user", "user 65534:65534", []string{"user"}, single("user", User)},
+	{"user", "user 65534:65534", []string{"user"}, single("user", user)},
 	{"capabilities", "capabilities dropped", []string{"cap-drop", "cap-add"}, judgeCaps},
 	{"no-new-privileges", "no new privileges", []string{"security-opt"}, judgeNoNewPrivileges},
 	{"security-profiles", "security profiles", nil, judgeProfiles},

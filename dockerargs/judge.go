@@ -96,7 +96,7 @@ func judgeTmpfs(p *parsed) (Status, string) {
 	}
 	opts, ok := mounts["/tmp"]
 	if !ok {
-		return Missing, "--tmpfs " + Tmpfs + " not set"
+		return Missing, "--tmpfs " + tmpfs + " not set"
 	}
 	set := map[string]string{}
 	for _, o := range strings.Split(opts, ",") {

@@ -38,12 +38,12 @@ const (
 
 // Policy values rendered into the argv.
 var (
-	// User is the numeric user and group; numeric so no passwd file in the image can remap it.
-	User = fmt.Sprintf("%d:%d", limits.UID, limits.GID)
-	// TmpfsOptions mounts /tmp as the only writable place: bounded, no exec, no setuid, no devices.
-	TmpfsOptions = "rw,noexec,nosuid,nodev,size=" + limits.Bytes(limits.TmpBytes).String() + ",mode=1777"
-	// Tmpfs is the --tmpfs value.
-	Tmpfs          = "/tmp:" + TmpfsOptions
+	// user is the numeric user and group; numeric so no passwd file in the image can remap it.
+	user = fmt.Sprintf("%d:%d", limits.UID, limits.GID)
+	// tmpfsOptions mounts /tmp as the only writable place: bounded, no exec, no setuid, no devices.
+	tmpfsOptions = "rw,noexec,nosuid,nodev,size=" + limits.Bytes(limits.TmpBytes).String() + ",mode=1777"
+	// tmpfs is the --tmpfs value.
+	tmpfs          = "/tmp:" + tmpfsOptions
 	ulimitNoFile   = fmt.Sprintf("nofile=%d:%d", limits.NoFile, limits.NoFile)
 	ulimitCore     = fmt.Sprintf("core=%d:%d", limits.Core, limits.Core)
 	noNewPrivilege = "no-new-privileges"
@@ -104,11 +104,11 @@ func Render(s Spec) []string {
 	}
 	argv = append(argv, "run",
 		flagRm,
-		flagUser, User,
+		flagUser, user,
 		flagCapDrop+"=ALL",
 		flagSecurityOpt, noNewPrivilege,
 		flagReadOnly,
-		flagTmpfs, Tmpfs,
+		flagTmpfs, tmpfs,
 		flagNetwork, "none",
 		flagCPUs, strconv.Itoa(limits.CPUs),
 		flagPidsLimit, strconv.Itoa(limits.PIDs),

@@ -190,7 +190,7 @@ func attestationError(s *protocol.Selfcheck, memory limits.Bytes) error {
 	if len(wrong) == 0 {
 		return nil
 	}
-	return &SandboxError{Err: fmt.Errorf("the container does not enforce the policy: %s; the program was never sent", strings.Join(wrong, "; "))}
+	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("the container does not enforce the policy: %s; the program was never sent", strings.Join(wrong, "; "))}
 }
 
 // selfcheckChecks runs the image's --selfcheck through Run, so under the

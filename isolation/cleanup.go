@@ -64,14 +64,14 @@ func (c *client) remove(runID string, clientDied time.Time) (found bool, err err
 			errs = 0
 		}
 		if errs >= maxListErrors {
-			return found, &EngineError{Err: fmt.Errorf("docker rm -f (run %s): removal not confirmed: %w", runID, lastErr)}
+			return found, &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker rm -f (run %s): removal not confirmed: %w", runID, lastErr)}
 		}
 		select {
 		case <-ctx.Done():
 			if lastErr == nil {
 				lastErr = fmt.Errorf("container still listed")
 			}
-			return found, &EngineError{Err: fmt.Errorf("docker rm -f (run %s): not confirmed gone after %s: %w", runID, cleanupTimeout, lastErr)}
+			return found, &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker rm -f (run %s): not confirmed gone after %s: %w", runID, cleanupTimeout, lastErr)}
 		case <-time.After(retryEvery):
 		}
 	}

@@ -34,7 +34,7 @@ func newClient(e Engine) (*client, error) {
 	}
 	path, err := lookPath(bin, env)
 	if err != nil {
-		return nil, &EngineError{Err: err}
+		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
 	return &client{path: path, context: e.Context, env: env}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -172,10 +171,11 @@ func imageChecks(ctx context.Context, c *client, image string) []Check {
 		return append(cs, fail("image present", "inspect returned "+strings.TrimSpace(out)))
 	}
 	cs = append(cs, pass("image present", "local, "+f[2]+" bytes"))
-	if f[1] == dockerargs.User {
+	want := fmt.Sprintf("%d:%d", limits.UID, limits.GID)
+	if f[1] == want {
 		cs = append(cs, pass("image user", f[1]))
 	} else {
-		cs = append(cs, fail("image user", fmt.Sprintf("USER %q, want %s", f[1], dockerargs.User)))
+		cs = append(cs, fail("image user", fmt.Sprintf("USER %q, want %s", f[1], want)))
 	}
 	return cs
 }

@@ -46,102 +46,39 @@ func (v Verdict) ExitCode() int {
 	return 125
 }
 
-// RejectedError is bad input or configuration, found before anything started.
-type RejectedError struct{ Err error }
+// Error is every failure this package returns: the verdict it stands for
+// and its cause. Run's error is nil exactly for ok and program_error.
+type Error struct {
+	Verdict Verdict
+	Err     error
+}
 
-// Error describes the failure.
-func (e *RejectedError) Error() string { return e.Err.Error() }
+// errorPrefix starts each verdict's message; a rejection is its cause.
+var errorPrefix = map[Verdict]string{
+	SandboxFailure:  "sandbox failure: ",
+	Timeout:         "timeout: ",
+	EngineFailure:   "engine failure: ",
+	OOM:             "out of memory: ",
+	Interrupted:     "interrupted: ",
+	CommandNotFound: "command not found: ",
+}
 
-// Unwrap returns the underlying cause.
-func (e *RejectedError) Unwrap() error { return e.Err }
+// Error describes the failure, its verdict first.
+func (e *Error) Error() string { return errorPrefix[e.Verdict] + e.Err.Error() }
 
-// SandboxError is a container that exited nonzero (not by OOM) or answered
-// with a missing, malformed, oversized or inconsistent response.
-type SandboxError struct{ Err error }
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
-// Error describes the failure.
-func (e *SandboxError) Error() string { return "sandbox failure: " + e.Err.Error() }
-
-// Unwrap returns the underlying cause.
-func (e *SandboxError) Unwrap() error { return e.Err }
-
-// TimeoutError is a run that hit the host deadline; its container was removed.
-type TimeoutError struct{ Err error }
-
-// Error describes the failure.
-func (e *TimeoutError) Error() string { return "timeout: " + e.Err.Error() }
-
-// Unwrap returns the underlying cause.
-func (e *TimeoutError) Unwrap() error { return e.Err }
-
-// EngineError is docker itself failing: missing CLI, unreachable daemon,
-// missing image, a limit it could not apply, or a cleanup it could not finish.
-type EngineError struct{ Err error }
-
-// Error describes the failure.
-func (e *EngineError) Error() string { return "engine failure: " + e.Err.Error() }
-
-// Unwrap returns the underlying cause.
-func (e *EngineError) Unwrap() error { return e.Err }
-
-// OOMError is a container killed by its memory limit, confirmed by evidence.
-type OOMError struct{ Err error }
-
-// Error describes the failure.
-func (e *OOMError) Error() string { return "out of memory: " + e.Err.Error() }
-
-// Unwrap returns the underlying cause.
-func (e *OOMError) Unwrap() error { return e.Err }
-
-// InterruptedError is a run stopped because its context was cancelled (a
-// signal to the CLI, say); its container was removed. Err wraps the cause.
-type InterruptedError struct{ Err error }
-
-// Error describes the failure.
-func (e *InterruptedError) Error() string { return "interrupted: " + e.Err.Error() }
-
-// Unwrap returns the underlying cause.
-func (e *InterruptedError) Unwrap() error { return e.Err }
-
-// CommandError is an exec-mode command the runner could not start in the
-// image: not found there, or not executable.
-type CommandError struct{ Err error }
-
-// Error describes the failure.
-func (e *CommandError) Error() string { return "command not found: " + e.Err.Error() }
-
-// Unwrap returns the underlying cause.
-func (e *CommandError) Unwrap() error { return e.Err }
-
-// VerdictOf maps an error returned by this package to its verdict. Errors
-// from elsewhere count as engine failures: the tool could not do its job.
-func VerdictOf(err error) Verdict {
-	var (
-		rej *RejectedError
-		sb  *SandboxError
-		to  *TimeoutError
-		eng *EngineError
-		oom *OOMError
-		in  *InterruptedError
-		cmd *CommandError
-	)
+// verdictOf maps an error to its verdict: nil is ok, an *Error says its
+// own, and anything else is an engine failure: the tool could not do its
+// job.
+func verdictOf(err error) Verdict {
+	var e *Error
 	switch {
 	case err == nil:
 		return OK
-	case errors.As(err, &in):
-		return Interrupted
-	case errors.As(err, &rej):
-		return Rejected
-	case errors.As(err, &to):
-		return Timeout
-	case errors.As(err, &oom):
-		return OOM
-	case errors.As(err, &cmd):
-		return CommandNotFound
-	case errors.As(err, &sb):
-		return SandboxFailure
-	case errors.As(err, &eng):
-		return EngineFailure
+	case errors.As(err, &e):
+		return e.Verdict
 	}
 	return EngineFailure
 }

@@ -17,7 +17,7 @@ func ExampleRun() {
 		Limits: limits.Config{Memory: 256 << 20, Timeout: 5 * time.Second},
 	})
 	if err != nil {
-		// One typed error per verdict: *isolation.TimeoutError, *isolation.OOMError, ...
+		// The error is an *isolation.Error: errors.As gives its Verdict.
 		fmt.Println(res.Verdict, err)
 		return
 	}

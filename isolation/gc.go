@@ -56,7 +56,7 @@ func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Lefto
 	out, err := c.output(ctx, "ps", "--all", "--filter", "label="+dockerargs.LabelRunID,
 		"--format", `{{.Label "`+dockerargs.LabelRunID+`"}}\t{{.Label "`+dockerargs.LabelDeadline+`"}}\t{{.State}}\t{{.Names}}\t{{.Label "`+dockerargs.LabelOwner+`"}}`)
 	if err != nil {
-		return nil, &EngineError{Err: err}
+		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
 	var found []Leftover
 	for _, line := range strings.Split(out, "\n") {
@@ -69,7 +69,7 @@ func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Lefto
 		if perr == nil {
 			l.Deadline = time.Unix(secs, 0).UTC()
 		}
-		owner, owned := ParseOwner(l.Owner)
+		owner, owned := parseOwner(l.Owner)
 		switch {
 		case owned && proc.gone(owner):
 			l.Why = "owner gone"

@@ -104,15 +104,15 @@ func TestGCRemovesContainersWhoseOwnerIsGone(t *testing.T) {
 }
 
 func TestOwnerOfThisProcess(t *testing.T) {
-	self, err := SelfOwner()
+	self, err := selfOwner()
 	assert.NilError(t, err)
 	assert.Equal(t, self.PID, os.Getpid())
-	back, ok := ParseOwner(self.String())
+	back, ok := parseOwner(self.String())
 	assert.Assert(t, ok)
 	assert.Equal(t, back, self)
 	assert.Assert(t, !hostProc.gone(self), "this process is alive")
 	for _, bad := range []string{"", "a:b:c", "boot:0:1", "boot:1", "boot:1:2:3", ":1:2"} {
-		_, ok := ParseOwner(bad)
+		_, ok := parseOwner(bad)
 		assert.Assert(t, !ok, bad)
 	}
 }

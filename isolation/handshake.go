@@ -47,14 +47,14 @@ func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration
 	a.hello = l.helloAt
 	h, err := protocol.DecodeHello(line)
 	if err != nil {
-		return a.refuse(l, &SandboxError{Err: err}, true)
+		return a.refuse(l, &Error{Verdict: SandboxFailure, Err: err}, true)
 	}
 	a.selfcheck = h.Selfcheck
 	if err := attestationError(h.Selfcheck, l.plan.Limits.Memory); err != nil {
 		return a.refuse(l, err, true)
 	}
 	if err := l.out.begin(); err != nil {
-		return a.refuse(l, &SandboxError{Err: err}, true)
+		return a.refuse(l, &Error{Verdict: SandboxFailure, Err: err}, true)
 	}
 	a.sandboxed = true
 	return nil
@@ -107,7 +107,7 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	var warning *warningError
 	switch {
 	case l.parent.Err() != nil:
-		err = &InterruptedError{Err: context.Cause(l.parent)}
+		err = &Error{Verdict: Interrupted, Err: context.Cause(l.parent)}
 	case errors.As(context.Cause(l.runCtx), &warning):
 		err = warning.refusal()
 	case arrived:
@@ -120,7 +120,7 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 		// docker run failed before any hello and the engine cannot be
 		// asked about the container either (an unknown context, an
 		// unreachable daemon): docker's own words come first.
-		err = &EngineError{Err: fmt.Errorf("docker run %s before any hello: %s", clientEnd(code), quoteStderr(l.stderr))}
+		err = &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", clientEnd(code), quoteStderr(l.stderr))}
 	}
 	switch {
 	case rmErr != nil && err != nil:
@@ -135,13 +135,13 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	ran := found
 	if !ran {
 		if ran, err = l.client.recorded(l.plan.RunID, l.at, "start"); err != nil {
-			return &EngineError{Err: fmt.Errorf("%v; whether a container started is unknown: %w", cause, err)}
+			return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%v; whether a container started is unknown: %w", cause, err)}
 		}
 	}
 	if !ran {
-		return &EngineError{Err: fmt.Errorf("docker started no container (docker run %s): %s", clientEnd(code), quoteStderr(l.stderr))}
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", clientEnd(code), quoteStderr(l.stderr))}
 	}
-	return &SandboxError{Err: fmt.Errorf("%w; the program was never sent", cause)}
+	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("%w; the program was never sent", cause)}
 }
 
 // answeredVersion waits briefly for an answer to the closed stdin and

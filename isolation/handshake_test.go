@@ -113,7 +113,7 @@ func TestPoolRefusesAnIdleItCannotServe(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "ok")
 	_, err := NewPool(context.Background(), PoolOptions{Options: o, Idle: 2 * time.Second})
-	assert.Equal(t, VerdictOf(err), Rejected)
+	assert.Equal(t, verdictOf(err), Rejected)
 	assert.ErrorContains(t, err, "idle: must be from 10s to 10m0s")
 	assert.Equal(t, len(fakedocker.Calls(state)), 0)
 }

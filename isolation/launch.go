@@ -17,7 +17,7 @@ import (
 // launched is a `docker run` started with its request not yet sent: at
 // once for Run, ahead of time for a warm pool.
 type launched struct {
-	plan    *Plan
+	plan    *runPlan
 	client  *client
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
@@ -58,7 +58,7 @@ func (f *firstByte) arrived() time.Time {
 
 // launch starts `docker run` for plan with its stdin open. Its context
 // ends with ctx (a signal, say), or with abort.
-func launch(ctx context.Context, c *client, plan *Plan) (*launched, error) {
+func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 	runCtx, abort := context.WithCancelCause(ctx)
 	l := &launched{plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, done: make(chan struct{})}
 	l.resp = &firstByte{Buffer: capture.New(limits.MaxResponseBytes)}
@@ -70,7 +70,7 @@ func launch(ctx context.Context, c *client, plan *Plan) (*launched, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		abort(nil)
-		return nil, &EngineError{Err: fmt.Errorf("stdin pipe: %w", err)}
+		return nil, &Error{Verdict: EngineFailure, Err: fmt.Errorf("stdin pipe: %w", err)}
 	}
 	cmd.Stdout, cmd.Stderr = l.out, l.stderr
 	// Its own process group: a Ctrl-C on the terminal reaches only this
@@ -83,7 +83,7 @@ func launch(ctx context.Context, c *client, plan *Plan) (*launched, error) {
 	l.at = time.Now()
 	if err := cmd.Start(); err != nil {
 		abort(nil)
-		return nil, &EngineError{Err: fmt.Errorf("starting %s: %w", c.path, err)}
+		return nil, &Error{Verdict: EngineFailure, Err: fmt.Errorf("starting %s: %w", c.path, err)}
 	}
 	go func() {
 		l.waitErr = cmd.Wait()
@@ -127,7 +127,7 @@ func (l *launched) wait(a *attempt) (int, error) {
 	l.mu.Unlock()
 	l.stderr.finish() // a last WARNING line without a newline still aborts
 	if l.cmd.ProcessState == nil {
-		return -1, &EngineError{Err: fmt.Errorf("waiting for %s: %w", l.client.path, l.waitErr)}
+		return -1, &Error{Verdict: EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.path, l.waitErr)}
 	}
 	a.started = true
 	code := l.cmd.ProcessState.ExitCode()
@@ -151,14 +151,14 @@ func (l *launched) finish(a *attempt) ([]byte, error) {
 	var warning *warningError
 	switch {
 	case l.parent.Err() != nil:
-		return nil, &InterruptedError{Err: context.Cause(l.parent)}
+		return nil, &Error{Verdict: Interrupted, Err: context.Cause(l.parent)}
 	case errors.Is(cause, errHostDeadline):
-		return nil, &TimeoutError{Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
+		return nil, &Error{Verdict: Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
 			l.plan.Name, l.plan.Limits.Timeout)}
 	case errors.As(cause, &warning):
 		return nil, warning.refusal()
 	case errors.Is(cause, errResponseTooLarge):
-		return nil, &SandboxError{Err: errResponseTooLarge}
+		return nil, &Error{Verdict: SandboxFailure, Err: errResponseTooLarge}
 	}
 	switch code {
 	case 0:
@@ -168,14 +168,14 @@ func (l *launched) finish(a *attempt) ([]byte, error) {
 	case 125, 126, 127:
 		return nil, l.dockerFailed(code)
 	case -1:
-		return nil, &SandboxError{Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
+		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
 	}
-	return nil, &SandboxError{Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", code, withStderr(l.stderr))}
+	return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", code, withStderr(l.stderr))}
 }
 
 // dockerFailed is docker's own failure, told by the statuses docker run
 // reserves for itself (125: the daemon or the client, 126/127: the
 // container's command), in docker's words.
 func (l *launched) dockerFailed(code int) error {
-	return &EngineError{Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(l.stderr))}
+	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(l.stderr))}
 }

@@ -7,32 +7,32 @@ import (
 	"strings"
 )
 
-// Owner identifies a supervisor process across the host's processes and
+// procOwner identifies a supervisor process across the host's processes and
 // reboots: the kernel's boot id, the pid, and the process's start time in
 // clock ticks since boot (a reused pid starts later). Containers carry it
 // as a label, so gc on the same host can remove at once the containers of
 // a supervisor that was killed outright.
-type Owner struct {
+type procOwner struct {
 	BootID string
 	PID    int
 	Start  uint64
 }
 
 // String is the label value: boot-id:pid:start.
-func (o Owner) String() string { return fmt.Sprintf("%s:%d:%d", o.BootID, o.PID, o.Start) }
+func (o procOwner) String() string { return fmt.Sprintf("%s:%d:%d", o.BootID, o.PID, o.Start) }
 
-// ParseOwner reads a label value; ok is false for anything else.
-func ParseOwner(s string) (Owner, bool) {
+// parseOwner reads a label value; ok is false for anything else.
+func parseOwner(s string) (procOwner, bool) {
 	f := strings.Split(s, ":")
 	if len(f) != 3 || f[0] == "" {
-		return Owner{}, false
+		return procOwner{}, false
 	}
 	pid, err1 := strconv.Atoi(f[1])
 	start, err2 := strconv.ParseUint(f[2], 10, 64)
 	if err1 != nil || err2 != nil || pid <= 0 {
-		return Owner{}, false
+		return procOwner{}, false
 	}
-	return Owner{BootID: f[0], PID: pid, Start: start}, true
+	return procOwner{BootID: f[0], PID: pid, Start: start}, true
 }
 
 // procRoot is where Self and Alive read the host's processes.
@@ -66,23 +66,23 @@ func (p procRoot) startTime(pid int) (uint64, error) {
 }
 
 // self returns the identity of this process.
-func (p procRoot) self() (Owner, error) {
+func (p procRoot) self() (procOwner, error) {
 	boot, err := p.bootID()
 	if err != nil {
-		return Owner{}, err
+		return procOwner{}, err
 	}
 	pid := os.Getpid()
 	start, err := p.startTime(pid)
 	if err != nil {
-		return Owner{}, err
+		return procOwner{}, err
 	}
-	return Owner{BootID: boot, PID: pid, Start: start}, nil
+	return procOwner{BootID: boot, PID: pid, Start: start}, nil
 }
 
 // gone reports whether o is a process of this boot that no longer runs
 // (its pid is free, or taken by a later process). An owner of another
 // boot or another host is never called gone: gc cannot see it.
-func (p procRoot) gone(o Owner) bool {
+func (p procRoot) gone(o procOwner) bool {
 	boot, err := p.bootID()
 	if err != nil || boot != o.BootID {
 		return false
@@ -91,15 +91,15 @@ func (p procRoot) gone(o Owner) bool {
 	return err != nil || start != o.Start
 }
 
-// SelfOwner returns this process's identity, for Options.Owner.
-func SelfOwner() (Owner, error) { return hostProc.self() }
+// selfOwner returns this process's identity, for Options.Owner.
+func selfOwner() (procOwner, error) { return hostProc.self() }
 
 // ownedBySelf returns o with this process as the owner unless o names one.
 // It is best effort: without the label gc still finds a container by its
 // deadline.
 func (o Options) ownedBySelf() Options {
 	if o.Owner == "" {
-		if self, err := SelfOwner(); err == nil {
+		if self, err := selfOwner(); err == nil {
 			o.Owner = self.String()
 		}
 	}

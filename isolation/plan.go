@@ -5,7 +5,9 @@ package isolation
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
@@ -13,8 +15,8 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// NamePrefix starts every container name the tool generates.
-const NamePrefix = "synapse-iso-"
+// namePrefix starts every container name the tool generates.
+const namePrefix = "synapse-iso-"
 
 // Engine is the Docker engine that run, gc and doctor talk to, and the
 // client binary that reaches it.
@@ -62,9 +64,9 @@ type Options struct {
 	Idle time.Duration
 }
 
-// Plan is a fully resolved, validated run: its identity, its bounds and
+// runPlan is a fully resolved, validated run: its identity, its bounds and
 // the exact argv it executes.
-type Plan struct {
+type runPlan struct {
 	// RunID is unique per run; the container carries it as a label.
 	RunID string
 	// Name is the container name (cosmetic).
@@ -82,31 +84,31 @@ type Plan struct {
 	Argv []string
 }
 
-// NewPlan validates o and renders the argv of a run started at now. It is
+// newPlan validates o and renders the argv of a run started at now. It is
 // the only validator on the run path; the CLI's `argv` prints its Argv.
-func NewPlan(o Options, now time.Time) (Plan, error) {
+func newPlan(o Options, now time.Time) (runPlan, error) {
 	lim, err := o.Limits.Resolve()
 	if err != nil {
-		return Plan{}, err
+		return runPlan{}, err
 	}
 	if err := limits.CheckImageID(o.Image); err != nil {
-		return Plan{}, err
+		return runPlan{}, err
 	}
 	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.Idle, Exec: o.Exec, Selfcheck: o.Selfcheck}
 	if err := runner.Validate(); err != nil {
-		return Plan{}, err
+		return runPlan{}, err
 	}
 	runID := o.RunID
 	if runID == "" {
-		runID = NewRunID()
+		runID = newRunID()
 	}
 	name := o.Name
 	if name == "" {
-		name = NamePrefix + runID
+		name = namePrefix + runID
 	}
 	if o.Owner != "" {
-		if _, ok := ParseOwner(o.Owner); !ok {
-			return Plan{}, &limits.FieldError{Field: "owner", Value: o.Owner, Msg: "must be boot-id:pid:start"}
+		if _, ok := parseOwner(o.Owner); !ok {
+			return runPlan{}, &limits.FieldError{Field: "owner", Value: o.Owner, Msg: "must be boot-id:pid:start"}
 		}
 	}
 	for _, f := range []struct{ field, value string }{
@@ -116,7 +118,7 @@ func NewPlan(o Options, now time.Time) (Plan, error) {
 			continue
 		}
 		if err := limits.CheckName(f.field, f.value); err != nil {
-			return Plan{}, err
+			return runPlan{}, err
 		}
 	}
 	deadline := now.Add(o.Idle + lim.Timeout)
@@ -124,13 +126,34 @@ func NewPlan(o Options, now time.Time) (Plan, error) {
 		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory,
 		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.Owner, Image: o.Image, Args: runner.Args(),
 	})
-	return Plan{
+	return runPlan{
 		RunID: runID, Name: name, Deadline: deadline, Image: o.Image, Limits: lim, Runner: runner, Argv: argv,
 	}, nil
 }
 
-// NewRunID returns a fresh random run id: 16 hex digits.
-func NewRunID() string {
+// Argv returns the exact docker argv that Run executes for o: the one
+// validator, the one renderer. With at zero it is rendered as a run started
+// now would be, with a fresh run id and this process as its owner. With at
+// set it is pinned: the run id is derived from the name and at, and the
+// owner label, which names the process that runs the container, is left
+// out, so the same options print the same argv.
+func Argv(o Options, at time.Time) ([]string, error) {
+	if at.IsZero() {
+		at = time.Now()
+		o = o.ownedBySelf()
+	} else {
+		sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), o.Name)))
+		o.RunID, o.Owner = hex.EncodeToString(sum[:8]), ""
+	}
+	p, err := newPlan(o, at)
+	if err != nil {
+		return nil, &Error{Verdict: Rejected, Err: err}
+	}
+	return p.Argv, nil
+}
+
+// newRunID returns a fresh random run id: 16 hex digits.
+func newRunID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux.
 	return hex.EncodeToString(b[:])

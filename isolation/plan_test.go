@@ -13,7 +13,7 @@ import (
 
 func TestNewPlan(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	p, err := NewPlan(Options{Image: testImage, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
+	p, err := newPlan(Options{Image: testImage, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
 		Limits: limits.Config{Timeout: 3 * time.Second}}, now)
 	assert.NilError(t, err)
 	want := dockerargs.Render(dockerargs.Spec{Memory: limits.DefaultMemory, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
@@ -23,22 +23,22 @@ func TestNewPlan(t *testing.T) {
 	assert.DeepEqual(t, p.Runner, protocol.Args{Timeout: 3 * time.Second})
 	assert.DeepEqual(t, p.Limits, limits.Config{Memory: limits.DefaultMemory, Timeout: 3 * time.Second})
 
-	p, err = NewPlan(Options{Image: testImage, Exec: []string{"python3", "-"}}, now)
+	p, err = newPlan(Options{Image: testImage, Exec: []string{"python3", "-"}}, now)
 	assert.NilError(t, err)
 	assert.DeepEqual(t, p.Argv[len(p.Argv)-5:], []string{"--timeout", "10s", "--exec", "python3", "-"})
 	assert.Equal(t, len(p.RunID), 16)
-	assert.Equal(t, p.Name, NamePrefix+p.RunID, "an unnamed run is named after its run id")
+	assert.Equal(t, p.Name, namePrefix+p.RunID, "an unnamed run is named after its run id")
 
-	p2, _ := NewPlan(Options{Image: testImage}, now)
+	p2, _ := newPlan(Options{Image: testImage}, now)
 	assert.Assert(t, p2.RunID != p.RunID, "run ids are random per run")
 
 	// The name is cosmetic: two runs given one name still get their own ids.
-	a, _ := NewPlan(Options{Image: testImage, Name: "shared"}, now)
-	b, _ := NewPlan(Options{Image: testImage, Name: "shared"}, now)
+	a, _ := newPlan(Options{Image: testImage, Name: "shared"}, now)
+	b, _ := newPlan(Options{Image: testImage, Name: "shared"}, now)
 	assert.Equal(t, a.Name, b.Name)
 	assert.Assert(t, a.RunID != b.RunID)
 
-	p, err = NewPlan(Options{Image: testImage, Selfcheck: true}, now)
+	p, err = newPlan(Options{Image: testImage, Selfcheck: true}, now)
 	assert.NilError(t, err)
 	assert.Equal(t, p.Argv[len(p.Argv)-1], "--selfcheck")
 }
@@ -63,7 +63,7 @@ func TestNewPlanRejects(t *testing.T) {
 		{"run id", Options{Image: testImage, RunID: "a b"}, `run id: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "a b")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewPlan(tc.o, now)
+			_, err := newPlan(tc.o, now)
 			assert.Error(t, err, tc.want)
 		})
 	}

@@ -20,10 +20,10 @@ const DefaultIdle = 60 * time.Second
 // request; it may end before the request reaches it.
 const idleMargin = 5 * time.Second
 
-// MinIdle is the shortest idle cap a pool serves: below twice the margin,
+// minIdle is the shortest idle cap a pool serves: below twice the margin,
 // a container would be too close to its cap soon after it started, every
 // one would be discarded, and no request would ever get one.
-const MinIdle = 2 * idleMargin
+const minIdle = 2 * idleMargin
 
 // startBound is how long a pool's container has to start and send its
 // hello. A container that does not pass its hello within it drops its
@@ -41,7 +41,8 @@ type PoolOptions struct {
 	// Parallel is how many containers may exist at once, ready or running.
 	Parallel int
 	// Idle caps how long a ready container waits; zero means DefaultIdle.
-	// It must be from MinIdle to limits.MaxIdle.
+	// It must be from 10s (twice the 5 s margin within which a ready
+	// container is not given a request) to limits.MaxIdle.
 	Idle time.Duration
 	// OnDrop, if set, is told of each engine the pool stops using: one
 	// whose container failed its hello, or that could not start one. The
@@ -106,9 +107,9 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if o.Idle == 0 {
 		o.Idle = DefaultIdle
 	}
-	if o.Idle < MinIdle || o.Idle > limits.MaxIdle {
-		return nil, &RejectedError{Err: &limits.FieldError{Field: "idle", Value: o.Idle.String(),
-			Msg: fmt.Sprintf("must be from %s to %s", MinIdle, limits.MaxIdle)}}
+	if o.Idle < minIdle || o.Idle > limits.MaxIdle {
+		return nil, &Error{Verdict: Rejected, Err: &limits.FieldError{Field: "idle", Value: o.Idle.String(),
+			Msg: fmt.Sprintf("must be from %s to %s", minIdle, limits.MaxIdle)}}
 	}
 	if len(o.Engines) == 0 {
 		o.Engines = []Engine{o.Engine}
@@ -116,8 +117,8 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	o.Options = o.Options.ownedBySelf()
 	probe := o.Options
 	probe.Idle = o.Idle
-	if _, err := NewPlan(probe, time.Now()); err != nil {
-		return nil, &RejectedError{Err: err}
+	if _, err := newPlan(probe, time.Now()); err != nil {
+		return nil, &Error{Verdict: Rejected, Err: err}
 	}
 	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{})}
 	p.demand = sync.NewCond(&p.mu)
@@ -152,11 +153,11 @@ func checkEngine(ctx context.Context, c *client, image string) error {
 		where = "context " + c.context
 	}
 	if _, err := c.output(qctx, "version", "--format", "{{.Server.Version}}"); err != nil {
-		return &EngineError{Err: fmt.Errorf("%s: unreachable: %w", where, err)}
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%s: unreachable: %w", where, err)}
 	}
 	out, err := c.output(qctx, "image", "inspect", "--format", "{{.Id}}", image)
 	if err != nil || strings.TrimSpace(out) != image {
-		return &EngineError{Err: fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err)}
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err)}
 	}
 	return nil
 }
@@ -188,7 +189,7 @@ func (p *Pool) fill() {
 		p.mu.Unlock()
 		o := p.o.Options
 		o.Engine, o.Idle, o.Name, o.RunID = e.engine, p.o.Idle, "", ""
-		plan, err := NewPlan(o, time.Now())
+		plan, err := newPlan(o, time.Now())
 		var l *launched
 		if err == nil {
 			l, err = launch(p.ctx, e.client, &plan)
@@ -311,7 +312,7 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 			p.mu.Lock()
 			p.takers--
 			p.mu.Unlock()
-			return nil, &InterruptedError{Err: context.Cause(ctx)}
+			return nil, &Error{Verdict: Interrupted, Err: context.Cause(ctx)}
 		case <-p.dead:
 			p.mu.Lock()
 			p.takers--

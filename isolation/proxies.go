@@ -70,10 +70,10 @@ func checkProxies(env []string) error { return proxyError(proxyKeys(env)) }
 // proxyError turns what proxyKeys found into the refusal, or nil.
 func proxyError(path string, keys []string, err error) error {
 	if err != nil {
-		return &EngineError{Err: fmt.Errorf("reading docker config: %w", err)}
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("reading docker config: %w", err)}
 	}
 	if len(keys) > 0 {
-		return &EngineError{Err: fmt.Errorf("docker config %s sets proxies (%s), which docker run copies into the "+
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker config %s sets proxies (%s), which docker run copies into the "+
 			"container's environment; remove them or point DOCKER_CONFIG at a config without proxies",
 			path, strings.Join(keys, ", "))}
 	}

@@ -128,7 +128,7 @@ func (a *attempt) result(err error) Result {
 	}
 	switch r := a.response; {
 	case err != nil:
-		res.Verdict = VerdictOf(err)
+		res.Verdict = verdictOf(err)
 		res.Error = &protocol.Error{Type: string(res.Verdict), Message: err.Error()}
 	case r != nil:
 		res.Verdict = OK

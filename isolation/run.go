@@ -32,7 +32,7 @@ type warningError struct{ line string }
 func (e *warningError) Error() string { return e.line }
 
 func (e *warningError) refusal() error {
-	return &EngineError{Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", e.line)}
+	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", e.line)}
 }
 
 // Run executes req in a fresh container under the policy and returns one
@@ -58,7 +58,7 @@ type attempt struct {
 	launched, hello, sent, responded time.Time
 	assigned                         time.Time // batch: when the request got its warm container
 	elapsed, handshook               time.Duration
-	plan                             *Plan
+	plan                             *runPlan
 	started                          bool // the docker client was started and waited for
 	sandboxed                        bool // the hello was judged and passed: only then is the request sent
 	exit                             *int
@@ -73,9 +73,9 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err != nil {
 		return err
 	}
-	plan, err := NewPlan(o.ownedBySelf(), a.start)
+	plan, err := newPlan(o.ownedBySelf(), a.start)
 	if err != nil {
-		return &RejectedError{Err: err}
+		return &Error{Verdict: Rejected, Err: err}
 	}
 	a.plan = &plan
 	c, err := newClient(o.Engine)
@@ -103,12 +103,12 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 func encode(req Request, exec []string) ([]byte, error) {
 	if exec == nil {
 		if err := protocol.CheckStarlark(req.Source); err != nil {
-			return nil, &RejectedError{Err: err}
+			return nil, &Error{Verdict: Rejected, Err: err}
 		}
 	}
 	body, err := protocol.EncodeRequest(req)
 	if err != nil {
-		return nil, &RejectedError{Err: err}
+		return nil, &Error{Verdict: Rejected, Err: err}
 	}
 	return body, nil
 }
@@ -145,21 +145,21 @@ func (a *attempt) complete(l *launched) error {
 func (a *attempt) accept(c *client, stdout []byte) error {
 	resp, err := protocol.DecodeResponse(stdout)
 	if err != nil {
-		return &SandboxError{Err: err}
+		return &Error{Verdict: SandboxFailure, Err: err}
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
 	a.handshook = time.Duration(resp.HandshakeMicros) * time.Microsecond
 	if resp.Error != nil && resp.Error.Type == protocol.ErrOOM {
 		// The runner outlived the program and says why, with its evidence:
 		// its own guard, or the cgroup's OOM-kill counter.
-		return &OOMError{Err: fmt.Errorf("the program exhausted its %s memory limit: %s", a.plan.Limits.Memory, resp.Error.Message)}
+		return &Error{Verdict: OOM, Err: fmt.Errorf("the program exhausted its %s memory limit: %s", a.plan.Limits.Memory, resp.Error.Message)}
 	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
-		return &TimeoutError{Err: fmt.Errorf("the runner stopped the program at its deadline of %s: %s",
+		return &Error{Verdict: Timeout, Err: fmt.Errorf("the runner stopped the program at its deadline of %s: %s",
 			a.plan.Limits.Timeout, resp.Error.Message)}
 	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrCommand {
-		return &CommandError{Err: fmt.Errorf("%s in image %s: %s", strings.Join(a.plan.Runner.Exec, " "), a.plan.Image, resp.Error.Message)}
+		return &Error{Verdict: CommandNotFound, Err: fmt.Errorf("%s in image %s: %s", strings.Join(a.plan.Runner.Exec, " "), a.plan.Image, resp.Error.Message)}
 	}
 	if resp.Exit != nil && resp.Exit.Signal == "killed" {
 		// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM
@@ -168,9 +168,9 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 		oom, err := c.oomKilled(a.plan.RunID, a.start)
 		switch {
 		case err != nil:
-			return &EngineError{Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", err)}
+			return &Error{Verdict: EngineFailure, Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", err)}
 		case oom:
-			return &OOMError{Err: fmt.Errorf("the command was killed at the %s memory limit (daemon oom event)", a.plan.Limits.Memory)}
+			return &Error{Verdict: OOM, Err: fmt.Errorf("the command was killed at the %s memory limit (daemon oom event)", a.plan.Limits.Memory)}
 		}
 	}
 	a.response = &resp
@@ -183,11 +183,11 @@ func (c *client) oomOrKill(runID, name string, since time.Time, stderr *stderrWa
 	oom, err := c.oomKilled(runID, since)
 	switch {
 	case err != nil:
-		return &EngineError{Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", err)}
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", err)}
 	case oom:
-		return &OOMError{Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", name)}
+		return &Error{Verdict: OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", name)}
 	}
-	return &SandboxError{Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", withStderr(stderr))}
+	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", withStderr(stderr))}
 }
 
 // quoteStderr quotes docker's stderr tail on one line: its non-empty

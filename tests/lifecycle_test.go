@@ -2,6 +2,8 @@ package tests
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -15,12 +17,17 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/poll"
-
-	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
 // startRun starts `run` with a long-running program under a known name and
 // waits until the engine lists its container as running.
+// randomHex is 16 random hex digits, as the tool's run ids are.
+func randomHex() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 func startRun(t *testing.T, name string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(toolBin, "run", "--image", refImage, "--timeout", "60s", "--name", name, "--code", "while True:\n  pass")
@@ -47,7 +54,7 @@ func TestSignalsRemoveContainer(t *testing.T) {
 		sig  syscall.Signal
 		code int
 	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
-		name := isolation.NamePrefix + isolation.NewRunID()
+		name := "synapse-iso-" + randomHex()
 		cmd, stdout := startRun(t, name)
 		assert.NilError(t, cmd.Process.Signal(tc.sig))
 		err := cmd.Wait()
@@ -65,7 +72,7 @@ func TestSignalsRemoveContainer(t *testing.T) {
 // parallel: other tests' supervisors must be alive while it runs gc.
 func TestGCRemovesLeftoverOfKilledRun(t *testing.T) {
 	needEngine(t)
-	name := isolation.NamePrefix + isolation.NewRunID()
+	name := "synapse-iso-" + randomHex()
 	cmd, _ := startRun(t, name)
 	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
@@ -90,7 +97,7 @@ func TestGCRemovesLeftoverOfKilledRun(t *testing.T) {
 
 func TestDockerKillIsNotOOM(t *testing.T) {
 	needEngine(t)
-	name := isolation.NamePrefix + isolation.NewRunID()
+	name := "synapse-iso-" + randomHex()
 	cmd, stdout := startRun(t, name)
 	assert.NilError(t, exec.Command("docker", "kill", name).Run())
 	err := cmd.Wait()
@@ -172,7 +179,7 @@ func TestDoctor(t *testing.T) {
 // including the one no payload can observe from inside (--log-driver none).
 func TestEngineRecordsThePolicy(t *testing.T) {
 	needEngine(t)
-	name := isolation.NamePrefix + isolation.NewRunID()
+	name := "synapse-iso-" + randomHex()
 	cmd, _ := startRun(t, name)
 	out, err := exec.Command("docker", "inspect", "--format",
 		`{{.Config.User}}|{{.HostConfig.ReadonlyRootfs}}|{{.HostConfig.CapDrop}}|{{.HostConfig.CapAdd}}|{{.HostConfig.SecurityOpt}}|`+
@@ -203,7 +210,7 @@ func TestEngineRecordsThePolicy(t *testing.T) {
 func TestCleanupNeverTouchesOtherContainers(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	foreignName := "foreign-" + isolation.NewRunID()
+	foreignName := "foreign-" + randomHex()
 	out, err := exec.Command("docker", "create", "--name", foreignName, "--network", "none", refImage).Output()
 	assert.NilError(t, err)
 	foreignID := strings.TrimSpace(string(out))
@@ -229,7 +236,7 @@ func TestCleanupNeverTouchesOtherContainers(t *testing.T) {
 func TestTwoLiveRunsShareAName(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	name := "synapse-iso-shared-" + isolation.NewRunID()
+	name := "synapse-iso-shared-" + randomHex()
 	a := exec.Command(toolBin, "run", "--image", refImage, "--timeout", "60s", "--name", name,
 		"--code", "n = 0\nwhile n < 10000000:\n  n += 1\nn")
 	var aOut bytes.Buffer
