@@ -82,7 +82,7 @@ func runBatch(c *cli.Context) error {
 		in = f
 	}
 	po := isolation.PoolOptions{
-		Options: isolation.Options{
+		Run: isolation.Options{
 			Engine: isolation.Engine{CLI: c.String("cli")}, Image: c.String("image"),
 			Limits: limits.Config{Memory: memory(c), Timeout: timeout}, Runtime: c.String("runtime"), Exec: exec,
 		},

@@ -112,7 +112,7 @@ func TestStarlarkRefusesNUL(t *testing.T) {
 func TestPoolRefusesAnIdleItCannotServe(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "ok")
-	_, err := NewPool(context.Background(), PoolOptions{Options: o, Idle: 2 * time.Second})
+	_, err := NewPool(context.Background(), PoolOptions{Run: o, Idle: 2 * time.Second})
 	assert.Equal(t, verdictOf(err), Rejected)
 	assert.ErrorContains(t, err, "idle: must be from 10s to 10m0s")
 	assert.Equal(t, len(fakedocker.Calls(state)), 0)

@@ -58,10 +58,10 @@ type Options struct {
 	// Selfcheck makes the runner report what the container sees instead of
 	// running a program (used by doctor).
 	Selfcheck bool
-	// Idle, for a container started ahead of its request (a warm pool),
+	// idle, set by a Pool for a container started ahead of its request,
 	// bounds the wait for the request; the container then ends on its own.
 	// Zero for a run that sends its request at once.
-	Idle time.Duration
+	idle time.Duration
 }
 
 // runPlan is a fully resolved, validated run: its identity, its bounds and
@@ -94,7 +94,7 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 	if err := limits.CheckImageID(o.Image); err != nil {
 		return runPlan{}, err
 	}
-	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.Idle, Exec: o.Exec, Selfcheck: o.Selfcheck}
+	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.Selfcheck}
 	if err := runner.Validate(); err != nil {
 		return runPlan{}, err
 	}
@@ -121,7 +121,7 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 			return runPlan{}, err
 		}
 	}
-	deadline := now.Add(o.Idle + lim.Timeout)
+	deadline := now.Add(o.idle + lim.Timeout)
 	argv := dockerargs.Render(dockerargs.Spec{
 		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory,
 		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.Owner, Image: o.Image, Args: runner.Args(),

@@ -32,9 +32,9 @@ const startBound = 30 * time.Second
 
 // PoolOptions configures a warm pool.
 type PoolOptions struct {
-	// Options are shared by every request; Engine is used when Engines is
-	// empty, and Name and RunID are per container, so they are ignored.
-	Options
+	// Run is shared by every request; its Engine is used when Engines is
+	// empty, and its Name and RunID are per container, so they are ignored.
+	Run Options
 	// Engines to spread containers over; each new container goes to the
 	// one with the fewest outstanding.
 	Engines []Engine
@@ -112,12 +112,11 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 			Msg: fmt.Sprintf("must be from %s to %s", minIdle, limits.MaxIdle)}}
 	}
 	if len(o.Engines) == 0 {
-		o.Engines = []Engine{o.Engine}
+		o.Engines = []Engine{o.Run.Engine}
 	}
-	o.Options = o.Options.ownedBySelf()
-	probe := o.Options
-	probe.Idle = o.Idle
-	if _, err := newPlan(probe, time.Now()); err != nil {
+	o.Run = o.Run.ownedBySelf()
+	o.Run.idle = o.Idle
+	if _, err := newPlan(o.Run, time.Now()); err != nil {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}
 	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{})}
@@ -130,7 +129,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		if err := checkProxies(c.env); err != nil {
 			return nil, err
 		}
-		if err := checkEngine(ctx, c, o.Image); err != nil {
+		if err := checkEngine(ctx, c, o.Run.Image); err != nil {
 			return nil, err
 		}
 		p.engines = append(p.engines, &poolEngine{client: c, engine: e})
@@ -187,8 +186,8 @@ func (p *Pool) fill() {
 		}
 		e.busy++
 		p.mu.Unlock()
-		o := p.o.Options
-		o.Engine, o.Idle, o.Name, o.RunID = e.engine, p.o.Idle, "", ""
+		o := p.o.Run
+		o.Engine, o.Name, o.RunID = e.engine, "", ""
 		plan, err := newPlan(o, time.Now())
 		var l *launched
 		if err == nil {
@@ -345,7 +344,7 @@ func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, 
 }
 
 func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
-	body, err := encode(req, p.o.Exec)
+	body, err := encode(req, p.o.Run.Exec)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 func fakePool(t *testing.T, mode string, parallel int, engines ...Engine) (*Pool, string) {
 	t.Helper()
 	o, state := fake(t, mode)
-	po := PoolOptions{Options: o, Parallel: parallel, Idle: time.Minute}
+	po := PoolOptions{Run: o, Parallel: parallel, Idle: time.Minute}
 	for _, e := range engines {
 		e.CLI, e.Env = o.Engine.CLI, o.Engine.Env
 		po.Engines = append(po.Engines, e)
@@ -99,7 +99,7 @@ func TestPoolInterruptedRemovesEverything(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "by-source")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	p, err := NewPool(ctx, PoolOptions{Options: o, Parallel: 3, Idle: time.Minute})
+	p, err := NewPool(ctx, PoolOptions{Run: o, Parallel: 3, Idle: time.Minute})
 	assert.NilError(t, err)
 	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("received interrupt")) })
 	res, err := p.Run(ctx, Request{Source: "hang"}, time.Now())
@@ -112,7 +112,7 @@ func TestPoolInterruptedRemovesEverything(t *testing.T) {
 func TestPoolChecksEveryEngineFirst(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "no-image")
-	_, err := NewPool(context.Background(), PoolOptions{Options: o, Parallel: 2})
+	_, err := NewPool(context.Background(), PoolOptions{Run: o, Parallel: 2})
 	assert.Assert(t, verdictOf(err) == EngineFailure, "%v", err)
 	assert.ErrorContains(t, err, "is not present (nothing is pulled)")
 	assert.Check(t, is.Len(runCalls(state), 0), "no container starts before the checks pass")
@@ -166,7 +166,7 @@ func TestPoolOneEngineFailsItsHello(t *testing.T) {
 	o, state := fake(t, "hello-weak")
 	var dropped []string
 	var mu sync.Mutex
-	p, err := NewPool(context.Background(), PoolOptions{Options: o, Parallel: 2, Idle: time.Minute,
+	p, err := NewPool(context.Background(), PoolOptions{Run: o, Parallel: 2, Idle: time.Minute,
 		OnDrop: func(e Engine, err error) { mu.Lock(); dropped = append(dropped, err.Error()); mu.Unlock() }})
 	assert.NilError(t, err)
 	start := time.Now()
@@ -194,7 +194,7 @@ func TestPoolDropsTheFailingEngineOnly(t *testing.T) {
 	bad, badState := fake(t, "hello-weak")
 	var dropped []Engine
 	var mu sync.Mutex
-	p, err := NewPool(context.Background(), PoolOptions{Options: good, Parallel: 2, Idle: time.Minute,
+	p, err := NewPool(context.Background(), PoolOptions{Run: good, Parallel: 2, Idle: time.Minute,
 		Engines: []Engine{{CLI: bad.Engine.CLI, Env: bad.Engine.Env, Context: "weak"}, {CLI: good.Engine.CLI, Env: good.Engine.Env, Context: "good"}},
 		OnDrop:  func(e Engine, err error) { mu.Lock(); dropped = append(dropped, e); mu.Unlock() }})
 	assert.NilError(t, err)
@@ -232,7 +232,7 @@ func TestPoolClientVanishes(t *testing.T) {
 	cli := filepath.Join(t.TempDir(), "docker")
 	assert.NilError(t, os.WriteFile(cli, self, 0o755))
 	o.Engine.CLI = cli
-	p, err := NewPool(context.Background(), PoolOptions{Options: o, Parallel: 1, Idle: time.Minute})
+	p, err := NewPool(context.Background(), PoolOptions{Run: o, Parallel: 1, Idle: time.Minute})
 	assert.NilError(t, err)
 	assert.NilError(t, os.Remove(cli))
 	start := time.Now()
