@@ -1,12 +1,24 @@
 #!/bin/sh
-# Builds the static runner and the reference image offline on the local
-# engine, tags it synapse-runtime:local for humans, and prints only the
-# immutable image ID (sha256:...) on stdout: pass that ID to --image.
-# The same source gives the same ID on any engine that loads docker-save
-# archives: see scripts/reproducible.
+# Builds the static runner and a runtime image offline on the local engine,
+# tags it for humans, and prints only the immutable image ID (sha256:...)
+# on stdout: pass that ID to --image. The same source gives the same ID on
+# any engine that loads docker-save archives: see scripts/reproducible.
+#
+# Usage: scripts/build-image.sh                 the reference (Starlark) image
+#        scripts/build-image.sh python [--update-lock] [--lock FILE]
+#                                               Debian's Python 3 (python-root.sh)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-tag=${SYNAPSE_IMAGE_TAG:-synapse-runtime:local}
+kind=starlark
+if [ $# -gt 0 ]; then
+  kind=$1
+  shift
+fi
+case $kind in
+  starlark) tag=${SYNAPSE_IMAGE_TAG:-synapse-runtime:local} ;;
+  python) tag=${SYNAPSE_IMAGE_TAG:-synapse-python:local} ;;
+  *) echo "usage: scripts/build-image.sh [python [--update-lock] [--lock FILE]]" >&2; exit 2 ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 
@@ -15,9 +27,14 @@ CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -bui
   -o "$work/runner" ./isolation/runner
 go build -C "$root" -o "$work/reproducible" ./scripts/reproducible
 mkdir "$work/context"
-cp "$root/isolation/Dockerfile" "$work/runner" "$work/context/"
+if [ "$kind" = python ]; then
+  "$root/scripts/python-root.sh" "$work/context" "$@"
+  cp "$work/runner" "$work/context/"
+else
+  cp "$root/isolation/Dockerfile" "$work/runner" "$work/context/"
+fi
 # COPY keeps file times in the layer; pin them so the layer is stable.
-touch -d @0 "$work/context/runner" "$work/context/Dockerfile"
+find "$work/context" -exec touch -h -d @0 {} +
 
 # docker's stderr (a deprecation notice for the legacy builder) is shown
 # only if the build fails.
