@@ -15,3 +15,7 @@ go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -n "${1:-
 # batch: warm latency, throughput against bare docker run at 1, 2 and 4 in
 # parallel (the same argv, alternating rounds), peak RSS at --parallel 8.
 go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -batch -n 60
+# Python: print(1+2) on the Python image against 1+2 on the Starlark image.
+python=$(scripts/build-image.sh python)
+echo "python image: $python, $(docker image inspect --format '{{.Size}}' "$python") bytes"
+go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -python "$python" -n "${1:-30}"

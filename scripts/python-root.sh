@@ -6,8 +6,9 @@
 # runner and builds it. No shell, no package manager: nothing of a .deb's
 # maintainer scripts runs, and none of them is in the list.
 #
-# Usage: python-root.sh CONTEXT [--update-lock] [--lock FILE]
+# Usage: python-root.sh CONTEXT [--update-lock [--only-lock]] [--lock FILE]
 #   --update-lock  pin the mirror's current versions in the lock first
+#   --only-lock    stop once the lock is renewed
 #   --lock FILE    read (and with --update-lock write) FILE instead
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,9 +16,11 @@ ctx=$1
 shift
 lock=$top/isolation/python.lock
 update=false
+only=false
 while [ $# -gt 0 ]; do
   case $1 in
     --update-lock) update=true ;;
+    --only-lock) only=true ;;
     --lock) lock=$2; shift ;;
     *) echo "python image: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -55,6 +58,7 @@ if $update; then
     echo "$pkg $version $(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)" >>"$new"
   done <"$lock"
   mv "$new" "$lock"
+  $only && exit 0
   rm -rf "$debs"
   mkdir -p "$debs"
 fi

@@ -25,6 +25,7 @@ var (
 	refImage     string // the reference image: SYNAPSE_TEST_IMAGE or built by scripts/build-image.sh
 	probeImage   string // runner + static probe
 	hostileImage string // the probe as a lying runner
+	pythonImage  string // Debian's Python 3: SYNAPSE_TEST_PYTHON_IMAGE or built by scripts/build-image.sh python
 	gateway      string // the host's docker0 address, as containers would reach it
 	engineErr    error  // why the engine is unusable, if it is
 )
@@ -85,6 +86,9 @@ func build(dir string) error {
 		}
 		refImage = strings.TrimSpace(string(out))
 	}
+	if pythonImage, err = buildPython(root, "synapse-python:local"); err != nil {
+		return err
+	}
 	if probeImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "probe.Dockerfile")); err != nil {
 		return err
 	}
@@ -97,6 +101,29 @@ func build(dir string) error {
 		gateway = "172.17.0.1"
 	}
 	return nil
+}
+
+// buildPython builds the Python image under tag, from the lock that
+// SYNAPSE_PYTHON_LOCK names if set (scripts/test.sh points it at a
+// refreshed copy when the repository's lock went stale), unless
+// SYNAPSE_TEST_PYTHON_IMAGE names one.
+func buildPython(root, tag string) (string, error) {
+	if id := os.Getenv("SYNAPSE_TEST_PYTHON_IMAGE"); id != "" && tag == "synapse-python:local" {
+		return id, nil
+	}
+	args := []string{"python"}
+	if lock := os.Getenv("SYNAPSE_PYTHON_LOCK"); lock != "" {
+		args = append(args, "--lock", lock)
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts", "build-image.sh"), args...)
+	cmd.Env = append(os.Environ(), "SYNAPSE_IMAGE_TAG="+tag)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("scripts/build-image.sh python: %v: %s", err, stderr.Bytes())
+	}
+	return strings.TrimSpace(string(out)), nil
 }
 
 func buildImage(dir, dockerfile string) (string, error) {

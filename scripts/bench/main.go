@@ -30,6 +30,7 @@ func main() {
 	n := flag.Int("n", 30, "pairs")
 	baseline := flag.String("baseline", "", "image ID whose runner does not attest: measure the attestation instead")
 	batchMode := flag.Bool("batch", false, "measure batch: warm latency, throughput against bare docker run, peak RSS")
+	python := flag.String("python", "", "Python image ID: measure print(1+2) there against 1+2 on -image")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
 	if *baseline != "" {
@@ -37,6 +38,9 @@ func main() {
 	}
 	if *batchMode {
 		run = func() error { return benchBatch(*tool, *image, *n) }
+	}
+	if *python != "" {
+		run = func() error { return pythonCost(*tool, *image, *python, *n) }
 	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

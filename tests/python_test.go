@@ -1,0 +1,140 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// py runs src as a Python program on the Python image, through run's exact
+// argv, with extra environment for the tool.
+func py(t *testing.T, env []string, src string, flags ...string) toolResult {
+	t.Helper()
+	args := append([]string{"run", "--image", pythonImage, "--code", src}, flags...)
+	r := tool(t, env, "", append(args, "--", "python3", "-")...)
+	if r.res.Container != "" {
+		assertGone(t, r.res.Container)
+		assertRunGone(t, r.res.RunID)
+	}
+	return r
+}
+
+func TestPythonRuns(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	r := py(t, nil, "print(1+2)")
+	assert.Equal(t, r.code, 0, r.stderr)
+	assert.Equal(t, r.res.Output, "3\n")
+	assert.Assert(t, r.res.Sandboxed)
+	// No shell and no package manager in the image; the standard library
+	// was compiled ahead of time, so nothing needs to write a cache.
+	r = py(t, nil, `import os, json, importlib.util as u
+print(json.dumps({p: os.path.exists(p) for p in ["/bin/sh", "/usr/bin/sh", "/bin/bash", "/usr/bin/apt", "/usr/bin/dpkg"]}))
+print(os.path.exists(u.cache_from_source(json.__file__)))`)
+	assert.Equal(t, r.code, 0, r.stderr)
+	assert.Equal(t, r.res.Output, `{"/bin/sh": false, "/usr/bin/sh": false, "/bin/bash": false, "/usr/bin/apt": false, "/usr/bin/dpkg": false}`+"\nTrue\n")
+}
+
+// TestPythonBoundaries runs the boundary checks as a Python program, the
+// seed's own kind of test, through the tool's exact argv.
+func TestPythonBoundaries(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	src, err := os.ReadFile(filepath.Join("testdata", "boundary.py"))
+	assert.NilError(t, err)
+	code := strings.Replace(string(src), `GATEWAY = "172.17.0.1"`, `GATEWAY = "`+gateway+`"`, 1)
+	r := py(t, []string{"SYNAPSE_HOST_SECRET=sentinel"}, code, "--timeout", "60s")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	var rep map[string]any
+	assert.NilError(t, json.Unmarshal([]byte(r.res.Output), &rep), r.res.Output)
+	t.Logf("python boundary probe: %s", strings.TrimSpace(r.res.Output))
+	for key, want := range map[string]any{
+		"write_root": "EROFS", "write_usr": "EROFS", "setuid0": "EPERM",
+		"uid": 65534.0, "gid": 65534.0, "cap_eff": "0000000000000000", "no_new_privs": "1", "seccomp": "2",
+		"tmp_bytes": 33554432.0, "tmp_writable": true, "tmp_exec": "EACCES", "tmp_fill": "ENOSPC",
+		"connect": "ENETUNREACH", "docker_sock": false, "dev_shm": "ENOENT",
+		"memory_max": "536870912", "swap_max": "0", "pids_max": "64", "cpu_max": "100000 100000",
+		"open_files_error": "EMFILE", "fork_error": "EAGAIN",
+	} {
+		assert.Check(t, is.DeepEqual(rep[key], want), key)
+	}
+	assert.Check(t, is.DeepEqual(rep["interfaces"], []any{"lo"}))
+	assert.Check(t, is.DeepEqual(rep["env_keys"], []any{"HOME", "HOSTNAME", "PATH"}), "no host environment")
+	assert.Check(t, is.DeepEqual(rep["nofile"], []any{64.0, 64.0}))
+	assert.Check(t, is.DeepEqual(rep["core"], []any{0.0, 0.0}))
+	assert.Check(t, rep["open_files_max_fd"].(float64) < 64, "%v", rep["open_files_max_fd"])
+	assert.Check(t, rep["forked"].(float64) < 64, "%v", rep["forked"])
+}
+
+func TestPythonOOMTimeoutAndOutputCap(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	r := py(t, nil, "x = bytearray(1 << 30)\nprint(len(x))", "--memory", "128m", "--timeout", "30s")
+	assert.Check(t, is.Equal(r.code, 137), r.stderr)
+	assert.Check(t, is.Equal(r.res.Verdict, "oom"))
+
+	start := time.Now()
+	r = py(t, nil, "while True:\n    pass", "--timeout", "2s")
+	assert.Check(t, is.Equal(r.code, 124), r.stderr)
+	assert.Check(t, time.Since(start) < 8*time.Second, "took %s", time.Since(start))
+
+	r = py(t, nil, `print("y" * 200000)`)
+	assert.Check(t, is.Equal(r.code, 0), r.stderr)
+	assert.Check(t, is.Len(r.res.Output, 65536))
+	assert.Check(t, r.res.OutputTruncated)
+	assert.Check(t, is.Equal(r.res.OutputBytes, int64(200001)))
+}
+
+func TestPythonDoctor(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	r := tool(t, nil, "", "doctor", "--image", pythonImage)
+	assert.Check(t, is.Equal(r.code, 0), r.stdout+r.stderr)
+}
+
+// TestPythonImageIsReproducible: a second build of the Python image, from
+// the same lock, has the same ID.
+func TestPythonImageIsReproducible(t *testing.T) {
+	needEngine(t)
+	if os.Getenv("SYNAPSE_TEST_PYTHON_IMAGE") != "" {
+		t.Skip("SYNAPSE_TEST_PYTHON_IMAGE names an image this suite did not build")
+	}
+	t.Parallel()
+	const tag = "synapse-python:reproducibility-check"
+	root, err := filepath.Abs("..")
+	assert.NilError(t, err)
+	id, err := buildPython(root, tag)
+	assert.NilError(t, err)
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", tag).Run() })
+	assert.Equal(t, id, pythonImage)
+}
+
+// TestPythonWithoutDevShm: --ipc none leaves no /dev/shm, so Python's
+// multiprocessing (even its ThreadPool, which takes a SemLock) fails with
+// FileNotFoundError; threads, ThreadPoolExecutor, fork and subprocess work.
+func TestPythonWithoutDevShm(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	r := py(t, nil, `import concurrent.futures as cf, multiprocessing.pool as mp, os, subprocess, sys, threading
+try:
+    mp.ThreadPool(2)
+except FileNotFoundError as e:
+    print("ThreadPool: FileNotFoundError")
+with cf.ThreadPoolExecutor(2) as ex:
+    print("executor", list(ex.map(abs, [-1, -2])))
+t = threading.Thread(target=print, args=("thread",)); t.start(); t.join()
+print("subprocess", subprocess.run([sys.executable, "-c", "print(6*7)"], capture_output=True, text=True).stdout.strip())
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+print("fork", os.waitpid(pid, 0)[1] >> 8)`)
+	assert.Equal(t, r.code, 0, r.stderr)
+	assert.Equal(t, r.res.Output, "ThreadPool: FileNotFoundError\nexecutor [1, 2]\nthread\nsubprocess 42\nfork 7\n")
+}
