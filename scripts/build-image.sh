@@ -7,6 +7,9 @@
 # Usage: scripts/build-image.sh                 the reference (Starlark) image
 #        scripts/build-image.sh python [--update-lock] [--lock FILE]
 #                                               Debian's Python 3 (python-root.sh)
+#        scripts/build-image.sh python --base NAME@sha256:<64 hex>|sha256:<64 hex>
+#                                               the runner and /tmp 1777 on top of a
+#                                               pinned image that has python3 (never pulled)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=starlark
@@ -17,8 +20,23 @@ fi
 case $kind in
   starlark) tag=${SYNAPSE_IMAGE_TAG:-synapse-runtime:local} ;;
   python) tag=${SYNAPSE_IMAGE_TAG:-synapse-python:local} ;;
-  *) echo "usage: scripts/build-image.sh [python [--update-lock] [--lock FILE]]" >&2; exit 2 ;;
+  *) echo "usage: scripts/build-image.sh [python [--update-lock] [--lock FILE] | python --base IMAGE]" >&2; exit 2 ;;
 esac
+base=""
+if [ "$kind" = python ] && [ "${1:-}" = --base ]; then
+  base=${2:-}
+  # Pinned only: a tag could name other bytes tomorrow.
+  if ! printf '%s\n' "$base" | grep -Eqx '([^@[:space:]]+@)?sha256:[0-9a-f]{64}'; then
+    echo "--base: must be pinned, NAME@sha256:<64 hex> or an image ID sha256:<64 hex> (got \"$base\")" >&2
+    exit 2
+  fi
+  # Never pulled: FROM a reference the engine lacks would go to a registry.
+  if ! docker image inspect "$base" >/dev/null 2>&1; then
+    echo "--base: $base is not on this engine (nothing is pulled; docker pull it yourself first)" >&2
+    exit 1
+  fi
+  shift 2
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 
@@ -27,7 +45,14 @@ CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -bui
   -o "$work/runner" ./isolation/runner
 go build -C "$root" -o "$work/reproducible" ./scripts/reproducible
 mkdir "$work/context"
-if [ "$kind" = python ]; then
+if [ -n "$base" ]; then
+  # The base's /tmp, if it has one, gets mode 1777: COPY of a directory's
+  # contents applies each entry's mode.
+  mkdir -p "$work/context/root/tmp"
+  chmod 1777 "$work/context/root/tmp"
+  cp "$work/runner" "$work/context/"
+  printf 'FROM %s\nCOPY root/ /\nCOPY runner /runner\nUSER 65534:65534\nENTRYPOINT ["/runner"]\n' "$base" >"$work/context/Dockerfile"
+elif [ "$kind" = python ]; then
   "$root/scripts/python-root.sh" "$work/context" "$@"
   cp "$work/runner" "$work/context/"
 else

@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,7 +47,45 @@ func startRun(t *testing.T, name string) (*exec.Cmd, *bytes.Buffer) {
 		}
 		return poll.Continue("container %s not running yet", name)
 	}, poll.WithTimeout(20*time.Second), poll.WithDelay(50*time.Millisecond))
+	waitBusy(t, name)
 	return cmd, &stdout
+}
+
+// waitBusy waits until the container's program runs: a running container
+// may still be at its hello, and a supervisor killed then sends no
+// request, so the runner ends on its own. The program spins, so its
+// cgroup's CPU time grows.
+func waitBusy(t *testing.T, name string) {
+	t.Helper()
+	out, err := exec.Command("docker", "inspect", "--format", "{{.Id}}", name).Output()
+	assert.NilError(t, err)
+	id := strings.TrimSpace(string(out))
+	paths := []string{
+		"/sys/fs/cgroup/cpuacct/docker/" + id + "/cpuacct.usage",       // v1, cgroupfs: nanoseconds
+		"/sys/fs/cgroup/system.slice/docker-" + id + ".scope/cpu.stat", // v2, systemd: usage_usec
+		"/sys/fs/cgroup/docker/" + id + "/cpu.stat",                    // v2, cgroupfs
+	}
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				continue
+			}
+			f := strings.Fields(string(b))
+			var ns int64
+			if len(f) == 1 {
+				ns, _ = strconv.ParseInt(f[0], 10, 64)
+			} else if len(f) >= 2 && f[0] == "usage_usec" {
+				us, _ := strconv.ParseInt(f[1], 10, 64)
+				ns = us * 1000
+			}
+			if ns > int64(300*time.Millisecond) {
+				return poll.Success()
+			}
+			return poll.Continue("container %s used %s of CPU", name, time.Duration(ns))
+		}
+		return poll.Error(fmt.Errorf("no cgroup CPU accounting found for container %s at %v", name, paths))
+	}, poll.WithTimeout(20*time.Second), poll.WithDelay(50*time.Millisecond))
 }
 
 func TestSignalsRemoveContainer(t *testing.T) {

@@ -138,3 +138,29 @@ print("fork", os.waitpid(pid, 0)[1] >> 8)`)
 	assert.Equal(t, r.code, 0, r.stderr)
 	assert.Equal(t, r.res.Output, "ThreadPool: FileNotFoundError\nexecutor [1, 2]\nthread\nsubprocess 42\nfork 7\n")
 }
+
+// TestPythonOnABase: --base puts the runner and /tmp 1777 on a pinned
+// image that has python3 (here the offline Python image itself, by ID);
+// an unpinned base is refused before anything is built or pulled.
+func TestPythonOnABase(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	script := filepath.Join("..", "scripts", "build-image.sh")
+	const tag = "synapse-python:on-a-base"
+	cmd := exec.Command(script, "python", "--base", pythonImage)
+	cmd.Env = append(os.Environ(), "SYNAPSE_IMAGE_TAG="+tag)
+	out, err := cmd.Output()
+	assert.NilError(t, err)
+	id := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command("docker", "rmi", tag).Run() })
+	assert.Assert(t, strings.HasPrefix(id, "sha256:") && id != pythonImage, id)
+	r := tool(t, nil, "", "run", "--image", id, "--code", "import os\nprint(1+2, oct(os.stat('/tmp').st_mode))", "--", "python3", "-")
+	assert.Equal(t, r.code, 0, r.stderr)
+	assert.Equal(t, r.res.Output, "3 0o41777\n")
+
+	for _, bad := range []string{"python:3.11", "debian@sha256:abc", "sha256:" + strings.Repeat("0", 64)} {
+		out, err := exec.Command(script, "python", "--base", bad).CombinedOutput()
+		assert.Check(t, err != nil, "%s: %s", bad, out)
+		assert.Check(t, strings.Contains(string(out), "--base: "), "%s: %s", bad, out)
+	}
+}
