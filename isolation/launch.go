@@ -170,7 +170,19 @@ func (l *launched) finish(a *attempt) ([]byte, error) {
 	case -1:
 		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
 	}
-	return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", code, withStderr(l.stderr))}
+	return nil, &Error{Verdict: SandboxFailure, Err: &exitError{code: code, stderr: withStderr(l.stderr)}}
+}
+
+// exitError is docker run ending with a status that is neither docker's own
+// nor 0: the container's, unless the container outlived its client (a
+// transport that died, say), which the removal tells.
+type exitError struct {
+	code   int
+	stderr string
+}
+
+func (e *exitError) Error() string {
+	return fmt.Sprintf("container exited %d (a valid response needs exit 0)%s", e.code, e.stderr)
 }
 
 // dockerFailed is docker's own failure, told by the statuses docker run

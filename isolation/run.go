@@ -125,13 +125,22 @@ func (a *attempt) complete(l *launched) error {
 	}
 	clean := err == nil && *a.exit == 0
 	if !clean {
-		if _, rmErr := l.client.remove(l.plan.RunID, a.end); rmErr != nil {
+		found, rmErr := l.client.remove(l.plan.RunID, a.end)
+		if rmErr != nil {
 			// A container that may still exist outranks why the run
 			// stopped: the verdict is engine failure, the reason kept as text.
 			if err != nil {
 				return fmt.Errorf("%v; then %w", err, rmErr)
 			}
 			return rmErr
+		}
+		var exit *exitError
+		if found && errors.As(err, &exit) {
+			// docker run --rm returns once its container is gone; one still
+			// there when the client ended was not what ended it: the
+			// client failed (its transport died, say), not the sandbox.
+			return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d while its container still ran; it was removed: %s",
+				exit.code, quoteStderr(l.stderr))}
 		}
 	}
 	if err != nil {

@@ -311,3 +311,18 @@ func TestRunUnconfirmedCleanupIsEngineFailure(t *testing.T) {
 	assert.ErrorContains(t, err, "passed the host deadline")
 	assert.ErrorContains(t, err, "removal not confirmed: docker ps: exit status 1: Cannot connect to the Docker daemon")
 }
+
+// TestRunClientDiesContainerRuns: a client that ends nonzero while its
+// container still runs failed itself (a dead transport): engine failure,
+// the container removed; a container that exits nonzero on its own stays a
+// sandbox failure.
+func TestRunClientDiesContainerRuns(t *testing.T) {
+	t.Parallel()
+	res, state, err := runFake(t, "client-dies")
+	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.ErrorContains(t, err, "docker run exited 1 while its container still ran; it was removed: error during connect")
+	assert.Assert(t, slices.ContainsFunc(fakedocker.Calls(state), func(c []string) bool { return c[0] == "rm" }))
+
+	res, _, err = runFake(t, "nonzero-valid")
+	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+}

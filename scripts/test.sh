@@ -13,18 +13,31 @@ fi
 go vet ./...
 # From Debian's packages: gVisor's runsc, which the suite's second engine
 # registers; jq, which the README's batch Makefile recipe uses; zsh and
-# fish, whose completion scripts the tests parse.
+# fish, whose completion scripts the tests parse; openssh-server, whose
+# sshd the suite runs privately on loopback for its SSH engine (the
+# package's own service is not started: a policy-rc.d or no init system).
 missing=""
-for pkg in runsc jq zsh fish; do
-  command -v "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
+for pair in runsc:runsc jq:jq zsh:zsh fish:fish openssh-server:/usr/sbin/sshd; do
+  command -v "${pair#*:}" >/dev/null 2>&1 || missing="$missing ${pair%%:*}"
 done
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "installing$missing from Debian's packages for the tests" >&2
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+    # Installing must start no service (the machine's own sshd above all):
+    # without a policy-rc.d, one that refuses every start, for the install.
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      policy=/usr/sbin/policy-rc.d
+      printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy"
+    fi
+    installed=true
+    { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null; } || installed=false
+    [ -z "$policy" ] || rm -f "$policy"
+    $installed
   else
     echo "missing and not installable here:$missing (without runsc the second-engine tests skip, and fail under CI=true;" \
-      "without jq the README's batch recipe is not run; without zsh or fish their completion scripts go unchecked)" >&2
+      "without jq the README's batch recipe is not run; without zsh or fish their completion scripts go unchecked;" \
+      "without openssh-server the SSH engine tests skip, and fail under CI=true)" >&2
   fi
 fi
 # The Python image's lock pins package versions that Debian's mirror may

@@ -56,6 +56,7 @@ func setup(m *testing.M) int {
 	}
 	code := m.Run()
 	stopSecondEngine()
+	stopSSH()
 	for _, img := range []string{probeImage, hostileImage} {
 		_ = exec.Command("docker", "rmi", "-f", img).Run()
 	}

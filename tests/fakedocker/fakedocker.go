@@ -327,6 +327,10 @@ func run(mode, state string, args []string) int {
 	case "big-response":
 		fmt.Printf(`{"v":2,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
 			strings.Repeat("z", 1<<20))
+	case "client-dies":
+		// The client fails (its transport died) and the container runs on.
+		fmt.Fprintln(os.Stderr, "error during connect: the ssh command has exited with signal: killed")
+		return 1
 	case "nonzero-valid":
 		respond(OKResponse)
 		done()
