@@ -87,8 +87,8 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 	verdicts := field(results, "verdict")
 	assert.DeepEqual(t, verdicts, []any{"ok", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "ok"})
 	for i, want := range map[int]string{
-		1: "line 2: want", 2: `line 3: want {"id": ..., "source": "..."}: json: unknown field "callable"`,
-		3: `line 4: missing "source"`, 4: "line 5: larger than", 5: "line 6: id must be a string or a number",
+		1: `line 2: want a JSON object, {"id": ..., "source": "..."}`, 2: `line 3: unknown field "callable" (a line has "id" and "source" only)`,
+		3: `line 4: missing "source"`, 4: "line 5: larger than", 5: `line 6: "id" must be a string or a number`,
 		6: "line 7: trailing data",
 	} {
 		msg := results[i]["error"].(map[string]any)["message"].(string)
@@ -208,4 +208,22 @@ func TestBatchIdleRangeIsThePools(t *testing.T) {
 	code, _, errOut, _ := batchLines(t, `{"id":1,"source":"ok"}`, "--idle", "2s")
 	assert.Equal(t, code, 2)
 	assert.Equal(t, errOut, "synapse-isolation: --idle: must be from 10s to 10m0s (got \"2s\")\n")
+}
+
+// TestBatchLineMessagesSpeakJSON: a refused line's message names JSON
+// fields and types, never Go's; blank lines are skipped, in order too.
+func TestBatchLineMessagesSpeakJSON(t *testing.T) {
+	input := "{\"id\": 1, \"source\": 3}\n\n   \n{\"source\": \"a\", \"source\": \"b\"}\n{\"id\": 5, \"source\": \"ok\"}\n\n"
+	code, results, errOut, _ := batchLines(t, input, "--ordered")
+	assert.Equal(t, code, 2, errOut)
+	assert.DeepEqual(t, field(results, "line"), []any{1.0, 4.0, 5.0})
+	for i, want := range []string{`line 1: "source" must be a string`, `line 4: duplicate field "source"`} {
+		assert.Check(t, is.Equal(results[i]["error"].(map[string]any)["message"], want))
+	}
+	for _, r := range results {
+		if e, ok := r["error"].(map[string]any); ok {
+			assert.Check(t, !strings.Contains(e["message"].(string), "Go struct"), e["message"])
+			assert.Check(t, !strings.Contains(e["message"].(string), "EOF"), e["message"])
+		}
+	}
 }

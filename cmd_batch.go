@@ -44,12 +44,6 @@ func batchCommand() *cli.Command {
 	}
 }
 
-// batchLine is one input line: an id and the source, nothing else.
-type batchLine struct {
-	ID     json.RawMessage `json:"id"`
-	Source *string         `json:"source"`
-}
-
 // maxBatchLine bounds an input line: a request at its limit plus room for
 // the id. A longer line is refused without being held in memory.
 const maxBatchLine = limits.MaxRequestBytes + 4<<10
@@ -192,6 +186,13 @@ func (b *batch) read(ctx context.Context, in io.Reader, pool *isolation.Pool) er
 			<-b.slots
 			return nil
 		}
+		if !l.tooLong && len(bytes.TrimSpace(l.raw)) == 0 {
+			b.skip(line) // a blank line is no request: skipped, as JSON Lines readers do
+			if l.err != nil {
+				return nil
+			}
+			continue
+		}
 		readAt := time.Now()
 		id, req, perr := parseLine(l.raw, l.tooLong, line)
 		if perr != nil {
@@ -235,40 +236,79 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 // parseLine decodes one line strictly. The id is returned even when the
 // rest is refused, so the rejection can carry it.
 func parseLine(raw []byte, tooLong bool, line int) (json.RawMessage, isolation.Request, error) {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, a...))
+	bad := func(format string, a ...any) (json.RawMessage, isolation.Request, error) {
+		return nil, isolation.Request{}, fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, a...))
 	}
 	if tooLong {
-		return nil, isolation.Request{}, bad("larger than %d bytes", maxBatchLine)
+		return bad("larger than %d bytes", maxBatchLine)
 	}
 	if !utf8.Valid(raw) {
 		// encoding/json would turn the bytes into U+FFFD and run the
 		// result; run refuses the same bytes.
-		return nil, isolation.Request{}, bad("invalid UTF-8")
+		return bad("invalid UTF-8")
 	}
-	var l batchLine
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&l); err != nil {
-		return nil, isolation.Request{}, bad("want {\"id\": ..., \"source\": \"...\"}: %v", err)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return bad(`want a JSON object, {"id": ..., "source": "..."}`)
 	}
-	if dec.More() {
-		return nil, isolation.Request{}, bad("trailing data after the JSON object")
+	var id, src json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return bad("not JSON: %v", err)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return bad("not JSON: %v", err)
+		}
+		key, _ := t.(string)
+		switch {
+		case key != "id" && key != "source":
+			return bad(`unknown field %q (a line has "id" and "source" only)`, key)
+		case key == "id" && id != nil, key == "source" && src != nil:
+			return bad("duplicate field %q", key)
+		case key == "id":
+			id = v
+		default:
+			src = v
+		}
 	}
-	id := l.ID
+	if _, err := dec.Token(); err != nil {
+		return bad("not JSON: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return bad("trailing data after the JSON object")
+	}
 	if len(id) > 0 && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null" {
-		return nil, isolation.Request{}, bad("id must be a string or a number")
+		return bad(`"id" must be a string or a number`)
 	}
-	if l.Source == nil {
-		return id, isolation.Request{}, bad(`missing "source"`)
+	if src == nil {
+		return id, isolation.Request{}, fmt.Errorf(`line %d: missing "source"`, line)
 	}
-	return id, isolation.Request{Source: *l.Source}, nil
+	var source string
+	if src[0] != '"' || json.Unmarshal(src, &source) != nil {
+		return id, isolation.Request{}, fmt.Errorf(`line %d: "source" must be a string`, line)
+	}
+	return id, isolation.Request{Source: source}, nil
 }
 
 func (b *batch) stopped() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.failFast && b.failed
+}
+
+// skip frees a blank line's slot, in input order for --ordered, writing
+// nothing for it.
+func (b *batch) skip(line int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.ordered {
+		<-b.slots
+		return
+	}
+	b.pending[line] = []byte{}
+	b.flush()
 }
 
 // emit writes a result line (or holds it back for --ordered) and frees
@@ -294,25 +334,30 @@ func (b *batch) emit(line int, id json.RawMessage, res isolation.Result) {
 	if res.Timings.ExecMS != nil {
 		b.execMS = append(b.execMS, *res.Timings.ExecMS)
 	}
-	w := b.c.App.Writer
 	if !b.ordered {
-		_, _ = w.Write(out)
+		_, _ = b.c.App.Writer.Write(out)
 		<-b.slots
 	} else {
 		b.pending[line] = out
-		for {
-			o, ok := b.pending[b.next]
-			if !ok {
-				break
-			}
-			_, _ = w.Write(o)
-			delete(b.pending, b.next)
-			b.next++
-			<-b.slots
-		}
+		b.flush()
 	}
 	if b.progress {
 		fmt.Fprintf(b.c.App.ErrWriter, "\rbatch: %d done, %d ok", b.done, b.counts[isolation.OK])
+	}
+}
+
+// flush writes the held-back lines that are next in input order, freeing
+// a slot for each. b.mu is held.
+func (b *batch) flush() {
+	for {
+		o, ok := b.pending[b.next]
+		if !ok {
+			return
+		}
+		_, _ = b.c.App.Writer.Write(o)
+		delete(b.pending, b.next)
+		b.next++
+		<-b.slots
 	}
 }
 
