@@ -126,7 +126,7 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	case rmErr != nil && err != nil:
 		return fmt.Errorf("%v; then %w", err, rmErr)
 	case rmErr != nil:
-		return rmErr
+		return fmt.Errorf("%v; then %w", cause, rmErr)
 	case err != nil:
 		return err
 	}

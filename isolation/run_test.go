@@ -304,7 +304,9 @@ func TestRunRefusesDockerConfigProxies(t *testing.T) {
 func TestRunUnconfirmedCleanupIsEngineFailure(t *testing.T) {
 	t.Parallel()
 	o, _ := fake(t, "hang-unreachable")
-	o.Limits.Timeout = 200 * time.Millisecond
+	// Long enough for the hello of a fake started under -race on a loaded
+	// machine: the deadline must pass after the request was sent.
+	o.Limits.Timeout = 2 * time.Second
 	res, err := Run(context.Background(), Request{Source: "1"}, o)
 	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
 	assert.Equal(t, res.ExitCode, 125)
