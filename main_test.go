@@ -424,7 +424,7 @@ func TestRunExitCodes(t *testing.T) {
 		"command-not-found": {127, "command_not_found"},
 	} {
 		self, _ := useFakeDocker(t, mode)
-		code, out, errOut := runCLI(t, "", "run", "--image", testImage, "--cli", self, "--timeout", "500ms", "--code", "1+2")
+		code, out, errOut := runCLI(t, "", "run", "--image", testImage, "--cli", self, "--timeout", "2s", "--code", "1+2")
 		assert.Check(t, is.Equal(code, want.code), "%s: %s", mode, errOut)
 		var res struct {
 			Verdict  string `json:"verdict"`

@@ -148,7 +148,7 @@ func TestRunExit137NeedsEvidence(t *testing.T) {
 func TestRunTimeoutRemovesContainer(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	res, state, err := runFake(t, "hang", func(o *Options) { o.Limits.Timeout = 300 * time.Millisecond })
+	res, state, err := runFake(t, "hang", func(o *Options) { o.Limits.Timeout = time.Second })
 	took := time.Since(start)
 	assert.Equal(t, res.Verdict, Timeout, "%v", err)
 	assert.Equal(t, res.ExitCode, 124)
@@ -203,7 +203,7 @@ func TestRunSharedNameTouchesOnlyItsOwnContainer(t *testing.T) {
 
 func TestRunCatchesLateCreate(t *testing.T) {
 	t.Parallel()
-	res, state, err := runFake(t, "late-create", func(o *Options) { o.Limits.Timeout = 200 * time.Millisecond })
+	res, state, err := runFake(t, "late-create", func(o *Options) { o.Limits.Timeout = time.Second })
 	assert.Equal(t, res.Verdict, Timeout, "%v", err)
 	calls := fakedocker.Calls(state)
 	firstPS := slices.IndexFunc(calls, func(c []string) bool { return c[0] == "ps" })
