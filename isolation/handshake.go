@@ -119,8 +119,21 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	if rmErr != nil && err == nil && code > 0 {
 		// docker run failed before any hello and the engine cannot be
 		// asked about the container either (an unknown context, an
-		// unreachable daemon): docker's own words come first.
+		// unreachable daemon): docker's own words come first, and no
+		// container ran to have an exit status.
 		err = &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", clientEnd(code), quoteStderr(l.stderr))}
+		a.exit = nil
+	}
+	if code == 125 {
+		// docker's own failure (a missing image, an unreachable daemon):
+		// container_exit is null unless the daemon recorded the start of
+		// this run's container (one created and never started has no exit
+		// either); an engine that cannot even be listed ran none we know of.
+		if rmErr != nil {
+			a.exit = nil
+		} else if ran, qerr := l.client.recorded(l.plan.RunID, l.at, "start"); qerr == nil && !ran {
+			a.exit = nil
+		}
 	}
 	switch {
 	case rmErr != nil && err != nil:
@@ -139,6 +152,7 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 		}
 	}
 	if !ran {
+		a.exit = nil // docker run's status is not a container's
 		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", clientEnd(code), quoteStderr(l.stderr))}
 	}
 	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("%w; the program was never sent", cause)}

@@ -73,6 +73,7 @@ func TestHandshakeDockerFailsFirst(t *testing.T) {
 			assert.ErrorContains(t, err, want)
 			assert.Assert(t, !strings.Contains(err.Error(), "sandbox failure"), err)
 			assert.Assert(t, !res.Sandboxed)
+			assert.Assert(t, res.ContainerExit == nil, "no container ran to have an exit status: %v", res.ContainerExit)
 			assert.Equal(t, fakedocker.Stdin(state), "")
 		})
 	}

@@ -158,4 +158,5 @@ func TestHelloUnknownContextIsDockersFailure(t *testing.T) {
 	assert.Check(t, is.Contains(r.stderr, `context "no-such-context"`))
 	assert.Check(t, !strings.Contains(r.stderr, "sandbox failure"), r.stderr)
 	assert.Check(t, !r.res.Sandboxed)
+	assert.Check(t, r.res.ContainerExit == nil, "no container ran to have an exit status: %v", r.res.ContainerExit)
 }

@@ -166,6 +166,7 @@ func TestEngineFailures(t *testing.T) {
 		assert.Check(t, is.Equal(r.code, 125), name)
 		assert.Check(t, is.Equal(r.res.Verdict, "engine_failure"), name)
 		assert.Check(t, is.Contains(r.stderr, tc.want), name)
+		assert.Check(t, r.res.ContainerExit == nil, "%s: no container ran to have an exit status: %v", name, r.res.ContainerExit)
 		if name == "image missing" {
 			assertGone(t, r.res.Container)
 		}

@@ -167,6 +167,7 @@ type runJSON struct {
 	Container       string          `json:"container"`
 	RunID           string          `json:"run_id"`
 	Sandboxed       bool            `json:"sandboxed"`
+	ContainerExit   *int            `json:"container_exit"`
 	Error           *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
