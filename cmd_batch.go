@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -361,20 +362,33 @@ func (b *batch) flush() {
 	}
 }
 
-// severity orders verdicts for the batch's exit status: the most serious
-// one seen decides it.
-var severity = []isolation.Verdict{
-	isolation.EngineFailure, isolation.SandboxFailure, isolation.CommandNotFound, isolation.OOM,
-	isolation.Timeout, isolation.Rejected, isolation.ProgramError,
-}
-
+// exitCode is the exit status of the most serious verdict seen, 0 when
+// every result was ok.
 func (b *batch) exitCode() int {
-	for _, v := range severity {
-		if b.counts[v] > 0 {
-			return v.ExitCode()
+	worst := isolation.OK
+	for v, n := range b.counts {
+		if n > 0 && v.Severity() > worst.Severity() {
+			worst = v
 		}
 	}
-	return 0
+	return worst.ExitCode()
+}
+
+// seen returns the verdicts counted, ok first, then the most serious.
+func (b *batch) seen() []isolation.Verdict {
+	var vs []isolation.Verdict
+	for v, n := range b.counts {
+		if n > 0 {
+			vs = append(vs, v)
+		}
+	}
+	slices.SortFunc(vs, func(x, y isolation.Verdict) int {
+		if x == isolation.OK || y == isolation.OK {
+			return cmp.Compare(x.Severity(), y.Severity())
+		}
+		return cmp.Compare(y.Severity(), x.Severity())
+	})
+	return vs
 }
 
 // summary writes counts per verdict, the wall time and exec_ms
@@ -386,10 +400,8 @@ func (b *batch) summary(wall time.Duration) {
 		fmt.Fprintln(b.c.App.ErrWriter)
 	}
 	msg := fmt.Sprintf("batch: %d results", b.done)
-	for _, v := range append([]isolation.Verdict{isolation.OK}, append(severity, isolation.Interrupted)...) {
-		if n := b.counts[v]; n > 0 {
-			msg += fmt.Sprintf(", %s %d", v, n)
-		}
+	for _, v := range b.seen() {
+		msg += fmt.Sprintf(", %s %d", v, b.counts[v])
 	}
 	msg += fmt.Sprintf("; wall %.1fs", wall.Seconds())
 	if len(b.execMS) > 0 {

@@ -20,30 +20,48 @@ const (
 	CommandNotFound Verdict = "command_not_found"
 )
 
-// ExitCode is the CLI's exit status for a verdict. Interrupted runs exit
-// with 128+signal, which the CLI decides from the signal itself.
-func (v Verdict) ExitCode() int {
-	switch v {
-	case OK:
-		return 0
-	case ProgramError:
-		return 1
-	case Rejected:
-		return 2
-	case SandboxFailure:
-		return 3
-	case Timeout:
-		return 124
-	case EngineFailure:
-		return 125
-	case OOM:
-		return 137
-	case CommandNotFound:
-		return 127
-	case Interrupted:
-		return 130
+// verdicts is the one table of the verdicts, from the least serious to
+// the most: each one's exit status (interrupted runs exit 128+signal,
+// which the CLI decides from the signal itself) and the prefix of its
+// errors' messages. A batch exits with the most serious verdict it saw.
+var verdicts = []struct {
+	verdict Verdict
+	exit    int
+	prefix  string
+}{
+	{OK, 0, ""},
+	{ProgramError, 1, ""},
+	{Rejected, 2, ""}, // a rejection's message is its cause
+	{Timeout, 124, "timeout: "},
+	{OOM, 137, "out of memory: "},
+	{CommandNotFound, 127, "command not found: "},
+	{SandboxFailure, 3, "sandbox failure: "},
+	{EngineFailure, 125, "engine failure: "},
+	{Interrupted, 130, "interrupted: "},
+}
+
+// row returns v's place in the table, its exit status and its prefix;
+// an unknown verdict reads as an engine failure.
+func (v Verdict) row() (severity, exit int, prefix string) {
+	for i, r := range verdicts {
+		if r.verdict == v {
+			return i, r.exit, r.prefix
+		}
 	}
-	return 125
+	return EngineFailure.row()
+}
+
+// ExitCode is the CLI's exit status for a verdict.
+func (v Verdict) ExitCode() int {
+	_, exit, _ := v.row()
+	return exit
+}
+
+// Severity orders verdicts from ok (0) up: of several, the greater is the
+// more serious.
+func (v Verdict) Severity() int {
+	i, _, _ := v.row()
+	return i
 }
 
 // Error is every failure this package returns: the verdict it stands for
@@ -53,18 +71,11 @@ type Error struct {
 	Err     error
 }
 
-// errorPrefix starts each verdict's message; a rejection is its cause.
-var errorPrefix = map[Verdict]string{
-	SandboxFailure:  "sandbox failure: ",
-	Timeout:         "timeout: ",
-	EngineFailure:   "engine failure: ",
-	OOM:             "out of memory: ",
-	Interrupted:     "interrupted: ",
-	CommandNotFound: "command not found: ",
-}
-
 // Error describes the failure, its verdict first.
-func (e *Error) Error() string { return errorPrefix[e.Verdict] + e.Err.Error() }
+func (e *Error) Error() string {
+	_, _, prefix := e.Verdict.row()
+	return prefix + e.Err.Error()
+}
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
