@@ -273,12 +273,18 @@ func TestBoundaryOOMIsAlwaysOOM(t *testing.T) {
 				assert.Check(t, is.Equal(r.res.Verdict, "oom"))
 				assert.Check(t, strings.Contains(r.stderr, "(runner guard)") || strings.Contains(r.stderr, "(cgroup oom_kill counter"),
 					"the runner names its evidence: %s", r.stderr)
-				// The goal is 3 s (scripts/oom.sh measures it, 20 runs of each);
-				// here a looser bound catches a regression without failing CI
-				// on a loaded machine's slowest run (seen: 7.6 s for the 512m
-				// string with a second engine up, on a day the engine started
-				// every container 2.5 times slower).
-				assert.Check(t, took < 10*time.Second, "took %s", took)
+				// The runner's part is the detection: from the request to
+				// its answer (exec_ms). Its goal is 3 s (scripts/oom.sh
+				// measures it, 20 runs of each); the bound here is looser so
+				// a loaded machine's slowest run does not fail CI. Docker's
+				// start and removal are the engine's and are only logged:
+				// with both cores and the disk busy they took up to 1.8 s
+				// and 1.6 s here while exec_ms stayed under 0.8 s.
+				if assert.Check(t, r.res.Timings.ExecMS != nil, "exec_ms is reported: %s", r.stdout) {
+					assert.Check(t, *r.res.Timings.ExecMS < 5000, "exec_ms %d", *r.res.Timings.ExecMS)
+				}
+				assert.Check(t, took < 30*time.Second, "took %s", took)
+				t.Logf("exec %s, start %s, cleanup %s", ms(r.res.Timings.ExecMS), ms(r.res.Timings.StartMS), ms(r.res.Timings.CleanupMS))
 				t.Logf("%s in %s: %s", r.res.Verdict, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 			})
 		}

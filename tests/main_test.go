@@ -168,7 +168,12 @@ type runJSON struct {
 	RunID           string          `json:"run_id"`
 	Sandboxed       bool            `json:"sandboxed"`
 	ContainerExit   *int            `json:"container_exit"`
-	Error           *struct {
+	Timings         struct {
+		StartMS   *int64 `json:"start_ms"`
+		ExecMS    *int64 `json:"exec_ms"`
+		CleanupMS *int64 `json:"cleanup_ms"`
+	} `json:"timings"`
+	Error *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
@@ -243,4 +248,12 @@ func assertNoneListed(t *testing.T, filter string) {
 	out, err := exec.Command("docker", "ps", "--all", "--quiet", "--filter", filter).CombinedOutput()
 	assert.NilError(t, err, string(out))
 	assert.Equal(t, strings.TrimSpace(string(out)), "", "container left behind (%s)", filter)
+}
+
+// ms prints a timing in milliseconds, or "null" when it was not reported.
+func ms(v *int64) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%d ms", *v)
 }
