@@ -1,0 +1,171 @@
+package limits
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+)
+
+// The syscall filter is an allowlist: a syscall the table does not name is
+// refused. Docker's JSON names actions and comparisons by libseccomp's
+// spellings; the engine (runc) compiles the profile into a BPF program.
+const (
+	actAllow = "SCMP_ACT_ALLOW"
+	actErrno = "SCMP_ACT_ERRNO"
+	actLog   = "SCMP_ACT_LOG"
+
+	cmpEq       = "SCMP_CMP_EQ"
+	cmpMaskedEq = "SCMP_CMP_MASKED_EQ"
+)
+
+// FilterErrno is the errno the filter answers for each syscall the runner
+// probes (SeccompProbes). No Linux syscall returns it itself (errnos end
+// at 133; libseccomp takes values below MAX_ERRNO, 4095): a probe that gets
+// it was refused by this filter, not by the kernel (which answers EINVAL,
+// EFAULT or EPERM to the probes' arguments) nor by another profile.
+const FilterErrno = 4094
+
+// errnoEPERM answers every other syscall outside the table. Engines before
+// Docker 23 ignore defaultErrnoRet and answer EPERM anyway; the profile
+// says so itself rather than depend on it.
+const errnoEPERM = 1
+
+// errnoENOSYS answers clone3: glibc then falls back to clone, whose flags
+// the filter can read (clone3's are behind a pointer). With EPERM, every
+// new thread would fail.
+const errnoENOSYS = 38
+
+// Namespace flags of clone(2): CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS,
+// CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID and CLONE_NEWNET. (CLONE_NEWTIME
+// shares its bit with clone's exit-signal byte and only clone3 and unshare
+// take it; the filter refuses both.)
+const cloneNamespaces = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+
+// Linux personas the filter allows: PER_LINUX itself and the query
+// 0xffffffff, which changes nothing. PER_LINUX32 and the rest change how
+// the kernel treats the process and serve no program here.
+const (
+	perLinux   = 0x0000
+	perLinux32 = 0x0008
+	perQuery   = 0xffffffff
+)
+
+// seccompArg is one condition on a syscall argument; all of a rule's
+// conditions must hold.
+type seccompArg struct {
+	Index    uint   `json:"index"`
+	Value    uint64 `json:"value"`
+	ValueTwo uint64 `json:"valueTwo"`
+	Op       string `json:"op"`
+}
+
+// seccompSyscall is one rule of Docker's profile JSON.
+type seccompSyscall struct {
+	Names    []string     `json:"names"`
+	Action   string       `json:"action"`
+	Args     []seccompArg `json:"args,omitempty"`
+	ErrnoRet *uint        `json:"errnoRet,omitempty"`
+	Comment  string       `json:"comment,omitempty"`
+}
+
+// seccompProfile is Docker's seccomp profile JSON.
+type seccompProfile struct {
+	DefaultAction   string           `json:"defaultAction"`
+	DefaultErrnoRet *uint            `json:"defaultErrnoRet,omitempty"`
+	Architectures   []string         `json:"architectures"`
+	Syscalls        []seccompSyscall `json:"syscalls"`
+}
+
+// architectures lists the native 64-bit ABIs only. A syscall made through
+// another ABI of the same machine (x86's int 0x80, x32) matches no
+// architecture and is refused whole: the 32-bit compat surface is closed.
+var architectures = []string{"SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"}
+
+func errno(n uint) *uint { return &n }
+
+// SeccompRules returns the table as rules: what is allowed, on which
+// arguments, and what is refused with which errno, each with its reason.
+// The order is the table's; the renderer sorts nothing.
+func seccompRules() []seccompSyscall {
+	var rules []seccompSyscall
+	for _, a := range allowed {
+		rules = append(rules, seccompSyscall{Names: a.names, Action: actAllow, Comment: a.why})
+	}
+	rules = append(rules,
+		seccompSyscall{
+			Names: []string{"clone"}, Action: actAllow, Comment: "threads and processes, never in new namespaces",
+			Args: []seccompArg{{Index: 0, Value: cloneNamespaces, ValueTwo: 0, Op: cmpMaskedEq}},
+		},
+		seccompSyscall{
+			Names: []string{"personality"}, Action: actAllow, Comment: "the Linux persona only",
+			Args: []seccompArg{{Index: 0, Value: perLinux, Op: cmpEq}},
+		},
+		seccompSyscall{
+			Names: []string{"personality"}, Action: actAllow, Comment: "the persona query, which changes nothing",
+			Args: []seccompArg{{Index: 0, Value: perQuery, Op: cmpEq}},
+		},
+		seccompSyscall{
+			Names: []string{"personality"}, Action: actErrno, ErrnoRet: errno(FilterErrno),
+			Comment: "PER_LINUX32, which Docker's own profile allows; the hello probes it",
+			Args:    []seccompArg{{Index: 0, Value: perLinux32, Op: cmpEq}},
+		},
+		seccompSyscall{
+			Names: []string{"clone3"}, Action: actErrno, ErrnoRet: errno(errnoENOSYS),
+			Comment: "its flags are behind a pointer the filter cannot read; ENOSYS makes glibc use clone",
+		},
+	)
+	for _, d := range denied {
+		rules = append(rules, seccompSyscall{Names: d.names, Action: actErrno, ErrnoRet: errno(FilterErrno), Comment: d.why})
+	}
+	return rules
+}
+
+// SeccompProfile returns the policy's seccomp profile as Docker's JSON.
+// The bytes are stable: the audit compares a captured profile with them
+// and the file run writes is named by their SHA-256.
+func SeccompProfile() []byte {
+	return renderProfile(actErrno, errno(errnoEPERM))
+}
+
+// SeccompLogProfile returns the same rules with one difference: a syscall
+// outside the table is allowed and logged by the kernel (audit type 1326).
+// It measures what a workload needs beyond the table; it is never a
+// sandbox's profile.
+func SeccompLogProfile() []byte {
+	return renderProfile(actLog, nil)
+}
+
+func renderProfile(def string, defErrno *uint) []byte {
+	p := seccompProfile{DefaultAction: def, DefaultErrnoRet: defErrno, Architectures: architectures, Syscalls: seccompRules()}
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		panic(err) // plain structs of strings and numbers always marshal
+	}
+	return append(b, '\n')
+}
+
+// SeccompSHA256 is the hex SHA-256 of SeccompProfile.
+func SeccompSHA256() string {
+	sum := sha256.Sum256(SeccompProfile())
+	return hex.EncodeToString(sum[:])
+}
+
+// SeccompAllowed returns the names of the syscalls the profile allows,
+// with or without argument conditions, sorted.
+func SeccompAllowed() []string {
+	seen := map[string]bool{}
+	for _, r := range seccompRules() {
+		if r.Action == actAllow {
+			for _, n := range r.Names {
+				seen[n] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
