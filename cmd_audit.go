@@ -64,11 +64,37 @@ func auditArgv(c *cli.Context) (dockerargs.Report, error) {
 			return dockerargs.Report{}, err
 		}
 	}
-	r, err := dockerargs.Audit(argv, dockerargs.AuditOptions{CLI: c.String("cli"), AllowRuntimes: c.StringSlice("allow-runtime")})
+	o := dockerargs.AuditOptions{CLI: c.String("cli"), AllowRuntimes: c.StringSlice("allow-runtime"), Seccomp: map[string]dockerargs.ProfileFile{}}
+	for _, path := range dockerargs.SeccompPaths(argv, o.CLI) {
+		o.Seccomp[path] = readProfile(path)
+	}
+	r, err := dockerargs.Audit(argv, o)
 	if err != nil {
 		return dockerargs.Report{}, &rejected{err: err}
 	}
 	return r, nil
+}
+
+// maxProfileBytes bounds a seccomp profile file the audit reads; the
+// policy's is a few KiB.
+const maxProfileBytes = 1 << 20
+
+// readProfile reads a seccomp profile file named in an audited argv, as the
+// docker client would (a relative path from the working directory).
+func readProfile(path string) dockerargs.ProfileFile {
+	f, err := os.Open(path)
+	if err != nil {
+		return dockerargs.ProfileFile{Err: err}
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxProfileBytes+1))
+	switch {
+	case err != nil:
+		return dockerargs.ProfileFile{Err: err}
+	case len(b) > maxProfileBytes:
+		return dockerargs.ProfileFile{Err: fmt.Errorf("larger than %d bytes", maxProfileBytes)}
+	}
+	return dockerargs.ProfileFile{Content: b}
 }
 
 // readAuditInput reads the argv from stdin, bounded. From a terminal it

@@ -72,6 +72,7 @@ var choices = map[string]map[string][]string{
 	"doctor":  {"format": {"text", "json"}},
 	"gc":      {"format": {"text", "json"}},
 	"version": {"format": {"text", "json"}},
+	"seccomp": {"format": {"json", "table"}},
 }
 
 // formatChoice returns --format if it is one of the command's choices,

@@ -63,6 +63,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		},
 		Commands: []*cli.Command{
 			runCommand(), batchCommand(), argvCommand(), auditCommand(), doctorCommand(), gcCommand(), evalCommand(), versionCommand(),
+			seccompCommand(),
 			completionCommand(), manCommand(), helpCommand(),
 		},
 	}

@@ -137,7 +137,10 @@ func TestArgvDefaultsGolden(t *testing.T) {
 	args := []string{"argv", "--image", testImage, "--name", "synapse-iso-test", "--at", "1800000000", "--format", "lines"}
 	code, out, _ := runCLI(t, "", args...)
 	assert.Equal(t, code, 0)
-	golden.Assert(t, out, "argv-defaults.golden")
+	// The golden file shows the user's cache dir as $CACHE.
+	cache, err := os.UserCacheDir()
+	assert.NilError(t, err)
+	golden.Assert(t, strings.ReplaceAll(out, cache, "$CACHE"), "argv-defaults.golden")
 	// Pinned: the same flags print the same argv, byte for byte.
 	_, again, _ := runCLI(t, "", args...)
 	assert.Equal(t, again, out)

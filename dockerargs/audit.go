@@ -81,6 +81,34 @@ type AuditOptions struct {
 	// AllowRuntimes are OCI runtimes the auditor accepts. A runtime
 	// enforces every boundary, so any other --runtime is a finding.
 	AllowRuntimes []string
+	// Seccomp holds the files that the argv's seccomp= options name, as the
+	// caller read them (Audit does no I/O; SeccompPaths lists them). A
+	// profile that was not read cannot be verified, which is a finding.
+	Seccomp map[string]ProfileFile
+}
+
+// ProfileFile is a seccomp profile file as read by the caller: its bytes,
+// or why they could not be read.
+type ProfileFile struct {
+	Content []byte
+	Err     error
+}
+
+// SeccompPaths returns the files named by the seccomp= options of a
+// `docker run` argv, for the caller to read before Audit; none for an argv
+// Audit cannot read, or whose options are all "unconfined".
+func SeccompPaths(argv []string, cli string) []string {
+	p, err := parseRun(argv, cli)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, kv := range securityOpts(p) {
+		if kv[0] == "seccomp" && kv[1] != "unconfined" && kv[1] != "" {
+			out = append(out, kv[1])
+		}
+	}
+	return out
 }
 
 // Audit parses any `docker run` argv (as a shell would have split it) and
@@ -93,6 +121,7 @@ func Audit(argv []string, o AuditOptions) (Report, error) {
 		return Report{}, &UnreadableError{Err: err}
 	}
 	p.allowRuntimes = o.AllowRuntimes
+	p.seccomp = o.Seccomp
 	claimed := map[string]bool{}
 	var r Report
 	for _, c := range checks {
@@ -186,6 +215,7 @@ var checks = []check{
 	{"user", "user 65534:65534", []string{"user"}, single("user", user)},
 	{"capabilities", "capabilities dropped", []string{"cap-drop", "cap-add"}, judgeCaps},
 	{"no-new-privileges", "no new privileges", []string{"security-opt"}, judgeNoNewPrivileges},
+	{"seccomp", "seccomp allowlist", []string{"security-opt"}, judgeSeccomp},
 	{"security-profiles", "security profiles", nil, judgeProfiles},
 	{"read-only-root", "read-only root", []string{"read-only"}, boolean("read-only", true)},
 	{"tmp", "bounded /tmp", []string{"tmpfs"}, judgeTmpfs},

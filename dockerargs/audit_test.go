@@ -38,7 +38,7 @@ func replace(old []string, repl ...string) []string {
 // audit audits an argv that must be readable.
 func audit(t *testing.T, argv []string) Report {
 	t.Helper()
-	r, err := Audit(argv, AuditOptions{})
+	r, err := Audit(argv, AuditOptions{Seccomp: policyProfile})
 	assert.NilError(t, err)
 	return r
 }
@@ -99,8 +99,7 @@ func TestAuditCatches(t *testing.T) {
 		{"userns host", withFlags("--userns=host"), "no host namespaces", Violated},
 		{"cgroupns host", withFlags("--cgroupns=host"), "no host namespaces", Violated},
 		{"ipc host", replace([]string{"--ipc", "none"}, "--ipc", "host"), "ipc none", Violated},
-		{"seccomp unconfined", withFlags("--security-opt", "seccomp=unconfined"), "security profiles", Violated},
-		{"seccomp unconfined colon", withFlags("--security-opt=seccomp:unconfined"), "security profiles", Violated},
+		{"seccomp unconfined added", withFlags("--security-opt", "seccomp=unconfined"), "seccomp allowlist", Violated},
 		{"apparmor unconfined", withFlags("--security-opt", "apparmor=unconfined"), "security profiles", Violated},
 		{"label disable", withFlags("--security-opt", "label=disable"), "security profiles", Violated},
 		{"systempaths", withFlags("--security-opt", "systempaths=unconfined"), "security profiles", Violated},
@@ -157,6 +156,10 @@ func TestAuditCatches(t *testing.T) {
 		{"init", withFlags("--init"), "runner entrypoint", Violated},
 		{"init true", withFlags("--init=true"), "runner entrypoint", Violated},
 		{"init false", withFlags("--init=false"), "runner entrypoint", Enforced},
+		{"seccomp missing", replace([]string{"--security-opt", "seccomp=" + testProfile}), "seccomp allowlist", Missing},
+		{"seccomp unconfined", replace([]string{"--security-opt", "seccomp=" + testProfile}, "--security-opt", "seccomp=unconfined"), "seccomp allowlist", Violated},
+		{"seccomp unconfined colon", withFlags("--security-opt=seccomp:unconfined"), "seccomp allowlist", Violated},
+		{"seccomp not read", replace([]string{"--security-opt", "seccomp=" + testProfile}, "--security-opt", "seccomp=/other.json"), "seccomp allowlist", Violated},
 		{"unknown flag", withFlags("--frobnicate"), "other flags", Violated},
 		{"unknown short", withFlags("-Z"), "other flags", Violated},
 		{"harmless flags", withFlags("-t", "--hostname", "x", "--label=a=b", "-w", "/tmp"), "other flags", Enforced},
@@ -224,7 +227,8 @@ func TestAuditOfRenderIsClean(t *testing.T) {
 		if rng.IntN(2) == 0 {
 			s.Args = []string{"--timeout", "5s", "--exec", "sh", "-c", "--privileged -v /:/x"}
 		}
-		o := AuditOptions{CLI: s.CLI}
+		s.Seccomp = testProfile
+		o := AuditOptions{CLI: s.CLI, Seccomp: policyProfile}
 		if s.Runtime != "" {
 			o.AllowRuntimes = []string{s.Runtime}
 		}
@@ -249,8 +253,8 @@ func FuzzAudit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, pick uint8) {
 		argv := strings.Split(s, "\x00")
-		r, err := Audit(argv, AuditOptions{})
-		again, errAgain := Audit(slices.Clone(argv), AuditOptions{})
+		r, err := Audit(argv, AuditOptions{Seccomp: policyProfile})
+		again, errAgain := Audit(slices.Clone(argv), AuditOptions{Seccomp: policyProfile})
 		assert.DeepEqual(t, again, r)
 		assert.Equal(t, errAgain == nil, err == nil)
 
@@ -273,7 +277,7 @@ func TestAuditRuntimeAndSizes(t *testing.T) {
 	custom := withFlags("--runtime=totally-custom")
 	r := audit(t, custom)
 	assert.Check(t, is.Equal(statusOf(r, "runtime"), Violated))
-	r, err := Audit(custom, AuditOptions{AllowRuntimes: []string{"totally-custom"}})
+	r, err := Audit(custom, AuditOptions{AllowRuntimes: []string{"totally-custom"}, Seccomp: policyProfile})
 	assert.NilError(t, err)
 	assert.Check(t, r.Compliant(), "%+v", r.Problems())
 
@@ -287,4 +291,33 @@ func TestAuditRuntimeAndSizes(t *testing.T) {
 	assert.ErrorContains(t, err, `not a docker run command: the first word is "podman", not the client docker`)
 	_, err = Audit(podman, AuditOptions{CLI: "podman"})
 	assert.NilError(t, err)
+}
+
+// TestAuditSeccompContent: the profile an argv names must be the policy's,
+// byte for byte; a file that could not be read cannot be verified.
+func TestAuditSeccompContent(t *testing.T) {
+	tampered := append(slices.Clone(limits.SeccompProfile()), ' ')
+	for name, tc := range map[string]struct {
+		file   ProfileFile
+		want   Status
+		detail string
+	}{
+		"policy":     {ProfileFile{Content: limits.SeccompProfile()}, Enforced, "the policy's allowlist"},
+		"tampered":   {ProfileFile{Content: tampered}, Violated, "is not the policy's profile"},
+		"unreadable": {ProfileFile{Err: errors.New("permission denied")}, Violated, "cannot verify"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, err := Audit(policyArgv(), AuditOptions{Seccomp: map[string]ProfileFile{testProfile: tc.file}})
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(statusOf(r, "seccomp allowlist"), tc.want))
+			for _, f := range r.Findings {
+				if f.ID == "seccomp" {
+					assert.Check(t, is.Contains(f.Detail, tc.detail))
+				}
+			}
+		})
+	}
+	assert.DeepEqual(t, SeccompPaths(policyArgv(), ""), []string{testProfile})
+	assert.Check(t, is.Len(SeccompPaths(withFlags("--security-opt", "seccomp=unconfined"), ""), 1))
+	assert.Check(t, is.Len(SeccompPaths([]string{"ls"}, ""), 0))
 }

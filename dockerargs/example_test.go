@@ -14,6 +14,7 @@ func ExampleRender() {
 		Name:     "synapse-iso-demo",
 		RunID:    "5f0c7a1e9b2d4c38",
 		Deadline: 1795947531,
+		Seccomp:  "/home/ada/.cache/synapse-isolation/seccomp-3a7bd3e2.json",
 		Image:    "sha256:" + strings.Repeat("ab", 32),
 		Args:     []string{"--timeout", "10s"},
 	})
@@ -51,6 +52,8 @@ func ExampleRender() {
 	// --pull
 	// never
 	// --interactive
+	// --security-opt
+	// seccomp=/home/ada/.cache/synapse-isolation/seccomp-3a7bd3e2.json
 	// --name
 	// synapse-iso-demo
 	// --label
@@ -78,5 +81,5 @@ func ExampleAudit() {
 	// no network: --network host, want none
 	// immutable image id: image "python:latest" is not an immutable sha256: image ID
 	// no mounts: --volume /:/host
-	// compliant: false (17 of 29 boundaries not enforced)
+	// compliant: false (18 of 30 boundaries not enforced)
 }

@@ -1,6 +1,8 @@
 package dockerargs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
@@ -61,22 +63,58 @@ func judgeProfiles(p *parsed) (Status, string) {
 	var bad []string
 	for _, kv := range securityOpts(p) {
 		switch {
-		case kv[0] == "seccomp" && kv[1] == "unconfined",
-			kv[0] == "apparmor" && kv[1] == "unconfined",
+		case kv[0] == "seccomp" || kv[0] == "no-new-privileges":
+			// Judged by their own checks.
+		case kv[0] == "apparmor" && kv[1] == "unconfined",
 			kv[0] == "systempaths" && kv[1] == "unconfined",
 			kv[0] == "label" && kv[1] == "disable":
 			bad = append(bad, kv[0]+"="+kv[1])
-		case kv[0] == "seccomp" || kv[0] == "apparmor" || kv[0] == "label":
+		case kv[0] == "apparmor" || kv[0] == "label":
 			// A custom profile file cannot be checked from the argv.
 			bad = append(bad, kv[0]+"="+kv[1]+" (custom profile)")
-		case kv[0] != "no-new-privileges":
+		default:
 			bad = append(bad, kv[0]+"="+kv[1]+" (unknown option)")
 		}
 	}
 	if len(bad) > 0 {
 		return Violated, "--security-opt " + strings.Join(bad, ", ")
 	}
-	return Enforced, "default seccomp, apparmor and masked paths"
+	return Enforced, "default apparmor and masked paths"
+}
+
+// judgeSeccomp requires exactly one seccomp= option naming a file whose
+// content is the policy's profile, byte for byte. Without one the engine's
+// default profile applies, which differs between engine versions (Docker
+// allowed io_uring until 25.0).
+func judgeSeccomp(p *parsed) (Status, string) {
+	var paths []string
+	for _, kv := range securityOpts(p) {
+		if kv[0] == "seccomp" {
+			paths = append(paths, kv[1])
+		}
+	}
+	want := limits.SeccompSHA256()
+	switch {
+	case len(paths) == 0:
+		return Missing, "no --security-opt seccomp=: the engine's default profile applies, which differs between engine versions"
+	case len(paths) > 1:
+		return Violated, "more than one --security-opt seccomp=: " + strings.Join(paths, ", ")
+	case paths[0] == "unconfined":
+		return Violated, "--security-opt seccomp=unconfined: no syscall filter at all"
+	}
+	path := paths[0]
+	f, ok := p.seccomp[path]
+	switch {
+	case !ok:
+		return Violated, fmt.Sprintf("cannot verify seccomp=%s: the file was not read", path)
+	case f.Err != nil:
+		return Violated, fmt.Sprintf("cannot verify seccomp=%s: %v", path, f.Err)
+	}
+	sum := sha256.Sum256(f.Content)
+	if got := hex.EncodeToString(sum[:]); got != want {
+		return Violated, fmt.Sprintf("seccomp=%s is not the policy's profile (sha256 %s, want %s)", path, got, want)
+	}
+	return Enforced, fmt.Sprintf("seccomp=%s: the policy's allowlist (sha256 %s)", path, want)
 }
 
 func judgeTmpfs(p *parsed) (Status, string) {

@@ -15,6 +15,8 @@ type parsed struct {
 	args    []string
 	// allowRuntimes are the runtimes the auditor accepts (AuditOptions).
 	allowRuntimes []string
+	// seccomp are the profile files as the caller read them (AuditOptions).
+	seccomp map[string]ProfileFile
 }
 
 // last returns the value docker uses for a single-valued flag: the last one.

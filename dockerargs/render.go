@@ -83,6 +83,9 @@ type Spec struct {
 	// Owner, when set, identifies the supervisor process, put on the
 	// container as a label after the deadline.
 	Owner string
+	// Seccomp is the path of the policy's seccomp profile file; the client
+	// reads it and sends its content to the engine.
+	Seccomp string
 	// Image is the immutable image ID.
 	Image string
 	// Args are the runner's arguments, rendered after the image.
@@ -120,6 +123,7 @@ func Render(s Spec) []string {
 		flagLogDriver, "none",
 		flagPull, "never",
 		flagInteractive,
+		flagSecurityOpt, "seccomp="+s.Seccomp,
 	)
 	if s.Runtime != "" {
 		argv = append(argv, flagRuntime, s.Runtime)

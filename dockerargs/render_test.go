@@ -12,12 +12,20 @@ import (
 
 var testImage = "sha256:" + strings.Repeat("0123456789abcdef", 4)
 
+// testProfile is the seccomp profile's path with a placeholder for the
+// user's cache dir; policyProfile is that file as the CLI would read it.
+var (
+	testProfile   = "$CACHE/synapse-isolation/" + limits.SeccompFileName()
+	policyProfile = map[string]ProfileFile{testProfile: {Content: limits.SeccompProfile()}}
+)
+
 func baseSpec() Spec {
 	return Spec{
 		Memory:   limits.DefaultMemory,
 		Name:     "synapse-iso-0123456789abcdef",
 		RunID:    "0123456789abcdef",
 		Deadline: 1764409200,
+		Seccomp:  testProfile,
 		Image:    testImage,
 		Args:     []string{"--timeout", "10s"},
 	}
@@ -55,6 +63,6 @@ func TestRenderStartsWithTheCard(t *testing.T) {
 	card := "docker run --rm --user 65534:65534 --cap-drop=ALL --security-opt no-new-privileges --read-only " +
 		"--tmpfs /tmp:rw,noexec,nosuid,nodev,size=32m,mode=1777 --network none --cpus 1 --pids-limit 64 " +
 		"--ulimit nofile=64:64 --ulimit core=0:0 --memory 512m --memory-swap 512m --ipc none --log-driver none " +
-		"--pull never --interactive --name "
+		"--pull never --interactive --security-opt seccomp=" + testProfile + " --name "
 	assert.Assert(t, strings.HasPrefix(got, card), got)
 }

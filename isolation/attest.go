@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -20,6 +21,18 @@ const wantCPUMax = "100000 100000"
 // wantTmpMode is /tmp's mode as the tmpfs option mode=1777 sets it: every
 // user may create files, none may remove another's.
 const wantTmpMode = "1777"
+
+// errnoName spells a probe's errno for people: its name where Go knows
+// one, "success" for 0.
+func errnoName(e int) string {
+	switch {
+	case e == 0:
+		return "success (the call was allowed)"
+	case e < 0:
+		return "no answer"
+	}
+	return fmt.Sprintf("errno %d (%s)", e, syscall.Errno(e).Error())
+}
 
 func orNone(s string) string {
 	if s == "" {
@@ -57,6 +70,25 @@ var attestChecks = []attestCheck{
 	}},
 	{"seccomp", "a seccomp filter is in force", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("Seccomp %d", s.Seccomp), unless(s.Seccomp == 2, fmt.Sprintf("no seccomp filter (Seccomp %d)", s.Seccomp))
+	}},
+	{"syscall filter", "the policy's seccomp allowlist is the filter in force", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		var seen, wrong []string
+		for _, name := range limits.SeccompProbes {
+			e, ok := s.SyscallProbes[name]
+			switch {
+			case !ok:
+				seen = append(seen, name+" not probed")
+				wrong = append(wrong, name+" was not probed")
+			case e != limits.FilterErrno:
+				seen = append(seen, fmt.Sprintf("%s %s", name, errnoName(e)))
+				wrong = append(wrong, fmt.Sprintf("%s got %s", name, errnoName(e)))
+			}
+		}
+		if len(wrong) > 0 {
+			return strings.Join(seen, ", "), fmt.Sprintf("the policy's seccomp profile is not in force (want errno %d from each probe): %s",
+				limits.FilterErrno, strings.Join(wrong, ", "))
+		}
+		return fmt.Sprintf("%d refused syscalls answered errno %d", len(limits.SeccompProbes), limits.FilterErrno), ""
 	}},
 	{"memory", "the cgroup memory limit is the planned one", func(s protocol.Selfcheck, memory limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("%d bytes (cgroup v%d)", s.MemoryMax, s.CgroupVersion)

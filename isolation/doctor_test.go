@@ -16,8 +16,17 @@ func goodSelfcheck() protocol.Selfcheck {
 		CgroupVersion: 1, MemoryMax: int64(limits.DefaultMemory), SwapMax: 0, PidsMax: 64, CPUMax: "100000 100000",
 		NoFileSoft: 64, NoFileHard: 64, CoreSoft: 0, CoreHard: 0,
 		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: 32 << 20, TmpMode: "1777", TmpWritable: true, RootReadOnly: true,
-		Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"},
+		Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"}, SyscallProbes: filteredProbes(),
 	}
+}
+
+// filteredProbes is every probe answered by the policy's filter.
+func filteredProbes() map[string]int {
+	m := map[string]int{}
+	for _, name := range limits.SeccompProbes {
+		m[name] = limits.FilterErrno
+	}
+	return m
 }
 
 func failedNames(cs []Check) []string {

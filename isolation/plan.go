@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"time"
 
@@ -62,6 +63,20 @@ type Options struct {
 	// bounds the wait for the request; the container then ends on its own.
 	// Zero for a run that sends its request at once.
 	idle time.Duration
+	// profile is the path of the seccomp profile file (seccompFile), set
+	// by Run, Argv and Pool; a plan without one is refused.
+	profile string
+}
+
+// withProfile returns o with the seccomp profile file in place, checked
+// again for each run: owner, mode and content.
+func (o Options) withProfile() (Options, error) {
+	path, err := seccompFile()
+	if err != nil {
+		return o, err
+	}
+	o.profile = path
+	return o, nil
 }
 
 // runPlan is a fully resolved, validated run: its identity, its bounds and
@@ -121,9 +136,12 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 			return runPlan{}, err
 		}
 	}
+	if o.profile == "" {
+		return runPlan{}, errors.New("no seccomp profile file: the run would get the engine's default filter")
+	}
 	deadline := now.Add(o.idle + lim.Timeout)
 	argv := dockerargs.Render(dockerargs.Spec{
-		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory,
+		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory, Seccomp: o.profile,
 		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.Owner, Image: o.Image, Args: runner.Args(),
 	})
 	return runPlan{
@@ -144,6 +162,10 @@ func Argv(o Options, at time.Time) ([]string, error) {
 	} else {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), o.Name)))
 		o.RunID, o.Owner = hex.EncodeToString(sum[:8]), ""
+	}
+	o, err := o.withProfile()
+	if err != nil {
+		return nil, &Error{Verdict: SandboxFailure, Err: err}
 	}
 	p, err := newPlan(o, at)
 	if err != nil {

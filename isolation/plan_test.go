@@ -11,36 +11,43 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
+// testProfile stands for the seccomp profile file's path.
+const testProfile = "/cache/synapse-isolation/seccomp.json"
+
 func TestNewPlan(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	p, err := newPlan(Options{Image: testImage, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
+	p, err := newPlan(Options{profile: testProfile, Image: testImage, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
 		Limits: limits.Config{Timeout: 3 * time.Second}}, now)
 	assert.NilError(t, err)
 	want := dockerargs.Render(dockerargs.Spec{Memory: limits.DefaultMemory, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
-		Deadline: 1_800_000_003, Image: testImage, Args: []string{"--timeout", "3s"}})
+		Deadline: 1_800_000_003, Seccomp: testProfile, Image: testImage, Args: []string{"--timeout", "3s"}})
 	assert.DeepEqual(t, p.Argv, want)
 	assert.Equal(t, p.Deadline, now.Add(3*time.Second))
 	assert.DeepEqual(t, p.Runner, protocol.Args{Timeout: 3 * time.Second})
 	assert.DeepEqual(t, p.Limits, limits.Config{Memory: limits.DefaultMemory, Timeout: 3 * time.Second})
 
-	p, err = newPlan(Options{Image: testImage, Exec: []string{"python3", "-"}}, now)
+	p, err = newPlan(Options{profile: testProfile, Image: testImage, Exec: []string{"python3", "-"}}, now)
 	assert.NilError(t, err)
 	assert.DeepEqual(t, p.Argv[len(p.Argv)-5:], []string{"--timeout", "10s", "--exec", "python3", "-"})
 	assert.Equal(t, len(p.RunID), 16)
 	assert.Equal(t, p.Name, namePrefix+p.RunID, "an unnamed run is named after its run id")
 
-	p2, _ := newPlan(Options{Image: testImage}, now)
+	p2, _ := newPlan(Options{profile: testProfile, Image: testImage}, now)
 	assert.Assert(t, p2.RunID != p.RunID, "run ids are random per run")
 
 	// The name is cosmetic: two runs given one name still get their own ids.
-	a, _ := newPlan(Options{Image: testImage, Name: "shared"}, now)
-	b, _ := newPlan(Options{Image: testImage, Name: "shared"}, now)
+	a, _ := newPlan(Options{profile: testProfile, Image: testImage, Name: "shared"}, now)
+	b, _ := newPlan(Options{profile: testProfile, Image: testImage, Name: "shared"}, now)
 	assert.Equal(t, a.Name, b.Name)
 	assert.Assert(t, a.RunID != b.RunID)
 
-	p, err = newPlan(Options{Image: testImage, Selfcheck: true}, now)
+	p, err = newPlan(Options{profile: testProfile, Image: testImage, Selfcheck: true}, now)
 	assert.NilError(t, err)
 	assert.Equal(t, p.Argv[len(p.Argv)-1], "--selfcheck")
+
+	// No profile, no plan: the engine's default filter is never used.
+	_, err = newPlan(Options{Image: testImage}, now)
+	assert.ErrorContains(t, err, "no seccomp profile file")
 }
 
 func TestNewPlanRejects(t *testing.T) {

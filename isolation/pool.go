@@ -116,6 +116,10 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	}
 	o.Run = o.Run.ownedBySelf()
 	o.Run.idle = o.Idle
+	var err error
+	if o.Run, err = o.Run.withProfile(); err != nil {
+		return nil, &Error{Verdict: SandboxFailure, Err: err}
+	}
 	if _, err := newPlan(o.Run, time.Now()); err != nil {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}
@@ -188,7 +192,11 @@ func (p *Pool) fill() {
 		p.mu.Unlock()
 		o := p.o.Run
 		o.Engine, o.Name, o.RunID = e.engine, "", ""
-		plan, err := newPlan(o, time.Now())
+		o, err := o.withProfile()
+		var plan runPlan
+		if err == nil {
+			plan, err = newPlan(o, time.Now())
+		}
 		var l *launched
 		if err == nil {
 			l, err = launch(p.ctx, e.client, &plan)

@@ -73,6 +73,10 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err != nil {
 		return err
 	}
+	o, err = o.withProfile()
+	if err != nil {
+		return &Error{Verdict: SandboxFailure, Err: err}
+	}
 	plan, err := newPlan(o.ownedBySelf(), a.start)
 	if err != nil {
 		return &Error{Verdict: Rejected, Err: err}

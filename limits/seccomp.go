@@ -84,7 +84,7 @@ var architectures = []string{"SCMP_ARCH_X86_64", "SCMP_ARCH_AARCH64"}
 
 func errno(n uint) *uint { return &n }
 
-// SeccompRules returns the table as rules: what is allowed, on which
+// seccompRules returns the table as rules: what is allowed, on which
 // arguments, and what is refused with which errno, each with its reason.
 // The order is the table's; the renderer sorts nothing.
 func seccompRules() []seccompSyscall {
@@ -150,6 +150,11 @@ func SeccompSHA256() string {
 	sum := sha256.Sum256(SeccompProfile())
 	return hex.EncodeToString(sum[:])
 }
+
+// SeccompFileName is the profile file's name: content-addressed, so a
+// changed policy never reuses an old file and an argv names the exact
+// profile it ran under.
+func SeccompFileName() string { return "seccomp-" + SeccompSHA256() + ".json" }
 
 // SeccompAllowed returns the names of the syscalls the profile allows,
 // with or without argument conditions, sorted.

@@ -12,15 +12,15 @@ type syscalls struct {
 // clone and personality are allowed with argument conditions (seccomp.go).
 var allowed = []syscalls{
 	{[]string{"execve"}, "runc starts the runner, and the runner its interpreter"},
-	{[]string{"exit", "exit_group", "wait4", "waitid", "vfork"}, "processes end and are waited for; Python's subprocess uses vfork"},
+	{[]string{"fork", "vfork", "exit", "exit_group", "wait4", "waitid", "pause"}, "processes start, end and are waited for (clone has its own rule)"},
 	{[]string{"kill", "tgkill", "pidfd_open", "pidfd_send_signal", "setpgid"}, "the runner stops its child's process group at a deadline or the memory guard"},
-	{[]string{"getpid", "gettid", "set_tid_address", "set_robust_list", "rseq", "arch_prctl", "prctl", "prlimit64"}, "thread and process set-up by the Go runtime and glibc"},
+	{[]string{"getpid", "gettid", "getrusage", "set_tid_address", "set_robust_list", "rseq", "arch_prctl", "prctl", "prlimit64"}, "thread and process set-up by the Go runtime and glibc"},
 	{[]string{"brk", "mmap", "munmap", "mprotect", "madvise", "mlock"}, "memory, inside the cgroup's limit"},
 	{[]string{"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack"}, "signal handling; the Go runtime preempts goroutines with signals"},
 	{[]string{"futex", "sched_yield", "sched_getaffinity", "nanosleep", "clock_nanosleep"}, "threads wait, yield and sleep"},
 	{[]string{"read", "write", "pread64", "pwrite64", "lseek", "sendfile", "close", "close_range", "dup2", "dup3", "fcntl", "ioctl", "fdatasync"}, "reading and writing open files, pipes and sockets"},
 	{[]string{"openat", "newfstatat", "fstat", "statfs", "fstatfs", "getdents64", "readlink", "readlinkat", "access", "faccessat2", "getcwd"}, "opening and inspecting files; the root is read-only"},
-	{[]string{"mkdir", "rmdir", "unlink", "unlinkat", "chmod"}, "files in /tmp, the one writable place"},
+	{[]string{"mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "chmod"}, "files in /tmp, the one writable place"},
 	{[]string{"pipe2", "eventfd2", "epoll_create1", "epoll_ctl", "epoll_pwait", "poll", "pselect6"}, "pipes and waiting on descriptors"},
 	{[]string{"socket", "socketpair", "bind", "connect", "getsockname", "getpeername", "sendto", "recvfrom"}, "local sockets: the network namespace has only lo, so nothing leaves the container"},
 	{[]string{"getuid", "geteuid", "getgid", "getegid", "getgroups"}, "a process reads its own identity"},

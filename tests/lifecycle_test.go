@@ -19,6 +19,8 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/poll"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // startRun starts `run` with a long-running program under a known name and
@@ -238,7 +240,10 @@ func TestEngineRecordsThePolicy(t *testing.T) {
 			got[i] = "[]"
 		}
 	}
-	want := []string{"65534:65534", "true", "[ALL]", "[]", "[no-new-privileges]", "none", "none", "64",
+	// The client sends the profile file's content, compacted.
+	var profile bytes.Buffer
+	assert.NilError(t, json.Compact(&profile, limits.SeccompProfile()))
+	want := []string{"65534:65534", "true", "[ALL]", "[]", "[no-new-privileges seccomp=" + profile.String() + "]", "none", "none", "64",
 		"536870912", "536870912", "1000000000", "map[/tmp:rw,noexec,nosuid,nodev,size=32m,mode=1777]", "none", "false",
 		"[]", "[]", "[]", "true", "core=0:0 nofile=64:64 ", "[PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin]"}
 	assert.DeepEqual(t, got, want)

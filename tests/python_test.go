@@ -73,6 +73,23 @@ func TestPythonBoundaries(t *testing.T) {
 	assert.Check(t, rep["forked"].(float64) < 64, "%v", rep["forked"])
 }
 
+// TestPythonWorkloadUnderTheProfile: what ordinary Python programs do
+// (threads, fork and wait, subprocess, socketpair and select, mmap, sqlite3
+// and tempfile in /tmp) works under the policy's seccomp allowlist.
+func TestPythonWorkloadUnderTheProfile(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	src, err := os.ReadFile(filepath.Join("testdata", "workload.py"))
+	assert.NilError(t, err)
+	r := py(t, nil, string(src), "--timeout", "60s")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	var rep map[string]any
+	assert.NilError(t, json.Unmarshal([]byte(r.res.Output), &rep), r.res.Output)
+	for _, step := range []string{"threads", "fork_and_wait", "subprocess", "socketpair_select", "mmap", "sqlite3", "tempfile"} {
+		assert.Check(t, is.Equal(rep[step], true), "%s: %v", step, rep[step])
+	}
+}
+
 func TestPythonOOMTimeoutAndOutputCap(t *testing.T) {
 	needEngine(t)
 	t.Parallel()

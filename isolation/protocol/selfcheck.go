@@ -39,7 +39,10 @@ type Selfcheck struct {
 	DevShmWritable bool     `json:"dev_shm_writable"`
 	DockerSocket   bool     `json:"docker_socket"`
 	EnvKeys        []string `json:"env_keys"`
-	Problems       []string `json:"problems,omitempty"`
+	// SyscallProbes is the errno each syscall the policy's seccomp profile
+	// refuses got when the runner called it harmlessly (0: it succeeded).
+	SyscallProbes map[string]int `json:"syscall_probes"`
+	Problems      []string       `json:"problems,omitempty"`
 	// TookMicros is how long the runner took to read all of the above.
 	TookMicros int64 `json:"took_us"`
 }

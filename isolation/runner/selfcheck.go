@@ -33,6 +33,7 @@ func selfcheck() protocol.Selfcheck {
 		s.Seccomp = atoiOr(status["Seccomp"], -1)
 	}
 	readCgroup(&s, problem)
+	s.SyscallProbes = syscallProbes()
 
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {

@@ -61,8 +61,8 @@ func main() {
 	}
 	checks := map[string]func([]string) report{
 		"rootfs": rootfs, "tmp": tmp, "net": network, "privs": privs, "env": env, "socket": socket, "shm": shm,
-		"cgroup": cgroup, "limits": limits, "forkbomb": forkbomb, "nofile": nofile, "cpu": cpu, "sleep": sleep,
-		"alloc": alloc, "oomadj": oomadj, "spawn": spawn,
+		"cgroup": cgroup, "limits": rlimits, "forkbomb": forkbomb, "nofile": nofile, "cpu": cpu, "sleep": sleep,
+		"alloc": alloc, "oomadj": oomadj, "spawn": spawn, "syscalls": syscalls,
 	}
 	check, ok := checks[f[0]]
 	if !ok {
@@ -206,7 +206,7 @@ func cgroup([]string) report {
 	return r
 }
 
-func limits([]string) report {
+func rlimits([]string) report {
 	b, err := os.ReadFile("/proc/self/limits")
 	return report{"limits": string(b), "error": errno(err)}
 }

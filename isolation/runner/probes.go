@@ -1,0 +1,77 @@
+package main
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// perLinux32 is the 32-bit persona, which the policy's filter refuses.
+const perLinux32 = 0x0008
+
+// syscallProbes calls each syscall the policy's seccomp profile refuses
+// with its own errno (limits.SeccompProbes), with arguments the kernel
+// rejects anyway, and returns the errno each got (0: it succeeded). So
+// nothing is created when a call gets through, and the host can tell this
+// filter (limits.FilterErrno) from the kernel or another profile.
+func syscallProbes() map[string]int {
+	calls := map[string]func() (uintptr, syscall.Errno){
+		// entries 0: EINVAL from the kernel.
+		"io_uring_setup": func() (uintptr, syscall.Errno) { return raw(unix.SYS_IO_URING_SETUP, 0, 0, 0) },
+		// no such request, no such pid: ESRCH or EIO.
+		"ptrace": func() (uintptr, syscall.Errno) { return raw(unix.SYS_PTRACE, ^uintptr(0), 0, 0) },
+		// The one probe the kernel would grant; undone below if it was.
+		"personality": func() (uintptr, syscall.Errno) { return raw(unix.SYS_PERSONALITY, perLinux32, 0, 0) },
+		// unknown flags: EINVAL.
+		"userfaultfd": func() (uintptr, syscall.Errno) { return raw(unix.SYS_USERFAULTFD, ^uintptr(0), 0, 0) },
+		// unknown command, no attributes: EINVAL or EPERM.
+		"bpf": func() (uintptr, syscall.Errno) { return raw(unix.SYS_BPF, ^uintptr(0), 0, 0) },
+		// no attributes: EFAULT.
+		"perf_event_open": func() (uintptr, syscall.Errno) {
+			r, _, e := syscall.RawSyscall6(unix.SYS_PERF_EVENT_OPEN, 0, 0, ^uintptr(0), ^uintptr(0), 0, 0)
+			return r, e
+		},
+		// unknown operation: EOPNOTSUPP.
+		"keyctl": func() (uintptr, syscall.Errno) { return raw(unix.SYS_KEYCTL, ^uintptr(0), 0, 0) },
+		// no type or description: EFAULT.
+		"add_key": func() (uintptr, syscall.Errno) {
+			r, _, e := syscall.RawSyscall6(unix.SYS_ADD_KEY, 0, 0, 0, 0, 0, 0)
+			return r, e
+		},
+		// unknown flags: EINVAL.
+		"unshare": func() (uintptr, syscall.Errno) { return raw(unix.SYS_UNSHARE, ^uintptr(0), 0, 0) },
+		// no source or target: EFAULT or EPERM.
+		"mount": func() (uintptr, syscall.Errno) {
+			r, _, e := syscall.RawSyscall6(unix.SYS_MOUNT, 0, 0, 0, 0, 0, 0)
+			return r, e
+		},
+		// no segments, unknown flags: EPERM or EINVAL.
+		"kexec_load": func() (uintptr, syscall.Errno) {
+			r, _, e := syscall.RawSyscall6(unix.SYS_KEXEC_LOAD, 0, 0, 0, ^uintptr(0), 0, 0)
+			return r, e
+		},
+		// no handle: EPERM or EBADF.
+		"open_by_handle_at": func() (uintptr, syscall.Errno) { return raw(unix.SYS_OPEN_BY_HANDLE_AT, ^uintptr(0), 0, 0) },
+	}
+	out := make(map[string]int, len(limits.SeccompProbes))
+	for _, name := range limits.SeccompProbes {
+		call, ok := calls[name]
+		if !ok {
+			out[name] = -1 // a probe this runner does not know: fails the judgement
+			continue
+		}
+		r, e := call()
+		out[name] = int(e)
+		if name == "personality" && e == 0 {
+			raw(unix.SYS_PERSONALITY, r, 0, 0) // restore the persona it had
+		}
+	}
+	return out
+}
+
+func raw(nr, a1, a2, a3 uintptr) (uintptr, syscall.Errno) {
+	r, _, e := syscall.RawSyscall(nr, a1, a2, a3)
+	return r, e
+}

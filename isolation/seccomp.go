@@ -1,0 +1,90 @@
+package isolation
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// cacheDirName is the directory of the user's cache dir that holds the
+// seccomp profile file.
+const cacheDirName = "synapse-isolation"
+
+// seccompFile returns the path of the policy's seccomp profile, written to
+// the user's cache dir if it is not there yet. The docker client reads the
+// file and sends its content to the engine, so the path must hold exactly
+// the policy's bytes when docker runs: the directory is created 0700 and
+// must be this user's and not group- or world-writable, the file must be
+// this user's regular file with the exact content; anything else is
+// rewritten or refused, never used.
+func seccompFile() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("seccomp profile: no cache directory to keep it in (set XDG_CACHE_HOME or HOME): %w", err)
+	}
+	dir := filepath.Join(base, cacheDirName)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("seccomp profile: %w", err)
+	}
+	if err := checkOwned(dir, true); err != nil {
+		return "", fmt.Errorf("seccomp profile: %w", err)
+	}
+	path := filepath.Join(dir, limits.SeccompFileName())
+	want := limits.SeccompProfile()
+	if checkOwned(path, false) == nil {
+		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) {
+			return path, nil
+		}
+	}
+	// Write beside it and rename over it: a reader sees the old file or the
+	// whole new one, never a part.
+	tmp, err := os.CreateTemp(dir, ".seccomp-*")
+	if err != nil {
+		return "", fmt.Errorf("seccomp profile: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(want); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("seccomp profile: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("seccomp profile: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("seccomp profile: %w", err)
+	}
+	if err := checkOwned(path, false); err != nil {
+		return "", fmt.Errorf("seccomp profile: %w", err)
+	}
+	return path, nil
+}
+
+// checkOwned requires path to be this user's directory (dir) or regular
+// file, not a symlink, and writable by no one else.
+func checkOwned(path string, dir bool) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case dir && !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", path)
+	case !dir && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", path)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("%s is mode %04o: others could change the profile; want 0700 for the directory", path, fi.Mode().Perm())
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return errors.New("cannot read the owner of " + path)
+	}
+	if int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s belongs to uid %d, not to this user (uid %d)", path, st.Uid, os.Geteuid())
+	}
+	return nil
+}

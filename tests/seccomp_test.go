@@ -1,0 +1,90 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// TestSeccompRefusesTheKernelSurfaces: under run's argv, a static binary in
+// exec mode really attempts each kernel surface the profile closes and is
+// refused by the policy's filter itself (its own errno), clone into a new
+// user namespace by clone's flag condition, and clone3 with ENOSYS. The
+// same binary under the engine's own default profile is logged: that is
+// the boundary before the project had its own.
+func TestSeccompRefusesTheKernelSurfaces(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	r := probe(t, "syscalls")
+	filtered := "errno " + strconv.Itoa(limits.FilterErrno)
+	for _, name := range []string{"io_uring_setup", "ptrace", "personality", "userfaultfd", "bpf", "perf_event_open",
+		"keyctl", "add_key", "unshare", "mount", "kexec_load", "name_to_handle_at", "open_by_handle_at"} {
+		assert.Check(t, is.Equal(r[name], filtered), name)
+	}
+	assert.Check(t, is.Equal(r["clone_newuser"], "errno 1"), "clone(CLONE_NEWUSER) gets EPERM")
+	assert.Check(t, is.Equal(r["clone3"], "errno 38"), "clone3 gets ENOSYS")
+
+	cmd := exec.Command("docker", "run", "--rm", "-i", "--user", "65534:65534", "--cap-drop=ALL", "--security-opt", "no-new-privileges",
+		"--network", "none", "--pull", "never", "--entrypoint", "/probe", probeImage)
+	cmd.Stdin = strings.NewReader("syscalls")
+	out, err := cmd.Output()
+	assert.NilError(t, err)
+	var before map[string]any
+	assert.NilError(t, json.Unmarshal(out, &before), string(out))
+	t.Logf("the engine's default profile: %s", strings.TrimSpace(string(out)))
+}
+
+// TestSeccompDroppedOptionIsRefused: a client that drops the seccomp=
+// option leaves the engine's default profile in force; the hello's probes
+// show it and the program is never sent.
+func TestSeccompDroppedOptionIsRefused(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "docker-no-seccomp")
+	script := `#!/bin/sh
+# Drops --security-opt seccomp=..., keeps the rest.
+opt=
+for a do
+  shift
+  if [ -n "$opt" ]; then
+    opt=
+    case "$a" in seccomp=*) continue;; esac
+    set -- "$@" --security-opt "$a"; continue
+  fi
+  case "$a" in --security-opt) opt=1; continue;; esac
+  set -- "$@" "$a"
+done
+exec docker "$@"
+`
+	assert.NilError(t, os.WriteFile(path, []byte(script), 0o755))
+	start := time.Now()
+	r := tool(t, nil, "", "run", "--cli", path, "--image", refImage, "--timeout", "30s", "--code", spin)
+	assertRefused(t, r, time.Since(start), "the policy's seccomp profile is not in force", "io_uring_setup got")
+}
+
+// TestSeccompAuditOfWhatRunExecutes: the argv that run prints audits as
+// compliant with its profile file read, and not with the file changed.
+func TestSeccompAuditOfWhatRunExecutes(t *testing.T) {
+	cache := t.TempDir()
+	env := []string{"XDG_CACHE_HOME=" + cache}
+	r := tool(t, env, "", "argv", "--image", refImage, "--format", "json")
+	assert.Equal(t, r.code, 0, r.stderr)
+	a := tool(t, env, r.stdout, "audit", "--input", "json")
+	assert.Equal(t, a.code, 0, a.stdout+a.stderr)
+	profile := filepath.Join(cache, "synapse-isolation", limits.SeccompFileName())
+	assert.Check(t, is.Contains(r.stdout, profile))
+	assert.NilError(t, os.WriteFile(profile, []byte(`{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[]}`), 0o600))
+	a = tool(t, env, r.stdout, "audit", "--input", "json")
+	assert.Check(t, is.Equal(a.code, 1), a.stdout+a.stderr)
+	assert.Check(t, is.Contains(a.stdout, "is not the policy's profile"))
+}
