@@ -1,10 +1,12 @@
 package limits
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"sort"
+	"sync"
 )
 
 // The syscall filter is an allowlist: a syscall the table does not name is
@@ -124,9 +126,17 @@ func seccompRules() []seccompSyscall {
 // SeccompProfile returns the policy's seccomp profile as Docker's JSON.
 // The bytes are stable: the audit compares a captured profile with them
 // and the file run writes is named by their SHA-256.
-func SeccompProfile() []byte {
-	return renderProfile(actErrno, errno(errnoEPERM))
-}
+func SeccompProfile() []byte { return bytes.Clone(profile()) }
+
+// profile and profileSHA256 render once per process: every run checks its
+// profile file against them.
+var (
+	profile       = sync.OnceValue(func() []byte { return renderProfile(actErrno, errno(errnoEPERM)) })
+	profileSHA256 = sync.OnceValue(func() string {
+		sum := sha256.Sum256(profile())
+		return hex.EncodeToString(sum[:])
+	})
+)
 
 // SeccompLogProfile returns the same rules with one difference: a syscall
 // outside the table is allowed and logged by the kernel (audit type 1326).
@@ -146,10 +156,7 @@ func renderProfile(def string, defErrno *uint) []byte {
 }
 
 // SeccompSHA256 is the hex SHA-256 of SeccompProfile.
-func SeccompSHA256() string {
-	sum := sha256.Sum256(SeccompProfile())
-	return hex.EncodeToString(sum[:])
-}
+func SeccompSHA256() string { return profileSHA256() }
 
 // SeccompFileName is the profile file's name: content-addressed, so a
 // changed policy never reuses an old file and an argv names the exact

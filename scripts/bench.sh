@@ -15,6 +15,9 @@ go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -n "${1:-
 # batch: warm latency, throughput against bare docker run at 1, 2 and 4 in
 # parallel (the same argv, alternating rounds), peak RSS at --parallel 8.
 go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -batch -n 60
+# The seccomp profile: bare docker runs of the argv with the policy's profile
+# against the same argv under the engine's default profile.
+go run ./scripts/bench -tool "$work/synapse-isolation" -image "$image" -seccomp -n "${1:-30}"
 # Python: print(1+2) on the Python image against 1+2 on the Starlark image.
 python=$(scripts/build-image.sh python)
 echo "python image: $python, $(docker image inspect --format '{{.Size}}' "$python") bytes"

@@ -31,6 +31,7 @@ func main() {
 	baseline := flag.String("baseline", "", "image ID whose runner does not attest: measure the attestation instead")
 	batchMode := flag.Bool("batch", false, "measure batch: warm latency, throughput against bare docker run, peak RSS")
 	python := flag.String("python", "", "Python image ID: measure print(1+2) there against 1+2 on -image")
+	seccomp := flag.Bool("seccomp", false, "measure the policy's seccomp profile against the engine's default, bare docker runs")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
 	if *baseline != "" {
@@ -41,6 +42,9 @@ func main() {
 	}
 	if *python != "" {
 		run = func() error { return pythonCost(*tool, *image, *python, *n) }
+	}
+	if *seccomp {
+		run = func() error { return profileCost(*tool, *image, *n) }
 	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
