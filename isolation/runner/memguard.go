@@ -192,12 +192,7 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 		return
 	}
 	defer r.close()
-	type sample struct {
-		at     time.Time
-		faults int64
-	}
-	var ring [64]sample // thrashWindow / guardFast samples at most
-	head, n := 0, 0
+	j := judge{limit: g.limit}
 	timer := time.NewTimer(guardEvery)
 	defer timer.Stop()
 	for {
@@ -206,32 +201,11 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 			return
 		case now := <-timer.C:
 			anon, faults, err := r.usage()
-			next := guardEvery
-			if err == nil && anon >= g.limit/2 {
-				next = guardFast
-			}
-			timer.Reset(next)
 			if err != nil {
+				timer.Reset(guardEvery)
 				continue
 			}
-			ring[(head+n)%len(ring)] = sample{now, faults}
-			if n < len(ring) {
-				n++
-			} else {
-				head = (head + 1) % len(ring)
-			}
-			for n > 1 && now.Sub(ring[head].at) > thrashWindow {
-				head, n = (head+1)%len(ring), n-1
-			}
-			oldest := ring[head]
-			var why string
-			switch {
-			case anon >= g.limit-headroom(g.limit):
-				why = fmt.Sprintf("memory exhausted: %d of %d bytes in use (runner guard)", anon, g.limit)
-			case float64(anon) >= thrashShare*float64(g.limit) && faults-oldest.faults >= thrashFaults:
-				why = fmt.Sprintf("memory exhausted: thrashing at %d of %d bytes, %d major faults in %s (runner guard)",
-					anon, g.limit, faults-oldest.faults, now.Sub(oldest.at).Round(time.Millisecond))
-			}
+			why, next := j.observe(now, anon, faults)
 			if why != "" {
 				stop()
 				g.mu.Lock()
@@ -239,8 +213,52 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 				g.mu.Unlock()
 				return
 			}
+			timer.Reset(next)
 		}
 	}
+}
+
+// judge decides, from one sample of the cgroup after another, whether the
+// program must be stopped. It does no I/O and reads no clock: the caller
+// passes each sample's time, so tests drive it sample by sample.
+type judge struct {
+	limit int64
+	// ring holds the recent samples' fault counts, thrashWindow deep at
+	// most (thrashWindow / guardFast samples).
+	ring    [64]faultSample
+	head, n int
+}
+
+type faultSample struct {
+	at     time.Time
+	faults int64
+}
+
+// observe takes one sample: anonymous memory and the major fault count at
+// now. It returns why to stop ("" to go on) and when to sample next.
+func (j *judge) observe(now time.Time, anon, faults int64) (why string, next time.Duration) {
+	next = guardEvery
+	if anon >= j.limit/2 {
+		next = guardFast
+	}
+	j.ring[(j.head+j.n)%len(j.ring)] = faultSample{now, faults}
+	if j.n < len(j.ring) {
+		j.n++
+	} else {
+		j.head = (j.head + 1) % len(j.ring)
+	}
+	for j.n > 1 && now.Sub(j.ring[j.head].at) > thrashWindow {
+		j.head, j.n = (j.head+1)%len(j.ring), j.n-1
+	}
+	oldest := j.ring[j.head]
+	switch {
+	case anon >= j.limit-headroom(j.limit):
+		return fmt.Sprintf("memory exhausted: %d of %d bytes in use (runner guard)", anon, j.limit), next
+	case float64(anon) >= thrashShare*float64(j.limit) && faults-oldest.faults >= thrashFaults:
+		return fmt.Sprintf("memory exhausted: thrashing at %d of %d bytes, %d major faults in %s (runner guard)",
+			anon, j.limit, faults-oldest.faults, now.Sub(oldest.at).Round(time.Millisecond)), next
+	}
+	return "", next
 }
 
 // stopped returns why the guard stopped the child, or "".

@@ -50,65 +50,88 @@ func fakeV2(t *testing.T) (dir string, set func(anon, faults int64)) {
 	return dir, set
 }
 
-func TestGuardStopsWithinHeadroom(t *testing.T) {
+// TestGuardWatchStopsOverTheLimit: watch reads the cgroup's own file and
+// stops the program, once, with its reason; under the limit it does not.
+func TestGuardWatchStopsOverTheLimit(t *testing.T) {
 	dir, set := fakeV2(t)
 	const limit = 64 << 20
-	set(10<<20, 0)
+	set(limit-headroom(limit), 0)
 	g := &guard{cg: newCgroupMem(dir), limit: limit}
 	var stops atomic.Int32
-	done := make(chan struct{})
 	finished := make(chan struct{})
-	go func() { g.watch(done, func() { stops.Add(1) }); close(finished) }()
-	time.Sleep(5 * guardEvery)
-	assert.Equal(t, stops.Load(), int32(0), "well under the limit: no stop")
-	set(limit-headroom(limit), 0)
+	go func() { g.watch(make(chan struct{}), func() { stops.Add(1) }); close(finished) }()
 	select {
 	case <-finished:
-	case <-time.After(2 * time.Second):
+	case <-time.After(5 * time.Second):
 		t.Fatal("the guard did not stop the program within its headroom")
 	}
-	close(done)
 	assert.Equal(t, stops.Load(), int32(1))
 	assert.Check(t, is.Contains(g.stopped(), "memory exhausted: 62914560 of 67108864 bytes in use (runner guard)"))
-}
 
-func TestGuardStopsThrashing(t *testing.T) {
-	dir, set := fakeV2(t)
-	const limit = 64 << 20
-	anon := int64(limit) * 4 / 5
-	set(anon, 0)
-	g := &guard{cg: newCgroupMem(dir), limit: limit}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() { g.watch(done, func() {}); close(finished) }()
-	for faults := int64(0); ; faults += 100 {
-		set(anon, faults) // about 10,000 major faults a second, as seen here
-		select {
-		case <-finished:
-			close(done)
-			assert.Check(t, is.Contains(g.stopped(), "thrashing at 53687091 of 67108864 bytes"))
-			return
-		case <-time.After(guardEvery):
-		}
-		if faults > 100_000 {
-			t.Fatal("the guard did not notice thrashing")
-		}
-	}
-}
-
-func TestGuardQuietWhileFaultsComeFromASmallProgram(t *testing.T) {
-	dir, set := fakeV2(t)
-	const limit = 64 << 20
-	g := &guard{cg: newCgroupMem(dir), limit: limit}
-	done := make(chan struct{})
-	var stops atomic.Int32
-	go g.watch(done, func() { stops.Add(1) })
-	for faults := int64(0); faults < 3000; faults += 100 {
-		set(8<<20, faults) // many faults, little memory: reading its own binary, not thrashing
-		time.Sleep(guardEvery)
+	// Under the limit, watch keeps watching until done.
+	set(10<<20, 0)
+	g = &guard{cg: newCgroupMem(dir), limit: limit}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() { g.watch(done, func() { stops.Add(1) }); close(finished) }()
+	select {
+	case <-finished:
+		t.Fatal("watch returned while the program was well under its limit")
+	case <-time.After(10 * guardEvery):
 	}
 	close(done)
-	time.Sleep(2 * guardEvery)
+	<-finished
+	assert.Equal(t, stops.Load(), int32(1))
 	assert.Equal(t, g.stopped(), "")
-	assert.Equal(t, stops.Load(), int32(0))
+}
+
+// samples feeds the judge one sample every step from t0 and returns the
+// first reason to stop and the sample it came at (-1: none).
+func samples(j *judge, step time.Duration, anon func(i int) int64, faults func(i int) int64, count int) (string, int) {
+	t0 := time.Unix(1_800_000_000, 0)
+	for i := 0; i < count; i++ {
+		if why, _ := j.observe(t0.Add(time.Duration(i)*step), anon(i), faults(i)); why != "" {
+			return why, i
+		}
+	}
+	return "", -1
+}
+
+func TestJudgeStopsWithinHeadroom(t *testing.T) {
+	const limit = 64 << 20
+	j := &judge{limit: limit}
+	// Growing by 1 MiB a sample: stopped at the first sample within the headroom.
+	why, at := samples(j, guardFast, func(i int) int64 { return int64(i) << 20 }, func(int) int64 { return 0 }, 100)
+	assert.Equal(t, at, 60)
+	assert.Check(t, is.Contains(why, "memory exhausted: 62914560 of 67108864 bytes in use (runner guard)"))
+}
+
+func TestJudgeStopsThrashing(t *testing.T) {
+	const limit = 64 << 20
+	j := &judge{limit: limit}
+	// 4/5 of the limit, 100 major faults every 10 ms (10,000 a second, as
+	// seen here): thrashing once 200 faults fall within the window.
+	why, at := samples(j, guardEvery, func(int) int64 { return limit * 4 / 5 }, func(i int) int64 { return int64(i) * 100 }, 100)
+	assert.Equal(t, at, 2)
+	assert.Check(t, is.Contains(why, "thrashing at 53687091 of 67108864 bytes, 200 major faults in 20ms"))
+}
+
+func TestJudgeQuietWhileFaultsComeFromASmallProgram(t *testing.T) {
+	const limit = 64 << 20
+	j := &judge{limit: limit}
+	// Many faults, little memory: reading its own binary, not thrashing.
+	why, at := samples(j, guardEvery, func(int) int64 { return 8 << 20 }, func(i int) int64 { return int64(i) * 100 }, 1000)
+	assert.Equal(t, why, "")
+	assert.Equal(t, at, -1)
+	// Much memory, faults too slow to be thrashing (100 a second).
+	j = &judge{limit: limit}
+	why, _ = samples(j, guardEvery, func(int) int64 { return limit * 4 / 5 }, func(i int) int64 { return int64(i) }, 1000)
+	assert.Equal(t, why, "")
+}
+
+func TestJudgePollsFasterPastHalfTheLimit(t *testing.T) {
+	j := &judge{limit: 64 << 20}
+	_, next := j.observe(time.Unix(0, 0), 10<<20, 0)
+	assert.Equal(t, next, guardEvery)
+	_, next = j.observe(time.Unix(0, int64(guardEvery)), 40<<20, 0)
+	assert.Equal(t, next, guardFast)
 }
