@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -10,6 +11,27 @@ import (
 // parser drops the `--` terminator, and only the raw line tells whether
 // the positional arguments came after one.
 const metaArgs = "args"
+
+// metaEnv is the App.Metadata key of the CLI's environment (run's env).
+const metaEnv = "env"
+
+// environ returns the CLI's environment.
+func environ(c *cli.Context) []string {
+	env, _ := c.App.Metadata[metaEnv].([]string)
+	return env
+}
+
+// getenv looks key up in the CLI's environment; the last setting wins, as
+// in a process's environment.
+func getenv(c *cli.Context, key string) string {
+	env := environ(c)
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
 
 // afterDashes reports whether the positional arguments of c were written
 // after `--`. The flag parser stops at the first positional argument or at

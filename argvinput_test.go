@@ -8,6 +8,7 @@ import (
 )
 
 func TestSplitShell(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []string
@@ -33,6 +34,7 @@ func TestSplitShell(t *testing.T) {
 }
 
 func TestSplitShellRefusesWhatAShellWouldExpand(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"docker run $IMAGE", "docker run ${X}", "a `id`", `"$HOME"`, "\"`id`\"", "a *", "a ?", "a [ab]",
 		"a {b,c}", "~/x", "a # comment", "a > out", "a < in", "a | b", "a & b", "a; b", "(a)", "a\nb",
@@ -46,6 +48,7 @@ func TestSplitShellRefusesWhatAShellWouldExpand(t *testing.T) {
 }
 
 func TestShellQuoteRoundTripsThroughSplitShell(t *testing.T) {
+	t.Parallel()
 	argv := []string{"docker", "it's", `"q"`, "$HOME", "`x`", "a b", "", "*", "~", "#", "{a}", "new\nline", "tab\t", `back\slash`, "é"}
 	got, err := splitShell(shellJoin(argv))
 	assert.NilError(t, err)
@@ -53,6 +56,7 @@ func TestShellQuoteRoundTripsThroughSplitShell(t *testing.T) {
 }
 
 func TestReadArgvForms(t *testing.T) {
+	t.Parallel()
 	want := []string{"docker", "run", "--rm", "a b"}
 	for _, tc := range []struct{ name, in, form string }{
 		{"json", `["docker","run","--rm","a b"]`, "auto"},

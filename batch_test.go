@@ -19,9 +19,9 @@ import (
 // as their request's source says (ok, slow, malformed, program-error...).
 func batchLines(t *testing.T, input string, flags ...string) (int, []map[string]any, string, string) {
 	t.Helper()
-	self, state := useFakeDocker(t, "by-source")
+	self, state, env := useFakeDocker(t, "by-source")
 	args := append([]string{"batch", "--image", testImage, "--cli", self}, flags...)
-	code, out, errOut := runCLI(t, input, args...)
+	code, out, errOut := runCLIEnv(t, env, input, args...)
 	var results []map[string]any
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if l == "" {
@@ -44,6 +44,7 @@ func field(results []map[string]any, key string) []any {
 }
 
 func TestBatchIDsAndOrder(t *testing.T) {
+	t.Parallel()
 	input := `{"id": "first", "source": "slow"}
 {"id": 2, "source": "ok"}
 {"id": "third", "source": "ok"}
@@ -71,6 +72,7 @@ func TestBatchIDsAndOrder(t *testing.T) {
 }
 
 func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
+	t.Parallel()
 	input := strings.Join([]string{
 		`{"id": 1, "source": "ok"}`,
 		`not json`,
@@ -98,6 +100,7 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 }
 
 func TestBatchHostileResponseInTheMiddle(t *testing.T) {
+	t.Parallel()
 	input := "{\"id\":1,\"source\":\"ok\"}\n{\"id\":2,\"source\":\"malformed\"}\n{\"id\":3,\"source\":\"program-error\"}\n{\"id\":4,\"source\":\"ok\"}\n"
 	code, results, errOut, _ := batchLines(t, input, "--ordered")
 	assert.Equal(t, code, 3, "a sandbox failure outranks a program error: %s", errOut)
@@ -106,6 +109,7 @@ func TestBatchHostileResponseInTheMiddle(t *testing.T) {
 }
 
 func TestBatchFailFast(t *testing.T) {
+	t.Parallel()
 	input := "{\"id\":1,\"source\":\"ok\"}\n{\"id\":2,\"source\":\"program-error\"}\n{\"id\":3,\"source\":\"ok\"}\n{\"id\":4,\"source\":\"ok\"}\n"
 	code, results, _, _ := batchLines(t, input, "--fail-fast")
 	assert.Equal(t, code, 1)
@@ -113,6 +117,7 @@ func TestBatchFailFast(t *testing.T) {
 }
 
 func TestBatchRefusesBadFlagsBeforeAnyContainer(t *testing.T) {
+	t.Parallel()
 	for _, flags := range [][]string{{"--parallel", "0"}, {"--idle", "forever"}, {"--idle", "2s"}, {"--idle", "11m"}, {"--memory", "1m"}, {"stray"}} {
 		code, results, errOut, state := batchLines(t, `{"id":1,"source":"ok"}`, flags...)
 		assert.Check(t, is.Equal(code, 2), "%q: %s", flags, errOut)
@@ -125,6 +130,7 @@ func TestBatchRefusesBadFlagsBeforeAnyContainer(t *testing.T) {
 }
 
 func TestBatchExecModeAsInRun(t *testing.T) {
+	t.Parallel()
 	code, results, errOut, state := batchLines(t, `{"id":1,"source":"ok"}`+"\n", "--", "python3", "-")
 	assert.Equal(t, code, 0, errOut)
 	assert.Equal(t, len(results), 1)
@@ -143,8 +149,9 @@ func TestBatchExecModeAsInRun(t *testing.T) {
 // TestBatchProgressOnATerminal: with stderr a terminal, batch keeps a
 // progress line there; the summary still ends it.
 func TestBatchProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	ptmx, tty := openPTY(t)
-	self, _ := useFakeDocker(t, "by-source")
+	self, _, env := useFakeDocker(t, "by-source")
 	seen := make(chan string, 1)
 	go func() {
 		var all []byte
@@ -159,7 +166,7 @@ func TestBatchProgressOnATerminal(t *testing.T) {
 		}
 	}()
 	var stdout bytes.Buffer
-	code := run(context.Background(), []string{"synapse-isolation", "batch", "--image", testImage, "--cli", self},
+	code := run(context.Background(), []string{"synapse-isolation", "batch", "--image", testImage, "--cli", self}, env,
 		strings.NewReader("{\"id\":1,\"source\":\"ok\"}\n{\"id\":2,\"source\":\"ok\"}\n"), &stdout, tty)
 	assert.Equal(t, code, 0)
 	select {
@@ -175,6 +182,7 @@ func TestBatchProgressOnATerminal(t *testing.T) {
 // TestBatchRefusesWhatRunRefuses: invalid UTF-8 and, in Starlark mode, a
 // NUL byte are rejected on their line, as run rejects them, and never run.
 func TestBatchRefusesWhatRunRefuses(t *testing.T) {
+	t.Parallel()
 	input := "{\"id\":1,\"source\":\"a\xffb\"}\n{\"id\":2,\"source\":\"ok\\u0000\"}\n{\"id\":3,\"source\":\"ok\"}\n"
 	code, results, errOut, state := batchLines(t, input, "--ordered")
 	assert.Equal(t, code, 2, errOut)
@@ -188,6 +196,7 @@ func TestBatchRefusesWhatRunRefuses(t *testing.T) {
 // requests already running when the first failure comes finish and are
 // reported; none starts after it.
 func TestBatchFailFastWithParallel(t *testing.T) {
+	t.Parallel()
 	input := `{"id":1,"source":"program-error"}` + "\n"
 	for i := 2; i <= 4; i++ {
 		input += fmt.Sprintf(`{"id":%d,"source":"slow"}`+"\n", i)
@@ -205,6 +214,7 @@ func TestBatchFailFastWithParallel(t *testing.T) {
 // TestBatchIdleRangeIsThePools: the range and its message are the
 // library's, spelled as the flag.
 func TestBatchIdleRangeIsThePools(t *testing.T) {
+	t.Parallel()
 	code, _, errOut, _ := batchLines(t, `{"id":1,"source":"ok"}`, "--idle", "2s")
 	assert.Equal(t, code, 2)
 	assert.Equal(t, errOut, "synapse-isolation: --idle: must be from 10s to 10m0s (got \"2s\")\n")
@@ -213,6 +223,7 @@ func TestBatchIdleRangeIsThePools(t *testing.T) {
 // TestBatchLineMessagesSpeakJSON: a refused line's message names JSON
 // fields and types, never Go's; blank lines are skipped, in order too.
 func TestBatchLineMessagesSpeakJSON(t *testing.T) {
+	t.Parallel()
 	input := "{\"id\": 1, \"source\": 3}\n\n   \n{\"source\": \"a\", \"source\": \"b\"}\n{\"id\": 5, \"source\": \"ok\"}\n\n"
 	code, results, errOut, _ := batchLines(t, input, "--ordered")
 	assert.Equal(t, code, 2, errOut)

@@ -78,7 +78,7 @@ func runBatch(c *cli.Context) error {
 	}
 	po := isolation.PoolOptions{
 		Run: isolation.Options{
-			Engine: isolation.Engine{CLI: c.String("cli")}, Image: c.String("image"),
+			Engine: isolation.Engine{CLI: c.String("cli"), Env: environ(c)}, Image: image(c),
 			Limits: limits.Config{Memory: memory(c), Timeout: timeout}, Runtime: c.String("runtime"), Exec: exec,
 		},
 		Parallel: parallel, Idle: idle,
@@ -91,7 +91,7 @@ func runBatch(c *cli.Context) error {
 		},
 	}
 	for _, name := range c.StringSlice("context") {
-		po.Engines = append(po.Engines, isolation.Engine{CLI: c.String("cli"), Context: name})
+		po.Engines = append(po.Engines, isolation.Engine{CLI: c.String("cli"), Context: name, Env: environ(c)})
 	}
 	start := time.Now()
 	pool, err := isolation.NewPool(c.Context, po)

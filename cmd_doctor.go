@@ -29,7 +29,7 @@ func doctorCommand() *cli.Command {
 				return err
 			}
 			o := isolation.Options{
-				Engine: engine(c), Image: c.String("image"), Limits: limits.Config{Memory: memory(c)}, Runtime: c.String("runtime"),
+				Engine: engine(c), Image: image(c), Limits: limits.Config{Memory: memory(c)}, Runtime: c.String("runtime"),
 			}
 			checks := isolation.Doctor(c.Context, o)
 			ok := true

@@ -16,6 +16,7 @@ import (
 // that record every call: completion offers commands, flags and the
 // values of enumerated flags, nothing after --, and calls nothing.
 func TestBashCompletionRunsNothing(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	assert.NilError(t, err)
 	dir := t.TempDir()
@@ -59,6 +60,7 @@ func TestBashCompletionRunsNothing(t *testing.T) {
 // the shells themselves where they are installed (scripts/test.sh installs
 // zsh).
 func TestCompletionScriptsParse(t *testing.T) {
+	t.Parallel()
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		t.Run(shell, func(t *testing.T) {
 			path, err := exec.LookPath(shell)

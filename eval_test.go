@@ -26,6 +26,7 @@ func (r trapReader) Read([]byte) (int, error) {
 }
 
 func TestEvalSandboxFailsClosed(t *testing.T) {
+	t.Parallel()
 	for name, args := range map[string][]string{
 		"syntax error":  {"eval", "--sandbox", "--code", "1 +"},
 		"missing file":  {"eval", "--code", "", "--sandbox", "--file", "/nonexistent/prog.star"},
@@ -39,8 +40,7 @@ func TestEvalSandboxFailsClosed(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			start := time.Now()
 			// No docker on PATH either: refusing must not depend on it.
-			t.Setenv("PATH", "/nonexistent")
-			code := run(context.Background(), append([]string{"synapse-isolation"}, args...), trapReader{t}, &stdout, &stderr)
+			code := run(context.Background(), append([]string{"synapse-isolation"}, args...), []string{"PATH=/nonexistent"}, trapReader{t}, &stdout, &stderr)
 			assert.Assert(t, time.Since(start) < time.Second)
 			assert.Equal(t, code, 2)
 			assertRejectedJSON(t, stdout.String())
@@ -72,6 +72,7 @@ func evalOut(t *testing.T, stdin string, args ...string) (int, evalJSON) {
 }
 
 func TestEval(t *testing.T) {
+	t.Parallel()
 	code, r := evalOut(t, "", "--code", "1+2")
 	assert.Equal(t, code, 0)
 	assert.Equal(t, r.Verdict, "ok")
@@ -101,6 +102,7 @@ func TestEval(t *testing.T) {
 }
 
 func TestEvalText(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "", "eval", "--format", "text", "--code", "print('a\\x1b[2Jb')\n'ok'")
 	assert.Equal(t, code, 0)
 	assert.Equal(t, out, "a\\x1b[2Jb\n=> \"ok\" (string)\n")
@@ -110,6 +112,7 @@ func TestEvalText(t *testing.T) {
 }
 
 func TestEvalRejects(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 64<<10+1)
 	for _, tc := range []struct {
 		args  []string
@@ -143,6 +146,7 @@ func assertRejectedJSON(t *testing.T, out string) {
 // TestNULIsRefusedInStarlark: go.starlark.net stops reading at NUL, so a
 // file most of which would never run is rejected, naming the offset.
 func TestNULIsRefusedInStarlark(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "n.star")
 	assert.NilError(t, os.WriteFile(path, []byte("print(\"before\")\n\x00\nprint(\"after\")\n1//0\n"), 0o644))
 	for _, args := range [][]string{{"eval", "--file", path}, {"run", "--image", testImage, "--cli", "/nonexistent/docker", "--file", path}} {
@@ -155,6 +159,7 @@ func TestNULIsRefusedInStarlark(t *testing.T) {
 // TestEvalTimeoutSaysItOnce: the verdict and the error type are one word;
 // the message names the limit that stopped the program.
 func TestEvalTimeoutSaysItOnce(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := runCLI(t, "", "eval", "--timeout", "100ms", "--code", "while True: pass")
 	assert.Equal(t, code, 124)
 	assert.Equal(t, errOut, "synapse-isolation: timeout: stopped at the --timeout of 100ms\n")

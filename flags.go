@@ -13,9 +13,17 @@ import (
 // envImage stands in for --image, so a Makefile or script sets it once.
 const envImage = "SYNAPSE_IMAGE"
 
-// imageFlag is --image, also read from $SYNAPSE_IMAGE.
+// imageFlag is --image; image reads it, or $SYNAPSE_IMAGE without it.
 func imageFlag(usage string) cli.Flag {
-	return &cli.StringFlag{Name: "image", EnvVars: []string{envImage}, Usage: usage}
+	return &cli.StringFlag{Name: "image", Usage: usage + " [$" + envImage + "]"}
+}
+
+// image is --image, or $SYNAPSE_IMAGE from the CLI's environment.
+func image(c *cli.Context) string {
+	if c.IsSet("image") {
+		return c.String("image")
+	}
+	return getenv(c, envImage)
 }
 
 // memoryFlag is --memory: a limits.Bytes, parsed once by the flag itself;
@@ -54,7 +62,7 @@ func cliFlag() cli.Flag {
 }
 
 func engine(c *cli.Context) isolation.Engine {
-	return isolation.Engine{CLI: c.String("cli"), Context: c.String("context")}
+	return isolation.Engine{CLI: c.String("cli"), Context: c.String("context"), Env: environ(c)}
 }
 
 // reportFormatFlag is --format for the commands that print a report.
@@ -105,7 +113,7 @@ func optionsFromFlags(c *cli.Context) (isolation.Options, error) {
 	}
 	return isolation.Options{
 		Engine:  engine(c),
-		Image:   c.String("image"),
+		Image:   image(c),
 		Limits:  limits.Config{Memory: memory(c), Timeout: timeout},
 		Name:    c.String("name"),
 		Runtime: c.String("runtime"),

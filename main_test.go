@@ -34,12 +34,19 @@ const testImage = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef012345
 // cli runs the command line in-process and returns its exit status and output.
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	return runCLIEnv(t, os.Environ(), stdin, args...)
+}
+
+// runCLIEnv runs the CLI in process with env as its environment.
+func runCLIEnv(t *testing.T, env []string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), append([]string{"synapse-isolation"}, args...), strings.NewReader(stdin), &stdout, &stderr)
+	code := run(context.Background(), append([]string{"synapse-isolation"}, args...), env, strings.NewReader(stdin), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
 func TestHelpGolden(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"", "run", "batch", "argv", "audit", "doctor", "gc", "eval", "version", "completion", "man"} {
 		args := []string{"--help"}
 		if cmd != "" {
@@ -57,6 +64,7 @@ func TestHelpGolden(t *testing.T) {
 }
 
 func TestBadFlagsGolden(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"bogus"},
 		{"argv", "--bogus"},
@@ -110,6 +118,7 @@ func TestBadFlagsGolden(t *testing.T) {
 }
 
 func TestArgvFormatsAgree(t *testing.T) {
+	t.Parallel()
 	argv := func(format string) []string {
 		return []string{"argv", "--image", testImage, "--name", "synapse-iso-test", "--memory", "1g", "--runtime", "runsc",
 			"--at", "1800000000", "--format", format, "--", "python3", "-c", "it's \"quoted\" $HOME `x`\n\ttab"}
@@ -134,6 +143,7 @@ func TestArgvFormatsAgree(t *testing.T) {
 }
 
 func TestArgvDefaultsGolden(t *testing.T) {
+	t.Parallel()
 	args := []string{"argv", "--image", testImage, "--name", "synapse-iso-test", "--at", "1800000000", "--format", "lines"}
 	code, out, _ := runCLI(t, "", args...)
 	assert.Equal(t, code, 0)
@@ -150,6 +160,7 @@ func TestArgvDefaultsGolden(t *testing.T) {
 }
 
 func TestAuditCommand(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "", "audit", "--", "docker", "run", "--net=host", "-e", "TOKEN", testImage)
 	assert.Equal(t, code, 1)
 	assert.Assert(t, is.Contains(out, "VIOLATED  no network             --network host, want none"))
@@ -198,6 +209,7 @@ func TestAuditCommand(t *testing.T) {
 
 // TestArgvAuditRoundTrip: every form argv prints, piped to audit, is compliant.
 func TestArgvAuditRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"shell", "json", "lines"} {
 		for _, extra := range [][]string{nil, {"--", "sh", "-c", "echo 'it''s' \"$HOME\" `id` *"}} {
 			t.Run(format+strings.Join(extra, " "), func(t *testing.T) {
@@ -238,6 +250,7 @@ func openPTY(t *testing.T) (ptmx, tty *os.File) {
 }
 
 func TestAuditFromATerminalPrintsUsage(t *testing.T) {
+	t.Parallel()
 	_, tty := openPTY(t)
 	assert.Assert(t, isTerminal(tty))
 	assert.Assert(t, !isTerminal(strings.NewReader("")))
@@ -245,7 +258,7 @@ func TestAuditFromATerminalPrintsUsage(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	done := make(chan int)
 	go func() {
-		done <- run(context.Background(), []string{"synapse-isolation", "audit"}, tty, &stdout, &stderr)
+		done <- run(context.Background(), []string{"synapse-isolation", "audit"}, os.Environ(), tty, &stdout, &stderr)
 	}()
 	select {
 	case code := <-done:
@@ -258,6 +271,7 @@ func TestAuditFromATerminalPrintsUsage(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	code, out, _ := runCLI(t, "", "version")
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.HasPrefix(out, "synapse-isolation "), out)
@@ -276,6 +290,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestHelpConventions(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"run", "batch", "argv", "audit", "doctor", "gc", "eval", "version", "completion", "man"} {
 		t.Run(cmd, func(t *testing.T) {
 			code, viaHelp, _ := runCLI(t, "", "help", cmd)
@@ -289,6 +304,7 @@ func TestHelpConventions(t *testing.T) {
 }
 
 func TestCompletionAndMan(t *testing.T) {
+	t.Parallel()
 	for shell, want := range map[string]string{
 		"bash": "complete -o bashdefault -o default -F _synapse_isolation synapse-isolation",
 		"zsh":  "compdef _synapse_isolation synapse-isolation",
@@ -342,31 +358,31 @@ func TestCompletionAndMan(t *testing.T) {
 
 // useFakeDocker makes this test binary the docker CLI of the commands the
 // test runs, in mode, with a fresh state directory; it returns the binary
-// to pass as --cli and the state directory.
-func useFakeDocker(t *testing.T, mode string) (self, state string) {
+// to pass as --cli, the state directory and the environment to run the
+// CLI with (the fake reads its mode from the client's environment).
+func useFakeDocker(t *testing.T, mode string) (self, state string, env []string) {
 	t.Helper()
 	self, err := os.Executable()
 	assert.NilError(t, err)
 	state = t.TempDir()
-	t.Setenv(fakedocker.EnvMode, mode)
-	t.Setenv(fakedocker.EnvState, state)
-	t.Setenv("DOCKER_CONFIG", t.TempDir())
-	// Under -race a binary sleeps 1s at exit by default; the fake is one.
-	t.Setenv("GORACE", "atexit_sleep_ms=0")
-	return self, state
+	env = append(os.Environ(), fakedocker.EnvMode+"="+mode, fakedocker.EnvState+"="+state, "DOCKER_CONFIG="+t.TempDir(),
+		// Under -race a binary sleeps 1s at exit by default; the fake is one.
+		"GORACE=atexit_sleep_ms=0")
+	return self, state, env
 }
 
 // TestArgvIsWhatRunExecutes runs `run` against the fake docker, which logs
 // the argv it received, and compares it with `argv` for the same flags.
 func TestArgvIsWhatRunExecutes(t *testing.T) {
-	self, state := useFakeDocker(t, "ok")
+	t.Parallel()
+	self, state, env := useFakeDocker(t, "ok")
 	for _, flags := range [][]string{
 		{"--name", "synapse-iso-cmp1"},
 		{"--name", "synapse-iso-cmp2", "--memory", "1g", "--timeout", "3s", "--context", "default", "--runtime", "runc"},
 		{"--name", "synapse-iso-cmp3", "--", "python3", "-"},
 	} {
 		common := append([]string{"--image", testImage, "--cli", self}, flags...)
-		code, out, errOut := runCLI(t, "", append([]string{"run", "--code", "1+2"}, common...)...)
+		code, out, errOut := runCLIEnv(t, env, "", append([]string{"run", "--code", "1+2"}, common...)...)
 		assert.Equal(t, code, 0, errOut)
 		assert.Assert(t, is.Contains(out, `"verdict":"ok"`))
 		calls := fakedocker.Calls(state)
@@ -396,6 +412,7 @@ func maskDeadline(argv []string) []string {
 
 // TestShellFormatRoundTripsThroughPrintf is the auditor's check, to the letter.
 func TestShellFormatRoundTripsThroughPrintf(t *testing.T) {
+	t.Parallel()
 	args := []string{"--image", testImage, "--name", "synapse-iso-printf", "--", "sh", "-c", "echo 'a b' \"$x\""}
 	_, js, _ := runCLI(t, "", append([]string{"argv", "--format", "json"}, args...)...)
 	code, shell, _ := runCLI(t, "", append([]string{"argv", "--format", "shell"}, args...)...)
@@ -411,6 +428,7 @@ func TestShellFormatRoundTripsThroughPrintf(t *testing.T) {
 
 // TestRunExitCodes drives `run` through the fake docker for every verdict.
 func TestRunExitCodes(t *testing.T) {
+	t.Parallel()
 	for mode, want := range map[string]struct {
 		code    int
 		verdict string
@@ -426,8 +444,8 @@ func TestRunExitCodes(t *testing.T) {
 		"exit137-kill":      {3, "sandbox_failure"},
 		"command-not-found": {127, "command_not_found"},
 	} {
-		self, _ := useFakeDocker(t, mode)
-		code, out, errOut := runCLI(t, "", "run", "--image", testImage, "--cli", self, "--timeout", "2s", "--code", "1+2")
+		self, _, env := useFakeDocker(t, mode)
+		code, out, errOut := runCLIEnv(t, env, "", "run", "--image", testImage, "--cli", self, "--timeout", "2s", "--code", "1+2")
 		assert.Check(t, is.Equal(code, want.code), "%s: %s", mode, errOut)
 		var res struct {
 			Verdict  string `json:"verdict"`
@@ -442,6 +460,7 @@ func TestRunExitCodes(t *testing.T) {
 }
 
 func TestExitCodeOfSignals(t *testing.T) {
+	t.Parallel()
 	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
 		err := &isolation.Error{Verdict: isolation.Interrupted, Err: &signalError{sig: sig}}
 		assert.Equal(t, exitCode(err), want)
@@ -452,6 +471,7 @@ func TestExitCodeOfSignals(t *testing.T) {
 
 // TestVersionWithoutVCS: a build without VCS stamping says "unknown".
 func TestVersionWithoutVCS(t *testing.T) {
+	t.Parallel()
 	v := buildVersion{Version: "(devel)", Protocol: 2, Go: "go1.26.8"}
 	assert.Equal(t, v.String(), "(devel) (protocol v2, revision unknown, go1.26.8)")
 	v.Revision, v.Modified = "abc123", true
@@ -462,6 +482,7 @@ func TestVersionWithoutVCS(t *testing.T) {
 // with --cli) followed by run is audited; anything else is exit 2, and
 // --format json prints one JSON error object for it.
 func TestAuditRefusesOtherCommands(t *testing.T) {
+	t.Parallel()
 	for _, argv := range [][]string{{"ls", "-l"}, {"kubectl", "run", "x", "--image=y"}} {
 		code, out, errOut := runCLI(t, "", append([]string{"audit", "--"}, argv...)...)
 		assert.Check(t, is.Equal(code, 2), "%q", argv)

@@ -13,6 +13,7 @@ import (
 // a test of behaviour alone cannot: what the tests need, and what
 // --fail-fast does with requests already running.
 func TestReadmeSaysWhatHappens(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("README.md")
 	assert.NilError(t, err)
 	readme := strings.Join(strings.Fields(string(b)), " ")
