@@ -15,7 +15,13 @@ import (
 )
 
 // policyArgv is a compliant argv the table below edits one flag at a time.
-func policyArgv() []string { return Render(baseSpec()) }
+func policyArgv() []string {
+	c, err := Check(baseSpec())
+	if err != nil {
+		panic(err)
+	}
+	return Render(c)
+}
 
 // withFlags inserts extra flags right after `run`.
 func withFlags(extra ...string) []string {
@@ -232,7 +238,7 @@ func TestAuditOfRenderIsClean(t *testing.T) {
 		if s.Runtime != "" {
 			o.AllowRuntimes = []string{s.Runtime}
 		}
-		r, err := Audit(Render(s), o)
+		r, err := Audit(mustRender(t, s), o)
 		assert.NilError(t, err)
 		assert.Assert(t, r.Compliant(), "%+v\n%+v", s, r.Problems())
 	}

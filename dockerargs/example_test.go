@@ -9,7 +9,7 @@ import (
 )
 
 func ExampleRender() {
-	argv := dockerargs.Render(dockerargs.Spec{
+	spec, err := dockerargs.Check(dockerargs.Spec{
 		Memory:   limits.DefaultMemory,
 		Name:     "synapse-iso-demo",
 		RunID:    "5f0c7a1e9b2d4c38",
@@ -18,7 +18,11 @@ func ExampleRender() {
 		Image:    "sha256:" + strings.Repeat("ab", 32),
 		Args:     []string{"--timeout", "10s"},
 	})
-	fmt.Println(strings.Join(argv, "\n"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(strings.Join(dockerargs.Render(spec), "\n"))
 	// Output:
 	// docker
 	// run

@@ -63,7 +63,7 @@ const (
 const DefaultCLI = "docker"
 
 // Spec is everything that varies between two renders of the policy argv.
-// Render trusts it: isolation.NewPlan validates every field first.
+// Check validates it; Render takes only what Check returns.
 type Spec struct {
 	// CLI is the client binary (docker, or a compatible one such as podman); empty means docker.
 	CLI string
@@ -95,7 +95,8 @@ type Spec struct {
 // Render returns the exact argv for one run. The order is fixed: the
 // policy flags first, then optional ones, then the per-run name and labels,
 // then the image and the runner's arguments.
-func Render(s Spec) []string {
+func Render(c Checked) []string {
+	s := c.s
 	cli := s.CLI
 	if cli == "" {
 		cli = DefaultCLI

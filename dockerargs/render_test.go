@@ -53,16 +53,53 @@ func TestRenderGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := baseSpec()
 			tc.edit(&s)
-			golden.Assert(t, strings.Join(Render(s), "\n")+"\n", tc.name+".golden")
+			golden.Assert(t, strings.Join(mustRender(t, s), "\n")+"\n", tc.name+".golden")
 		})
 	}
 }
 
 func TestRenderStartsWithTheCard(t *testing.T) {
-	got := strings.Join(Render(baseSpec()), " ")
+	got := strings.Join(mustRender(t, baseSpec()), " ")
 	card := "docker run --rm --user 65534:65534 --cap-drop=ALL --security-opt no-new-privileges --read-only " +
 		"--tmpfs /tmp:rw,noexec,nosuid,nodev,size=32m,mode=1777 --network none --cpus 1 --pids-limit 64 " +
 		"--ulimit nofile=64:64 --ulimit core=0:0 --memory 512m --memory-swap 512m --ipc none --log-driver none " +
 		"--pull never --interactive --security-opt seccomp=" + testProfile + " --name "
 	assert.Assert(t, strings.HasPrefix(got, card), got)
+}
+
+// mustRender checks and renders a spec that must be valid.
+func mustRender(t testing.TB, s Spec) []string {
+	t.Helper()
+	c, err := Check(s)
+	assert.NilError(t, err)
+	return Render(c)
+}
+
+// TestCheckRefusesWhatCouldBeMisread: Render takes only a checked spec,
+// and Check refuses every field that could reach the argv as something
+// else, with the policy's own messages.
+func TestCheckRefusesWhatCouldBeMisread(t *testing.T) {
+	for name, tc := range map[string]struct {
+		edit func(*Spec)
+		want string
+	}{
+		"flag as name":    {func(s *Spec) { s.Name = "--privileged" }, `name: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "--privileged")`},
+		"flag as context": {func(s *Spec) { s.Context = "-H" }, `context: must match`},
+		"runtime":         {func(s *Spec) { s.Runtime = "--privileged" }, `runtime: must match`},
+		"run id":          {func(s *Spec) { s.RunID = "a b" }, `run id: must match`},
+		"tag":             {func(s *Spec) { s.Image = "python:latest" }, "image: must be an immutable image ID"},
+		"no image":        {func(s *Spec) { s.Image = "" }, "image: is required"},
+		"memory":          {func(s *Spec) { s.Memory = 1 << 20 }, "memory: must be at least 64m"},
+		"no profile":      {func(s *Spec) { s.Seccomp = "" }, "no seccomp profile file"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := baseSpec()
+			tc.edit(&s)
+			_, err := Check(s)
+			assert.ErrorContains(t, err, tc.want)
+		})
+	}
+	c, err := Check(baseSpec())
+	assert.NilError(t, err)
+	assert.DeepEqual(t, c.Spec(), baseSpec())
 }

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"time"
 
@@ -106,9 +105,6 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 	if err != nil {
 		return runPlan{}, err
 	}
-	if err := limits.CheckImageID(o.Image); err != nil {
-		return runPlan{}, err
-	}
 	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.Selfcheck}
 	if err := runner.Validate(); err != nil {
 		return runPlan{}, err
@@ -126,24 +122,17 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 			return runPlan{}, &limits.FieldError{Field: "owner", Value: o.Owner, Msg: "must be boot-id:pid:start"}
 		}
 	}
-	for _, f := range []struct{ field, value string }{
-		{"run id", runID}, {"name", name}, {"context", o.Engine.Context}, {"runtime", o.Runtime},
-	} {
-		if f.value == "" && (f.field == "context" || f.field == "runtime") {
-			continue
-		}
-		if err := limits.CheckName(f.field, f.value); err != nil {
-			return runPlan{}, err
-		}
-	}
-	if o.profile == "" {
-		return runPlan{}, errors.New("no seccomp profile file: the run would get the engine's default filter")
-	}
 	deadline := now.Add(o.idle + lim.Timeout)
-	argv := dockerargs.Render(dockerargs.Spec{
+	// The argv's own fields are checked by dockerargs.Check, the one
+	// validator Render accepts.
+	spec, err := dockerargs.Check(dockerargs.Spec{
 		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory, Seccomp: o.profile,
 		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.Owner, Image: o.Image, Args: runner.Args(),
 	})
+	if err != nil {
+		return runPlan{}, err
+	}
+	argv := dockerargs.Render(spec)
 	return runPlan{
 		RunID: runID, Name: name, Deadline: deadline, Image: o.Image, Limits: lim, Runner: runner, Argv: argv,
 	}, nil

@@ -19,8 +19,10 @@ func TestNewPlan(t *testing.T) {
 	p, err := newPlan(Options{profile: testProfile, Image: testImage, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
 		Limits: limits.Config{Timeout: 3 * time.Second}}, now)
 	assert.NilError(t, err)
-	want := dockerargs.Render(dockerargs.Spec{Memory: limits.DefaultMemory, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
+	spec, err := dockerargs.Check(dockerargs.Spec{Memory: limits.DefaultMemory, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
 		Deadline: 1_800_000_003, Seccomp: testProfile, Image: testImage, Args: []string{"--timeout", "3s"}})
+	assert.NilError(t, err)
+	want := dockerargs.Render(spec)
 	assert.DeepEqual(t, p.Argv, want)
 	assert.Equal(t, p.Deadline, now.Add(3*time.Second))
 	assert.DeepEqual(t, p.Runner, protocol.Args{Timeout: 3 * time.Second})

@@ -1,0 +1,42 @@
+package dockerargs
+
+import (
+	"errors"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// Checked is a Spec that passed Check. Render takes only a Checked, so no
+// argv is rendered from a field that could be read as something else (a
+// name like "--privileged", a tag that can be re-pointed, a memory limit
+// outside the policy's range).
+type Checked struct{ s Spec }
+
+// Check validates every field of s that reaches the argv, with the
+// policy's own rules, and returns it ready to Render. It is the one
+// validator of these fields; isolation builds its plan through it.
+func Check(s Spec) (Checked, error) {
+	if err := limits.CheckMemory(s.Memory); err != nil {
+		return Checked{}, err
+	}
+	if err := limits.CheckImageID(s.Image); err != nil {
+		return Checked{}, err
+	}
+	for _, f := range []struct{ field, value string }{
+		{"run id", s.RunID}, {"name", s.Name}, {"context", s.Context}, {"runtime", s.Runtime},
+	} {
+		if f.value == "" && (f.field == "context" || f.field == "runtime") {
+			continue // optional: the current context, the default runtime
+		}
+		if err := limits.CheckName(f.field, f.value); err != nil {
+			return Checked{}, err
+		}
+	}
+	if s.Seccomp == "" {
+		return Checked{}, errors.New("no seccomp profile file: the run would get the engine's default filter")
+	}
+	return Checked{s: s}, nil
+}
+
+// Spec returns the validated spec.
+func (c Checked) Spec() Spec { return c.s }
