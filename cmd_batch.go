@@ -202,10 +202,7 @@ func (b *batch) read(ctx context.Context, in io.Reader, pool *isolation.Pool) er
 			b.wg.Add(1)
 			go func(line int) {
 				defer b.wg.Done()
-				res, err := pool.Run(ctx, req, readAt)
-				if err != nil {
-					res.Error.Message = message(err)
-				}
+				res, _ := pool.Run(ctx, req, readAt)
 				b.emit(line, id, res)
 			}(line)
 		}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"time"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
@@ -27,12 +30,22 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return report(c, format, rejectedResult(err), err)
 			}
-			res, err := isolation.Run(c.Context, isolation.Request{Source: src}, o)
-			if err != nil {
-				res.ExitCode = exitCode(err) // 128+signal for an interrupted run
-				res.Error.Message = message(err)
+			// Bad options are refused here, by the library's one validator,
+			// so the CLI names them as flags (--memory) in its own result;
+			// the library's Result for a run is then final as it is.
+			if _, err := isolation.Argv(o, time.Time{}); isRejected(err) {
+				return report(c, format, rejectedResult(err), err)
 			}
+			res, err := isolation.Run(c.Context, isolation.Request{Source: src}, o)
 			return report(c, format, res, err)
 		},
 	}
+}
+
+// isRejected reports whether err is the library's refusal of bad options
+// or input (any other failure, a cache dir it cannot use say, is left to
+// Run, which reports it with its own verdict).
+func isRejected(err error) bool {
+	var ie *isolation.Error
+	return errors.As(err, &ie) && ie.Verdict == isolation.Rejected
 }

@@ -75,6 +75,15 @@ type signalError struct{ sig os.Signal }
 
 func (e *signalError) Error() string { return "received " + e.sig.String() }
 
+// ExitCode is 128+signal, the shell's convention; the library's Result
+// takes it for a run this signal interrupted.
+func (e *signalError) ExitCode() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
 // exitCode maps any error an action returns to the documented exit status.
 func exitCode(err error) int {
 	var (
@@ -87,10 +96,7 @@ func exitCode(err error) int {
 	case errors.As(err, &silent):
 		return silent.code
 	case errors.As(err, &sig):
-		if s, ok := sig.sig.(syscall.Signal); ok {
-			return 128 + int(s)
-		}
-		return 130
+		return sig.ExitCode()
 	case errors.As(err, &rej), errors.As(err, &flag):
 		return exitRejected
 	}

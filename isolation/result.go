@@ -2,6 +2,7 @@ package isolation
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -11,7 +12,10 @@ import (
 // has the same keys for every verdict, null where a field has no value.
 type Result struct {
 	Verdict Verdict
-	// ExitCode is the CLI's exit status for this result.
+	// ExitCode is the CLI's exit status for this result: the verdict's
+	// (Verdict.ExitCode), except that a run interrupted through a context
+	// cancelled with a cause that has an ExitCode() int method takes that
+	// (the CLI's signals: 128+signal).
 	ExitCode int
 	// Result, ResultType and ResultRepr are the program's value (see
 	// protocol.Response); Result is nil when there is none.
@@ -112,6 +116,20 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	})
 }
 
+// exitCoder is a cancellation cause that names its own exit status, as the
+// CLI's signals do (128+signal).
+type exitCoder interface{ ExitCode() int }
+
+// exitCodeOf is the verdict's exit status; an interrupted run takes its
+// cause's own when the cause names one.
+func exitCodeOf(v Verdict, err error) int {
+	var ec exitCoder
+	if v == Interrupted && errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return v.ExitCode()
+}
+
 // result builds the attempt's Result once, from what it learned and the
 // error that ended it.
 func (a *attempt) result(err error) Result {
@@ -139,7 +157,7 @@ func (a *attempt) result(err error) Result {
 		res.Output, res.OutputTruncated, res.OutputBytes = r.Output, r.OutputTruncated, r.OutputBytes
 		res.Error, res.Exec = r.Error, r.Exit
 	}
-	res.ExitCode = res.Verdict.ExitCode()
+	res.ExitCode = exitCodeOf(res.Verdict, err)
 	res.Timings = a.timings(time.Now())
 	return res
 }

@@ -223,9 +223,23 @@ func TestRunInterrupted(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, func() { cancel(cause) })
 	res, err := Run(ctx, Request{Source: "1"}, o)
 	assert.Equal(t, res.Verdict, Interrupted)
+	assert.Equal(t, res.ExitCode, 130)
 	assert.Assert(t, errors.Is(err, cause))
 	assert.Assert(t, is.Len(fakedocker.Containers(state), 0))
+
+	// A cause that names its exit status (the CLI's SIGTERM) sets it.
+	ctx, cancel = context.WithCancelCause(context.Background())
+	time.AfterFunc(200*time.Millisecond, func() { cancel(sigterm{}) })
+	res, _ = Run(ctx, Request{Source: "1"}, o)
+	assert.Equal(t, res.Verdict, Interrupted)
+	assert.Equal(t, res.ExitCode, 143)
 }
+
+// sigterm is a cancellation cause with its own exit status.
+type sigterm struct{}
+
+func (sigterm) Error() string { return "received terminated" }
+func (sigterm) ExitCode() int { return 143 }
 
 func TestRunRejectsBeforeDocker(t *testing.T) {
 	t.Parallel()
