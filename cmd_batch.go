@@ -31,9 +31,9 @@ func batchCommand() *cli.Command {
 		Flags: []cli.Flag{
 			imageFlag("immutable image `ID` (sha256:<64 hex>) to run"),
 			memoryFlag("memory `SIZE` per container (swap capped to the same), at least 64m"),
-			&cli.StringFlag{Name: "timeout", Value: limits.DefaultTimeout.String(), Usage: "wall-clock limit `DURATION` per request, from its arrival"},
+			durationFlag("timeout", limits.DefaultTimeout, "wall-clock limit `DURATION` per request, from its arrival"),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "at most `N` containers at once, ready or running"},
-			&cli.StringFlag{Name: "idle", Value: isolation.DefaultIdle.String(), Usage: "a ready container waiting longer than `DURATION` ends on its own"},
+			durationFlag("idle", isolation.DefaultIdle, "a ready container waiting longer than `DURATION` ends on its own"),
 			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines"},
 			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
 			cliFlag(),
@@ -50,19 +50,13 @@ func batchCommand() *cli.Command {
 const maxBatchLine = limits.MaxRequestBytes + 4<<10
 
 func runBatch(c *cli.Context) error {
-	exec, err := commandAfterDashes(c)
+	o, err := optionsFromFlags(c)
 	if err != nil {
 		return err
 	}
-	timeout, err := limits.ParseTimeout(c.String("timeout"))
-	if err != nil {
-		return err
-	}
-	// Its range is the pool's to check, with one message for both.
-	idle, err := time.ParseDuration(c.String("idle"))
-	if err != nil {
-		return rejectf("--idle: must be a duration like 60s (got %q)", c.String("idle"))
-	}
+	o.Engine.Context = "" // batch's --context is a list: the engines below
+	// Its range is the pool's to check, with one message.
+	idle := duration(c, "idle")
 	parallel := c.Int("parallel")
 	if parallel < 1 || parallel > 64 {
 		return rejectf("--parallel: must be from 1 to 64 (got %d)", parallel)
@@ -77,10 +71,7 @@ func runBatch(c *cli.Context) error {
 		in = f
 	}
 	po := isolation.PoolOptions{
-		Run: isolation.Options{
-			Engine: isolation.Engine{CLI: c.String("cli"), Env: environ(c)}, Image: image(c),
-			Limits: limits.Config{Memory: memory(c), Timeout: timeout}, Runtime: c.String("runtime"), Exec: exec,
-		},
+		Run:      o,
 		Parallel: parallel, Idle: idle,
 		OnDrop: func(e isolation.Engine, err error) {
 			where := "the current engine"
@@ -91,7 +82,9 @@ func runBatch(c *cli.Context) error {
 		},
 	}
 	for _, name := range c.StringSlice("context") {
-		po.Engines = append(po.Engines, isolation.Engine{CLI: c.String("cli"), Context: name, Env: environ(c)})
+		e := o.Engine
+		e.Context = name
+		po.Engines = append(po.Engines, e)
 	}
 	start := time.Now()
 	pool, err := isolation.NewPool(c.Context, po)

@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 func doctorCommand() *cli.Command {
@@ -28,8 +27,9 @@ func doctorCommand() *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			o := isolation.Options{
-				Engine: engine(c), Image: image(c), Limits: limits.Config{Memory: memory(c)}, Runtime: c.String("runtime"),
+			o, err := optionsFromFlags(c)
+			if err != nil {
+				return err
 			}
 			checks := isolation.Doctor(c.Context, o)
 			ok := true

@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,13 +36,27 @@ func memoryFlag(usage string) cli.Flag {
 
 func memory(c *cli.Context) limits.Bytes { return *c.Generic("memory").(*limits.Bytes) }
 
+// durationFlag is a limits.Duration flag, parsed once by the flag itself.
+func durationFlag(name string, value time.Duration, usage string) cli.Flag {
+	v := limits.Duration(value)
+	return &cli.GenericFlag{Name: name, Value: &v, Usage: usage}
+}
+
+// duration reads a durationFlag; zero when the command has no such flag.
+func duration(c *cli.Context, name string) time.Duration {
+	if d, ok := c.Generic(name).(*limits.Duration); ok {
+		return time.Duration(*d)
+	}
+	return 0
+}
+
 // runFlags are shared by run and argv, so argv always prints exactly the
 // argv run executes for the same flags.
 func runFlags() []cli.Flag {
 	return []cli.Flag{
 		imageFlag("immutable image `ID` (sha256:<64 hex>) to run"),
 		memoryFlag("memory `SIZE` (swap capped to the same), at least 64m"),
-		&cli.StringFlag{Name: "timeout", Value: limits.DefaultTimeout.String(), Usage: "wall-clock limit `DURATION`, like 10s"},
+		durationFlag("timeout", limits.DefaultTimeout, "wall-clock limit `DURATION`, like 10s"),
 		&cli.StringFlag{Name: "name", Usage: "container `NAME` (default: synapse-iso-<run id>)"},
 		&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
 		contextFlag(),
@@ -99,14 +114,13 @@ func choice(c *cli.Context, flag string) (string, error) {
 	return "", rejectf("--%s: must be %s or %s (got %q)", flag, strings.Join(allowed[:n-1], ", "), allowed[n-1], v)
 }
 
-// optionsFromFlags reads the shared flags into run options; the command
-// after `--`, if any, is the interpreter for the runner's exec mode.
-// Everything is validated once, by isolation.NewPlan.
+// optionsFromFlags reads the flags a command has of run's options into
+// one isolation.Options: run and argv have all of them, batch all but
+// --name (its --context is a list), doctor the image, memory, runtime and
+// engine. The command after `--`, if any, is the interpreter for the
+// runner's exec mode. Defaults and ranges are the library's: the flags
+// hold its defaults and isolation.Argv and Run check the ranges.
 func optionsFromFlags(c *cli.Context) (isolation.Options, error) {
-	timeout, err := limits.ParseTimeout(c.String("timeout"))
-	if err != nil {
-		return isolation.Options{}, err
-	}
 	exec, err := commandAfterDashes(c)
 	if err != nil {
 		return isolation.Options{}, err
@@ -114,7 +128,7 @@ func optionsFromFlags(c *cli.Context) (isolation.Options, error) {
 	return isolation.Options{
 		Engine:  engine(c),
 		Image:   image(c),
-		Limits:  limits.Config{Memory: memory(c), Timeout: timeout},
+		Limits:  limits.Config{Memory: memory(c), Timeout: duration(c, "timeout")},
 		Name:    c.String("name"),
 		Runtime: c.String("runtime"),
 		Exec:    exec,

@@ -137,3 +137,13 @@ func TestFlagError(t *testing.T) {
 	assert.Equal(t, e.Error(), `memory: must be at least 64m (got "63m")`)
 	assert.Equal(t, e.FlagError(), `--memory: must be at least 64m (got "63m")`)
 }
+
+func TestDurationFlagValue(t *testing.T) {
+	var d Duration
+	assert.NilError(t, d.Set("1m30s"))
+	assert.Equal(t, time.Duration(d), 90*time.Second)
+	assert.Equal(t, d.String(), "1m30s")
+	assert.Error(t, d.Set("ten"), `must be a duration like 10s or 1m30s (got "ten")`)
+	assert.Error(t, d.Set("0s"), `must be greater than 0 (got "0s")`)
+	assert.Equal(t, time.Duration(d), 90*time.Second, "a refused value leaves the flag as it was")
+}

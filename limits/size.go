@@ -102,12 +102,41 @@ func (b *Bytes) Set(s string) error {
 // than zero (zero is not "the default" when written out). Its upper bound
 // is the caller's to check.
 func ParseTimeout(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, &FieldError{Field: "timeout", Value: s, Msg: "must be a duration like 10s or 1m30s"}
-	}
-	if d <= 0 {
-		return 0, &FieldError{Field: "timeout", Value: s, Msg: "must be greater than 0"}
+	d, fe := parseDuration(s)
+	if fe != nil {
+		fe.Field = "timeout"
+		return 0, fe
 	}
 	return d, nil
+}
+
+// parseDuration is the one grammar of durations, for ParseTimeout and
+// Duration; the error names no field.
+func parseDuration(s string) (time.Duration, *FieldError) {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return 0, &FieldError{Value: s, Msg: "must be a duration like 10s or 1m30s"}
+	case d <= 0:
+		return 0, &FieldError{Value: s, Msg: "must be greater than 0"}
+	}
+	return d, nil
+}
+
+// Duration is a wall-clock duration more than zero, in Go syntax (10s,
+// 1m30s). As a flag.Value it is parsed once, by the flag itself; its range
+// is checked with everything else by the library (Config.Resolve, the pool).
+type Duration time.Duration
+
+// String prints the duration in Go syntax.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// Set parses s; the flag's name is the caller's to add to the message.
+func (d *Duration) Set(s string) error {
+	v, fe := parseDuration(s)
+	if fe != nil {
+		return fe
+	}
+	*d = Duration(v)
+	return nil
 }
