@@ -90,7 +90,7 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 	assert.DeepEqual(t, verdicts, []any{"ok", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "ok"})
 	for i, want := range map[int]string{
 		1: `line 2: want a JSON object, {"id": ..., "source": "..."}`, 2: `line 3: unknown field "callable" (a line has "id" and "source" only)`,
-		3: `line 4: missing "source"`, 4: "line 5: larger than", 5: `line 6: "id" must be a string or a number`,
+		3: `line 4: missing "source"`, 4: "line 5: request: more than 65536 bytes encoded, the limit", 5: `line 6: "id" must be a string or a number`,
 		6: "line 7: trailing data",
 	} {
 		msg := results[i]["error"].(map[string]any)["message"].(string)

@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -231,7 +232,8 @@ func parseLine(raw []byte, tooLong bool, line int) (json.RawMessage, isolation.R
 		return nil, isolation.Request{}, fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, a...))
 	}
 	if tooLong {
-		return bad("larger than %d bytes", maxBatchLine)
+		// Longer than any line whose request is within the limit.
+		return bad("%v", protocol.RequestTooLarge(-1))
 	}
 	if !utf8.Valid(raw) {
 		// encoding/json would turn the bytes into U+FFFD and run the

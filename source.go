@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -45,7 +46,8 @@ func readSource(c *cli.Context) (string, error) {
 		return "", rejectf("reading the program: %w", err)
 	}
 	if len(b) > limits.MaxRequestBytes {
-		return "", rejectf("program: larger than %d bytes", limits.MaxRequestBytes)
+		// Encoding never shrinks a source: this request is over the limit.
+		return "", &rejected{err: protocol.RequestTooLarge(-1)}
 	}
 	return string(b), nil
 }

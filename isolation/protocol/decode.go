@@ -76,9 +76,19 @@ func EncodeRequest(r Request) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > limits.MaxRequestBytes {
-		return nil, fmt.Errorf("request: %d bytes encoded, limit is %d", len(b), limits.MaxRequestBytes)
+		return nil, RequestTooLarge(len(b))
 	}
 	return b, nil
+}
+
+// RequestTooLarge is the one message for a request over the size limit,
+// however it arrived (--code, --file, stdin, a batch line): n is its
+// encoded size, or -1 when reading stopped at the bound, before the end.
+func RequestTooLarge(n int) error {
+	if n < 0 {
+		return fmt.Errorf("request: more than %d bytes encoded, the limit", limits.MaxRequestBytes)
+	}
+	return fmt.Errorf("request: %d bytes encoded, limit is %d", n, limits.MaxRequestBytes)
 }
 
 // DecodeResponse strictly decodes a runner response: one JSON object, known
