@@ -58,9 +58,11 @@ func runBatch(c *cli.Context) error {
 	o.Engine.Context = "" // batch's --context is a list: the engines below
 	// Its range is the pool's to check, with one message.
 	idle := duration(c, "idle")
+	// Written out, 0 is not "the default" (as for sizes and durations);
+	// the range is the pool's to check.
 	parallel := c.Int("parallel")
-	if parallel < 1 || parallel > 64 {
-		return rejectf("--parallel: must be from 1 to 64 (got %d)", parallel)
+	if parallel < 1 {
+		return rejectf("--parallel: must be greater than 0 (got %d)", parallel)
 	}
 	in := c.App.Reader
 	if path := c.String("input"); path != "" {

@@ -8,6 +8,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/synapse-lang/synapse-isolation/limits"
 	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
@@ -116,5 +117,13 @@ func TestPoolRefusesAnIdleItCannotServe(t *testing.T) {
 	_, err := NewPool(context.Background(), PoolOptions{Run: o, Idle: 2 * time.Second})
 	assert.Equal(t, verdictOf(err), Rejected)
 	assert.ErrorContains(t, err, "idle: must be from 10s to 10m0s")
+	assert.Equal(t, len(fakedocker.Calls(state)), 0)
+
+	// The parallelism's range is the pool's too.
+	for _, n := range []int{-1, limits.MaxParallel + 1} {
+		_, err = NewPool(context.Background(), PoolOptions{Run: o, Parallel: n})
+		assert.Equal(t, verdictOf(err), Rejected)
+		assert.ErrorContains(t, err, "parallel: must be from 1 to 64")
+	}
 	assert.Equal(t, len(fakedocker.Calls(state)), 0)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -101,8 +102,12 @@ type warm struct {
 // is ever pulled) and starts filling the pool. ctx ends every container
 // of the pool (a signal, say); Close must be called either way.
 func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
-	if o.Parallel <= 0 {
+	if o.Parallel == 0 {
 		o.Parallel = 1
+	}
+	if o.Parallel < 0 || o.Parallel > limits.MaxParallel {
+		return nil, &Error{Verdict: Rejected, Err: &limits.FieldError{Field: "parallel", Value: strconv.Itoa(o.Parallel),
+			Msg: fmt.Sprintf("must be from 1 to %d", limits.MaxParallel)}}
 	}
 	if o.Idle == 0 {
 		o.Idle = DefaultIdle

@@ -39,6 +39,9 @@ const (
 	MaxMemory      Bytes = 1 << 40
 	DefaultTimeout       = 10 * time.Second
 	MaxTimeout           = 10 * time.Minute
+	// MaxParallel bounds how many containers one pool keeps at once,
+	// ready or running.
+	MaxParallel = 64
 	// MaxIdle bounds how long a container started ahead of its request
 	// (a warm pool) waits for one before it ends on its own.
 	MaxIdle = 10 * time.Minute
