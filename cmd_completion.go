@@ -108,19 +108,12 @@ _synapse_isolation() {
 `)
 	fmt.Fprintf(&b, "    COMPREPLY=($(compgen -W %q -- \"$cur\"))\n    return 0\n  fi\n", strings.Join(t.commands, " "))
 	b.WriteString("  case \"${COMP_WORDS[1]}:$prev\" in\n")
-	for _, cmd := range sortedKeys(t.values) {
-		for _, flag := range sortedKeys(t.values[cmd]) {
-			fmt.Fprintf(&b, "    %s:%s) words=%q ;;\n", cmd, flag, strings.Join(t.values[cmd][flag], " "))
-		}
-	}
+	assign := func(w []string) string { return fmt.Sprintf("words=%q", strings.Join(w, " ")) }
+	writeValueArms(&b, t, assign)
 	b.WriteString("    *)\n      if [[ $cur == -* ]]; then\n        case ${COMP_WORDS[1]} in\n")
-	for _, cmd := range t.commands {
-		fmt.Fprintf(&b, "          %s) words=%q ;;\n", cmd, strings.Join(t.flags[cmd], " "))
-	}
+	writeCommandArms(&b, t.commands, t.flags, assign)
 	b.WriteString("        esac\n      else\n        case ${COMP_WORDS[1]} in\n")
-	for _, cmd := range sortedKeys(t.args) {
-		fmt.Fprintf(&b, "          %s) words=%q ;;\n", cmd, strings.Join(t.args[cmd], " "))
-	}
+	writeCommandArms(&b, sortedKeys(t.args), t.args, assign)
 	b.WriteString(`        esac
       fi ;;
   esac
@@ -130,6 +123,24 @@ _synapse_isolation() {
 complete -o bashdefault -o default -F _synapse_isolation synapse-isolation
 `)
 	return b.String()
+}
+
+// writeValueArms writes the case arms, shared by the bash and zsh
+// scripts, that offer an enumerated flag's values after it; assign spells
+// "these words are the candidates" in the shell's syntax.
+func writeValueArms(b *strings.Builder, t completion, assign func([]string) string) {
+	for _, cmd := range sortedKeys(t.values) {
+		for _, flag := range sortedKeys(t.values[cmd]) {
+			fmt.Fprintf(b, "    %s:%s) %s ;;\n", cmd, flag, assign(t.values[cmd][flag]))
+		}
+	}
+}
+
+// writeCommandArms writes one case arm a command, offering its words.
+func writeCommandArms(b *strings.Builder, commands []string, words map[string][]string, assign func([]string) string) {
+	for _, cmd := range commands {
+		fmt.Fprintf(b, "          %s) %s ;;\n", cmd, assign(words[cmd]))
+	}
 }
 
 func zshScript(t completion) string {
@@ -147,19 +158,12 @@ _synapse_isolation() {
 `)
 	fmt.Fprintf(&b, "    opts=(%s)\n    compadd -a opts\n    return\n  fi\n", strings.Join(t.commands, " "))
 	b.WriteString("  case \"${words[2]}:${words[CURRENT-1]}\" in\n")
-	for _, cmd := range sortedKeys(t.values) {
-		for _, flag := range sortedKeys(t.values[cmd]) {
-			fmt.Fprintf(&b, "    %s:%s) opts=(%s) ;;\n", cmd, flag, strings.Join(t.values[cmd][flag], " "))
-		}
-	}
+	assign := func(w []string) string { return "opts=(" + strings.Join(w, " ") + ")" }
+	writeValueArms(&b, t, assign)
 	b.WriteString("    *)\n      if [[ ${words[CURRENT]} == -* ]]; then\n        case ${words[2]} in\n")
-	for _, cmd := range t.commands {
-		fmt.Fprintf(&b, "          %s) opts=(%s) ;;\n", cmd, strings.Join(t.flags[cmd], " "))
-	}
+	writeCommandArms(&b, t.commands, t.flags, assign)
 	b.WriteString("        esac\n      else\n        case ${words[2]} in\n")
-	for _, cmd := range sortedKeys(t.args) {
-		fmt.Fprintf(&b, "          %s) opts=(%s) ;;\n", cmd, strings.Join(t.args[cmd], " "))
-	}
+	writeCommandArms(&b, sortedKeys(t.args), t.args, assign)
 	b.WriteString(`          *) _files; return ;;
         esac
       fi ;;

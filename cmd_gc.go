@@ -20,11 +20,8 @@ func gcCommand() *cli.Command {
 			reportFormatFlag(),
 		}, engineFlags()...),
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c)
+			format, err := formatNoArgs(c)
 			if err != nil {
-				return err
-			}
-			if err := noArgs(c); err != nil {
 				return err
 			}
 			found, err := isolation.GC(c.Context, isolation.GCOptions{

@@ -20,11 +20,8 @@ func seccompCommand() *cli.Command {
 			"Every syscall the profile does not allow is refused with EPERM.",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "json", Usage: "json or table"}},
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c)
+			format, err := formatNoArgs(c)
 			if err != nil {
-				return err
-			}
-			if err := noArgs(c); err != nil {
 				return err
 			}
 			if format == "json" {

@@ -61,11 +61,8 @@ func versionCommand() *cli.Command {
 		Usage: "print the version: module version, VCS revision, protocol, Go release",
 		Flags: []cli.Flag{reportFormatFlag()},
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c)
+			format, err := formatNoArgs(c)
 			if err != nil {
-				return err
-			}
-			if err := noArgs(c); err != nil {
 				return err
 			}
 			v := readBuildVersion()

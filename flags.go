@@ -102,6 +102,16 @@ var choices = map[string]map[string][]string{
 // else a rejection that lists them.
 func formatChoice(c *cli.Context) (string, error) { return choice(c, "format") }
 
+// formatNoArgs is --format of a command that takes no arguments, which it
+// refuses too.
+func formatNoArgs(c *cli.Context) (string, error) {
+	format, err := formatChoice(c)
+	if err != nil {
+		return "", err
+	}
+	return format, noArgs(c)
+}
+
 // choice returns the value of the command's enumerated flag, else a
 // rejection that lists its choices.
 func choice(c *cli.Context, flag string) (string, error) {

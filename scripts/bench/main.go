@@ -200,15 +200,26 @@ func runBare(tool, image string, i int) (float64, error) {
 // bare runs the tool's argv for image with plain docker and returns the
 // time and the response.
 func bare(tool, image string, i int) (float64, []byte, error) {
-	name := fmt.Sprintf("synapse-iso-bench-%d-%d", os.Getpid(), i)
-	js, err := exec.Command(tool, "argv", "--format", "json", "--image", image, "--name", name).Output()
+	argv, err := toolArgv(tool, image, fmt.Sprintf("synapse-iso-bench-%d-%d", os.Getpid(), i))
 	if err != nil {
 		return 0, nil, err
 	}
-	var argv []string
-	if err := json.Unmarshal(js, &argv); err != nil {
-		return 0, nil, err
+	return timeBare(argv)
+}
+
+// toolArgv is the tool's exact argv for image under the container name.
+func toolArgv(tool, image, name string) ([]string, error) {
+	js, err := exec.Command(tool, "argv", "--format", "json", "--image", image, "--name", name).Output()
+	if err != nil {
+		return nil, err
 	}
+	var argv []string
+	return argv, json.Unmarshal(js, &argv)
+}
+
+// timeBare runs argv with the bench's request on stdin and times it; the
+// response must carry the request's result.
+func timeBare(argv []string) (float64, []byte, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin = strings.NewReader(request)
 	start := time.Now()

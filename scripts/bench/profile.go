@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
-	"time"
 )
 
 // profileCost measures what the policy's seccomp profile costs a container:
@@ -39,13 +36,8 @@ func profileCost(tool, image string, n int) error {
 }
 
 func bareProfile(tool, image string, i int, own bool) (float64, error) {
-	name := fmt.Sprintf("synapse-iso-bench-%d-%d-%t", os.Getpid(), i, own)
-	js, err := exec.Command(tool, "argv", "--format", "json", "--image", image, "--name", name).Output()
+	argv, err := toolArgv(tool, image, fmt.Sprintf("synapse-iso-bench-%d-%d-%t", os.Getpid(), i, own))
 	if err != nil {
-		return 0, err
-	}
-	var argv []string
-	if err := json.Unmarshal(js, &argv); err != nil {
 		return 0, err
 	}
 	if !own {
@@ -55,13 +47,6 @@ func bareProfile(tool, image string, i int, own bool) (float64, error) {
 		}
 		argv = slices.Delete(argv, j-1, j+1)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin = strings.NewReader(request)
-	start := time.Now()
-	out, err := cmd.Output()
-	ms := float64(time.Since(start).Microseconds()) / 1000
-	if err != nil || !strings.Contains(string(out), `"result":3`) {
-		return 0, fmt.Errorf("bare docker run: %v: %s", err, out)
-	}
-	return ms, nil
+	ms, _, err := timeBare(argv)
+	return ms, err
 }
