@@ -8,26 +8,10 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/tests/attestation"
 )
 
-func goodSelfcheck() protocol.Selfcheck {
-	return protocol.Selfcheck{
-		UID: 65534, GID: 65534, Groups: []int{65534}, CapEff: "0000000000000000", NoNewPrivs: 1, Seccomp: 2,
-		CgroupVersion: 1, MemoryMax: int64(limits.DefaultMemory), SwapMax: 0, PidsMax: 64, CPUMax: "100000 100000",
-		NoFileSoft: 64, NoFileHard: 64, CoreSoft: 0, CoreHard: 0,
-		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: 32 << 20, TmpMode: "1777", TmpWritable: true, RootReadOnly: true,
-		Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"}, SyscallProbes: filteredProbes(),
-	}
-}
-
-// filteredProbes is every probe answered by the policy's filter.
-func filteredProbes() map[string]int {
-	m := map[string]int{}
-	for _, name := range limits.SeccompProbes {
-		m[name] = limits.FilterErrno
-	}
-	return m
-}
+func goodSelfcheck() protocol.Selfcheck { return attestation.Perfect(int64(limits.DefaultMemory)) }
 
 func failedNames(cs []Check) []string {
 	var out []string

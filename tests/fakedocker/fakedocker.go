@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/tests/attestation"
 )
 
 // Environment variables that select the fake and its behaviour.
@@ -42,27 +43,6 @@ const (
 	OKResponse  = `{"v":2,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0}`
 	ErrResponse = `{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom","line":1,"col":1}}`
 )
-
-// attestation is the selfcheck of a container that enforces the whole
-// policy with the given memory limit; weak is one of a runtime that drops
-// limits (as gVisor does here: /tmp executable and unbounded, no cgroups).
-const (
-	attestation = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
-		`"cgroup_version":1,"memory_max":%d,"swap_max":0,"pids_max":64,"cpu_max":"100000 100000","nofile_soft":64,` +
-		`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,noexec,relatime,size=32768k",` +
-		`"tmp_bytes":33554432,"tmp_mode":"1777","tmp_writable":true,"root_read_only":true,"interfaces":["lo"],` +
-		`"dev_shm_writable":false,"docker_socket":false,"env_keys":["HOME","HOSTNAME","PATH"],"syscall_probes":%s}`
-	weakAttestation = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
-		`"cgroup_version":1,"memory_max":-1,"swap_max":-1,"pids_max":-1,"cpu_max":"","nofile_soft":64,` +
-		`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,relatime",` +
-		`"tmp_bytes":8589934592,"tmp_mode":"1777","tmp_writable":true,"root_read_only":true,"interfaces":["lo"],"dev_shm_writable":true,"docker_socket":false,` +
-		`"env_keys":["HOME","HOSTNAME","PATH"],"syscall_probes":%s,"problems":["memory.limit_in_bytes: no such file or directory"]}`
-)
-
-// hello is the runner's first frame for a selfcheck.
-func hello(selfcheck string) string {
-	return `{"v":2,"selfcheck":` + selfcheck + `}` + "\n"
-}
 
 // Stdin returns every byte the fake's containers read from their stdin.
 func Stdin(state string) string {
@@ -222,7 +202,7 @@ func run(mode, state string, args []string) int {
 		}
 	}
 	mem, _ := limits.ParseBytes(flagValue(args, "--memory"))
-	sc := fmt.Sprintf(attestation, int64(mem), probesJSON())
+	sc := attestation.Perfect(int64(mem))
 	respond := func(resp string) { fmt.Println(resp) }
 	container := filepath.Join(state, "c-"+name)
 	if _, err := os.Stat(container); err == nil {
@@ -261,17 +241,17 @@ func run(mode, state string, args []string) int {
 	case "hello-oversized":
 		os.Stdout.WriteString(`{"v":2,"selfcheck":{"env_keys":["` + strings.Repeat("K", 20<<10) + `"]}}` + "\n")
 	case "hello-weak", "weak-runtime":
-		os.Stdout.WriteString(hello(fmt.Sprintf(weakAttestation, probesJSON())))
+		os.Stdout.WriteString(attestation.Hello(attestation.Weak()))
 	case "wrong-memory":
-		os.Stdout.WriteString(hello(fmt.Sprintf(attestation, 512<<20, probesJSON())))
+		os.Stdout.WriteString(attestation.Hello(attestation.Perfect(512 << 20)))
 	case "hello-twice":
-		os.Stdout.WriteString(hello(sc) + hello(sc))
+		os.Stdout.WriteString(attestation.Hello(sc) + attestation.Hello(sc))
 	case "hello-then-exit":
-		os.Stdout.WriteString(hello(sc))
+		os.Stdout.WriteString(attestation.Hello(sc))
 		done()
 		return 0
 	default:
-		os.Stdout.WriteString(hello(sc))
+		os.Stdout.WriteString(attestation.Hello(sc))
 	}
 	if mode == "silent" {
 		time.Sleep(time.Hour)
@@ -410,15 +390,4 @@ func writeContainer(path, content string) error {
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-// probesJSON is the syscall probes of a runner under the policy's filter:
-// each refused with the filter's own errno.
-func probesJSON() string {
-	m := map[string]int{}
-	for _, name := range limits.SeccompProbes {
-		m[name] = limits.FilterErrno
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
 }

@@ -8,16 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/tests/attestation"
 )
-
-// perfectSelfcheck is the attestation of a sandbox that enforces the whole
-// default policy: what a lying runner claims, whatever its container is.
-const perfectSelfcheck = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
-	`"cgroup_version":1,"memory_max":536870912,"swap_max":0,"pids_max":64,"cpu_max":"100000 100000","nofile_soft":64,` +
-	`"nofile_hard":64,"core_soft":0,"core_hard":0,"tmp_options":"rw,nosuid,nodev,noexec,relatime,size=32768k",` +
-	`"tmp_bytes":33554432,"tmp_mode":"1777","tmp_writable":true,"root_read_only":true,"interfaces":["lo"],` +
-	`"dev_shm_writable":false,"docker_socket":false,"env_keys":["HOME","HOSTNAME","PATH"],"syscall_probes":PROBES}`
 
 // hostile plays a runner that breaks protocol v2. The hello it sends is
 // named by its command line (the word after --exec, so
@@ -30,7 +22,7 @@ func hostile() {
 			helloMode = os.Args[i+1]
 		}
 	}
-	good := `{"v":2,"selfcheck":` + strings.Replace(perfectSelfcheck, "PROBES", probesJSON(), 1) + "}\n"
+	good := attestation.Hello(attestation.Perfect(512 << 20))
 	switch helloMode {
 	case "silent":
 		time.Sleep(time.Hour)
@@ -90,15 +82,4 @@ func hostile() {
 	default:
 		os.Exit(3)
 	}
-}
-
-// probesJSON is the syscall probes a lying runner claims: each refused
-// with the policy's filter's own errno.
-func probesJSON() string {
-	m := map[string]int{}
-	for _, name := range limits.SeccompProbes {
-		m[name] = limits.FilterErrno
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
 }
