@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"syscall"
 	"unsafe"
 
@@ -26,7 +27,7 @@ func syscalls([]string) report {
 	if e == 0 {
 		syscall.Close(int(ret))
 	}
-	ret, _, e = syscall.RawSyscall(unix.SYS_PTRACE, unix.PTRACE_TRACEME, 0, 0)
+	ret, e = traceMe()
 	got("ptrace", ret, e)
 	ret, _, e = syscall.RawSyscall(unix.SYS_PERSONALITY, 0x0008, 0, 0) // PER_LINUX32
 	got("personality", ret, e)
@@ -84,6 +85,43 @@ func syscalls([]string) report {
 	ret, _, e = syscall.RawSyscall(unix.SYS_CLONE3, 0, 0, 0)
 	got("clone3", ret, e)
 	return r
+}
+
+// traceMe calls ptrace(PTRACE_TRACEME) in a child made with a raw fork,
+// which sends back the errno through a pipe: a process that succeeded
+// stays traced by its parent, and this probe, PID 1 of its container, must
+// not become the tracee of whatever started it (every signal would then
+// stop it until that tracer looked).
+func traceMe() (uintptr, syscall.Errno) {
+	var fds [2]int
+	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
+		return 0, err.(syscall.Errno)
+	}
+	defer syscall.Close(fds[0])
+	runtime.LockOSThread()
+	pid, _, e := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0)
+	if e != 0 {
+		runtime.UnlockOSThread()
+		syscall.Close(fds[1])
+		return 0, e
+	}
+	if pid == 0 {
+		// The child: nothing but raw system calls after a raw fork.
+		_, _, e := syscall.RawSyscall(unix.SYS_PTRACE, unix.PTRACE_TRACEME, 0, 0)
+		b := [2]byte{byte(e), byte(e >> 8)}
+		syscall.RawSyscall(unix.SYS_WRITE, uintptr(fds[1]), uintptr(unsafe.Pointer(&b[0])), 2)
+		syscall.RawSyscall(unix.SYS_EXIT_GROUP, 0, 0, 0)
+	}
+	runtime.UnlockOSThread()
+	syscall.Close(fds[1])
+	var b [2]byte
+	n, _ := syscall.Read(fds[0], b[:])
+	var ws syscall.WaitStatus
+	syscall.Wait4(int(pid), &ws, 0, nil)
+	if n != 2 {
+		return 0, syscall.EIO // the child died before it could answer
+	}
+	return 0, syscall.Errno(uint16(b[0]) | uint16(b[1])<<8)
 }
 
 // neg passes a negative int argument (a special keyring, AT_FDCWD).
