@@ -28,7 +28,14 @@ func startDecoy() {
 	if errno != 0 || pid != 0 {
 		return // the runner: with or without a decoy, it goes on
 	}
-	// The decoy: nothing but raw system calls after a raw fork.
+	// The decoy: nothing but raw system calls after a raw fork. A fork
+	// without exec keeps every descriptor, close-on-exec or not: a pipe's
+	// write end held here would keep its reader waiting for EOF.
+	if _, _, e := syscall.RawSyscall(unix.SYS_CLOSE_RANGE, 0, ^uintptr(0), 0); e != 0 {
+		for fd := uintptr(0); fd < 1024; fd++ { // before Linux 5.9
+			syscall.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
+		}
+	}
 	fd, _, errno := syscall.RawSyscall6(unix.SYS_OPENAT, uintptr(atFDCWD), uintptr(unsafe.Pointer(&path[0])), uintptr(syscall.O_WRONLY), 0, 0, 0)
 	if errno == 0 {
 		syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&value[0])), uintptr(len(value)))
