@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -30,21 +29,20 @@ func runCommand() *cli.Command {
 			if err != nil {
 				return report(c, format, rejectedResult(err), err)
 			}
-			// Bad options are refused here, by the library's one validator,
-			// so the CLI names them as flags (--memory) in its own result;
-			// the library's Result for a run is then final as it is.
-			if _, err := isolation.Argv(o, time.Time{}); isRejected(err) {
-				return report(c, format, rejectedResult(err), err)
-			}
 			res, err := isolation.Run(c.Context, isolation.Request{Source: src}, o)
+			if isRejected(err) {
+				// Refused before anything started: the CLI's own rejected
+				// result, which names a bad option as its flag (--memory).
+				// Every other Result is the library's, as it is.
+				res = rejectedResult(err)
+			}
 			return report(c, format, res, err)
 		},
 	}
 }
 
 // isRejected reports whether err is the library's refusal of bad options
-// or input (any other failure, a cache dir it cannot use say, is left to
-// Run, which reports it with its own verdict).
+// or input, made before any container started.
 func isRejected(err error) bool {
 	var ie *isolation.Error
 	return errors.As(err, &ie) && ie.Verdict == isolation.Rejected

@@ -105,5 +105,4 @@ func exitCode(err error) int {
 		return ie.Verdict.ExitCode()
 	}
 	return isolation.EngineFailure.ExitCode() // the tool could not do its job
-
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime"
+	"strconv"
 	"syscall"
 	"unsafe"
 
@@ -16,10 +17,10 @@ func syscalls([]string) report {
 	r := report{}
 	got := func(name string, ret uintptr, e syscall.Errno) {
 		if e == 0 {
-			r[name] = "allowed (returned " + itoa(int64(ret)) + ")"
+			r[name] = "allowed (returned " + strconv.FormatUint(uint64(ret), 10) + ")"
 			return
 		}
-		r[name] = "errno " + itoa(int64(e))
+		r[name] = "errno " + strconv.Itoa(int(e))
 	}
 	var params [120]byte // struct io_uring_params, zeroed
 	ret, _, e := syscall.RawSyscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafe.Pointer(&params)), 0)
@@ -130,14 +131,4 @@ func neg(n int) uintptr { return uintptr(n) }
 func cstr(s string) *byte {
 	b := append([]byte(s), 0)
 	return &b[0]
-}
-
-func itoa(n int64) string {
-	if n < 0 {
-		return "-" + itoa(-n)
-	}
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
