@@ -29,6 +29,7 @@ func batchCommand() *cli.Command {
 		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, as for run)\n\n" +
 			`   Each input line is {"id": <string or number>, "source": "..."}; each output line is the object run` + "\n" +
 			`   prints plus "id" and "line". A summary goes to stderr.`,
+		Description: "Exit status: " + batchExitText(),
 		Flags: []cli.Flag{
 			imageFlag("immutable image `ID` (sha256:<64 hex>) to run"),
 			memoryFlag("memory `SIZE` per container (swap capped to the same), at least 64m"),
@@ -38,7 +39,7 @@ func batchCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines"},
 			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
 			cliFlag(),
-			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin"},
+			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true},
 			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)"},
 			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok"},
 		},

@@ -19,7 +19,8 @@ func evalCommand() *cli.Command {
 		Name:  "eval",
 		Usage: "evaluate trusted Starlark in-process, with no isolation",
 		Description: "eval is for code you trust: it runs in this process, not in a container. For untrusted code use\n" +
-			"   synapse-isolation run --image ID --code SRC. eval --sandbox refuses rather than delegate.",
+			"   synapse-isolation run --image ID --code SRC. eval --sandbox refuses rather than delegate.\n\n" +
+			"Exit status: 0 ok, 1 program_error, 2 rejected (bad flags or input, --sandbox), 124 timeout.",
 		Flags: append(sourceFlags(),
 			&cli.StringFlag{Name: "timeout", Value: limits.DefaultTimeout.String(), Usage: "stop the program after `DURATION`"},
 			formatFlag(),

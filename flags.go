@@ -73,7 +73,7 @@ func contextFlag() cli.Flag {
 }
 
 func cliFlag() cli.Flag {
-	return &cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`"}
+	return &cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`", TakesFile: true}
 }
 
 func engine(c *cli.Context) isolation.Engine {

@@ -45,9 +45,18 @@ func runCLIEnv(t *testing.T, env []string, stdin string, args ...string) (int, s
 	return code, stdout.String(), stderr.String()
 }
 
+// commandNames are the app's commands, so a new one cannot be missed.
+func commandNames() []string {
+	var names []string
+	for _, cmd := range newApp(nil, nil, nil).VisibleCommands() {
+		names = append(names, cmd.Name)
+	}
+	return names
+}
+
 func TestHelpGolden(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"", "run", "batch", "argv", "audit", "doctor", "gc", "eval", "version", "completion", "man"} {
+	for _, cmd := range append([]string{""}, commandNames()...) {
 		args := []string{"--help"}
 		if cmd != "" {
 			args = []string{cmd, "--help"}
@@ -204,6 +213,17 @@ func TestAuditCommand(t *testing.T) {
 		assert.Check(t, is.Equal(code, 2), "%q %q", tc.stdin, tc.args)
 		assert.Check(t, is.Equal(out, ""), "%q", tc.stdin)
 		assert.Check(t, is.Equal(strings.Count(errOut, "\n"), 1), "%q: %q", tc.stdin, errOut)
+		// With --format json, one JSON error object on stdout too.
+		code, out, _ = runCLI(t, tc.stdin, append([]string{"audit", "--format", "json"}, tc.args[1:]...)...)
+		assert.Check(t, is.Equal(code, 2), "%q %q", tc.stdin, tc.args)
+		var obj struct {
+			Compliant *bool
+			Error     struct{ Type, Message string }
+		}
+		assert.Check(t, json.Unmarshal([]byte(out), &obj), "%q: %q", tc.stdin, out)
+		assert.Check(t, obj.Compliant != nil && !*obj.Compliant, "%q", out)
+		assert.Check(t, is.Equal(obj.Error.Type, "rejected"), "%q", out)
+		assert.Check(t, obj.Error.Message != "", "%q", out)
 	}
 }
 
@@ -291,7 +311,7 @@ func TestVersion(t *testing.T) {
 
 func TestHelpConventions(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"run", "batch", "argv", "audit", "doctor", "gc", "eval", "version", "completion", "man"} {
+	for _, cmd := range commandNames() {
 		t.Run(cmd, func(t *testing.T) {
 			code, viaHelp, _ := runCLI(t, "", "help", cmd)
 			assert.Equal(t, code, 0)
@@ -308,7 +328,7 @@ func TestCompletionAndMan(t *testing.T) {
 	for shell, want := range map[string]string{
 		"bash": "complete -o bashdefault -o default -F _synapse_isolation synapse-isolation",
 		"zsh":  "compdef _synapse_isolation synapse-isolation",
-		"fish": "complete -r -c synapse-isolation -n '__fish_synapse-isolation_no_subcommand' -a 'run'",
+		"fish": "complete -c synapse-isolation -n '__synapse_isolation_at \\'\\'' -a run -d",
 	} {
 		t.Run(shell, func(t *testing.T) {
 			code, out, _ := runCLI(t, "", "completion", shell)
@@ -323,7 +343,7 @@ func TestCompletionAndMan(t *testing.T) {
 	code, man, _ := runCLI(t, "", "man")
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.HasPrefix(man, ".nh\n.TH synapse-isolation 1"), man[:40])
-	for _, cmd := range []string{"run", "argv", "audit", "doctor", "gc", "eval"} {
+	for _, cmd := range commandNames() {
 		assert.Assert(t, is.Contains(man, "\n.SH "+cmd+"\n"), cmd)
 	}
 	// Placeholders in angle brackets survive; the sections scripts and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cpuguy83/go-md2man/v2/md2man"
@@ -27,15 +28,48 @@ var verdictDocs = []struct {
 	{isolation.OOM, "the program exhausted its memory limit"},
 }
 
-// exitStatusText is the exit status list for run's --help and the man
-// page: one line a verdict.
+// exitStatus is one line of the exit status list.
+type exitStatus struct {
+	code       int
+	name, when string
+}
+
+// exitStatuses are every verdict's status and the interrupted run's, in
+// numeric order, for run's --help and the man page.
+func exitStatuses() []exitStatus {
+	list := []exitStatus{{130, "interrupted", "SIGINT or SIGTERM (128 + the signal); the container was removed"}}
+	for _, d := range verdictDocs {
+		list = append(list, exitStatus{d.verdict.ExitCode(), string(d.verdict), d.when})
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].code < list[j].code })
+	return list
+}
+
+// exitStatusText is the exit status list for run's --help: one line a
+// status.
 func exitStatusText() string {
 	var b strings.Builder
-	for _, d := range verdictDocs {
-		fmt.Fprintf(&b, "%3d  %-17s %s\n", d.verdict.ExitCode(), d.verdict, d.when)
+	for _, s := range exitStatuses() {
+		fmt.Fprintf(&b, "%3d  %-17s %s\n", s.code, s.name, s.when)
 	}
-	fmt.Fprintf(&b, "%3d  %-17s %s\n", 130, "interrupted", "SIGINT or SIGTERM (128 + the signal); the container was removed")
 	return b.String()
+}
+
+// batchExitText says how batch picks its exit status, the verdicts
+// listed from the most serious down, as isolation ranks them.
+func batchExitText() string {
+	var vs []string
+	for _, d := range verdictDocs {
+		if d.verdict != isolation.OK {
+			vs = append(vs, string(d.verdict))
+		}
+	}
+	sort.SliceStable(vs, func(i, j int) bool {
+		return isolation.Verdict(vs[i]).Severity() > isolation.Verdict(vs[j]).Severity()
+	})
+	return "0 when every result is ok; otherwise the status of the most serious verdict among the results\n" +
+		"(" + strings.Join(vs, ", ") + "; statuses as in run --help);\n" +
+		"2 for bad flags, before any container starts; 130 on SIGINT or SIGTERM.\n"
 }
 
 // manPage renders the section-1 page: urfave/cli's markdown of the
@@ -51,10 +85,9 @@ func manPage(app *cli.App) (string, error) {
 	b.WriteString("% " + app.Name + " 1\n\n")
 	b.WriteString(escapeAngles(md))
 	b.WriteString("\n# EXIT STATUS\n\n`run` and `eval` exit with their verdict's status; `batch` with that of the most serious verdict it saw:\n\n")
-	for _, d := range verdictDocs {
-		fmt.Fprintf(&b, "**%d** %s: %s\n\n", d.verdict.ExitCode(), d.verdict, escapeAngles(d.when))
+	for _, s := range exitStatuses() {
+		fmt.Fprintf(&b, "**%d** %s\n: %s\n\n", s.code, s.name, escapeAngles(s.when))
 	}
-	b.WriteString("**130** (128 + the signal) interrupted by SIGINT or SIGTERM; the container was removed\n\n")
 	b.WriteString("`audit` exits 0 when the argv is compliant, 1 when it is not, 2 when it is not a docker run command at all. " +
 		"`doctor` exits 0 when every check passes, 1 otherwise. Bad flags exit 2 everywhere.\n")
 	b.WriteString(`
@@ -121,4 +154,22 @@ func escapeAngles(md string) string {
 		}
 	}
 	return b.String()
+}
+
+func manCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "man",
+		Usage: "print the manual page (roff, section 1), generated from the command definitions",
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			s, err := manPage(c.App)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(c.App.Writer, s)
+			return nil
+		},
+	}
 }

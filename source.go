@@ -14,7 +14,7 @@ import (
 func sourceFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "code", Usage: "program `SOURCE` (- reads it from stdin)"},
-		&cli.StringFlag{Name: "file", Usage: "read the program from `PATH` (- reads it from stdin)"},
+		&cli.StringFlag{Name: "file", Usage: "read the program from `PATH` (- reads it from stdin)", TakesFile: true},
 	}
 }
 
