@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,7 +22,8 @@ func TestReadmeSaysWhatHappens(t *testing.T) {
 		"What the tests need beyond Go and the engine: root,",
 		"(`dockerd`, which comes with Docker Engine) on a bridge it creates with `ip` (iproute2)",
 		"`runsc`, `jq` (the batch Makefile recipe below uses it)",
-		"`scripts/test.sh` installs those four with `apt-get` when they are missing",
+		"`zsh` and `fish` (their completion scripts are run in them) and `openssh-server`",
+		"`scripts/test.sh` installs those five with `apt-get` when they are missing",
 		"runs this recipe against the real engine; it needs `jq`",
 		// TestBatchFailFastWithParallel checks the behaviour.
 		"the requests already running then finish and are reported",
@@ -30,5 +32,15 @@ func TestReadmeSaysWhatHappens(t *testing.T) {
 		`"unknown" in the text form`,
 	} {
 		assert.Check(t, is.Contains(readme, want))
+	}
+	// Every package scripts/test.sh installs is named in the set-up.
+	script, err := os.ReadFile("scripts/test.sh")
+	assert.NilError(t, err)
+	m := regexp.MustCompile(`(?m)^for pair in (.*); do$`).FindSubmatch(script)
+	assert.Assert(t, m != nil, "scripts/test.sh lists no packages")
+	setup, _, _ := strings.Cut(readme, "## Run untrusted code")
+	for _, pair := range strings.Fields(string(m[1])) {
+		pkg, _, _ := strings.Cut(pair, ":")
+		assert.Check(t, is.Contains(setup, "`"+pkg+"`"), "the README's set-up does not name %s", pkg)
 	}
 }
