@@ -10,6 +10,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 // completionCases are command lines as typed before TAB (a trailing
@@ -51,7 +53,7 @@ func TestCompletionRunsNothing(t *testing.T) {
 			calls := filepath.Join(dir, "calls")
 			for _, name := range []string{"docker", "synapse-isolation"} {
 				script := "#!/bin/sh\necho \"$0 $*\" >> " + calls + "\n"
-				assert.NilError(t, os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755))
+				assert.NilError(t, fakedocker.WriteExecutable(filepath.Join(dir, name), []byte(script)))
 			}
 			_, script, _ := runCLI(t, "", "completion", shell)
 			assert.NilError(t, os.WriteFile(filepath.Join(dir, "c."+shell), []byte(script), 0o644))

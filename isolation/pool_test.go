@@ -230,7 +230,7 @@ func TestPoolClientVanishes(t *testing.T) {
 	self, err := os.ReadFile(o.Engine.CLI)
 	assert.NilError(t, err)
 	cli := filepath.Join(t.TempDir(), "docker")
-	assert.NilError(t, os.WriteFile(cli, self, 0o755))
+	assert.NilError(t, fakedocker.WriteExecutable(cli, self))
 	o.Engine.CLI = cli
 	p, err := NewPool(context.Background(), PoolOptions{Run: o, Parallel: 1, Idle: time.Minute})
 	assert.NilError(t, err)

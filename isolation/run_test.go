@@ -285,7 +285,7 @@ func TestRunMissingCLI(t *testing.T) {
 func TestLookPathRefusesRelativePathEntries(t *testing.T) {
 	dir := t.TempDir()
 	assert.NilError(t, os.Mkdir(filepath.Join(dir, "bin"), 0o755))
-	assert.NilError(t, os.WriteFile(filepath.Join(dir, "bin", "docker"), []byte("#!/bin/sh\n"), 0o755))
+	assert.NilError(t, fakedocker.WriteExecutable(filepath.Join(dir, "bin", "docker"), []byte("#!/bin/sh\n")))
 	t.Chdir(dir)
 	for _, path := range []string{"bin", ".:/nonexistent", ":/nonexistent", "./bin"} {
 		t.Run(path, func(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 func TestBoundaryRootFilesystemReadOnly(t *testing.T) {
@@ -315,7 +317,7 @@ func TestBoundaryRequestTooLargeRefusedBeforeDocker(t *testing.T) {
 	// A docker on PATH that records any call: none may happen.
 	dir := t.TempDir()
 	calls := filepath.Join(dir, "calls")
-	assert.NilError(t, os.WriteFile(filepath.Join(dir, "docker"), []byte("#!/bin/sh\necho \"$@\" >> "+calls+"\nexit 99\n"), 0o755))
+	assert.NilError(t, fakedocker.WriteExecutable(filepath.Join(dir, "docker"), []byte("#!/bin/sh\necho \"$@\" >> "+calls+"\nexit 99\n")))
 	env := []string{"PATH=" + dir + ":" + os.Getenv("PATH")}
 	// {"source":"..."} is 13 bytes of framing: this encodes to 64 KiB + 1.
 	src := strings.Repeat("x", 64<<10+1-13)

@@ -10,6 +10,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 // spin would keep a CPU busy for far more than 30 s if it ever started.
@@ -44,7 +46,7 @@ for a do
 done
 exec docker "$@"
 `
-	assert.NilError(t, os.WriteFile(path, []byte(script), 0o755))
+	assert.NilError(t, fakedocker.WriteExecutable(path, []byte(script)))
 	return path
 }
 
@@ -84,7 +86,7 @@ func TestHelloRefusesAnImageWithItsOwnTmp(t *testing.T) {
 	assert.NilError(t, exec.Command("docker", "save", "-o", filepath.Join(dir, "ref.tar"), refImage).Run())
 	runner, err := exec.Command("sh", "-c", "tar -xOf "+filepath.Join(dir, "ref.tar")+" --wildcards '*/layer.tar' | tar -xO runner").Output()
 	assert.NilError(t, err)
-	assert.NilError(t, os.WriteFile(filepath.Join(dir, "runner"), runner, 0o755))
+	assert.NilError(t, fakedocker.WriteExecutable(filepath.Join(dir, "runner"), runner))
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "marker"), []byte("x"), 0o644))
 	assert.NilError(t, os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(
 		"FROM scratch\nCOPY runner /runner\nCOPY marker /tmp/marker\nUSER 65534:65534\nENTRYPOINT [\"/runner\"]\n"), 0o644))

@@ -11,6 +11,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 // readmeBlock returns the first fenced block of the README whose fence
@@ -71,7 +73,7 @@ func TestReadmeShellScript(t *testing.T) {
 	t.Parallel()
 	dir := workdir(t)
 	script := filepath.Join(dir, "run-one.sh")
-	assert.NilError(t, os.WriteFile(script, []byte(readmeBlock(t, "sh", "#!/bin/sh\n")), 0o755))
+	assert.NilError(t, fakedocker.WriteExecutable(script, []byte(readmeBlock(t, "sh", "#!/bin/sh\n"))))
 	for _, tc := range []struct {
 		src, want string
 		code      int

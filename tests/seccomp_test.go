@@ -14,6 +14,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 // TestSeccompRefusesTheKernelSurfaces: under run's argv, a static binary in
@@ -66,7 +67,7 @@ for a do
 done
 exec docker "$@"
 `
-	assert.NilError(t, os.WriteFile(path, []byte(script), 0o755))
+	assert.NilError(t, fakedocker.WriteExecutable(path, []byte(script)))
 	start := time.Now()
 	r := tool(t, nil, "", "run", "--cli", path, "--image", refImage, "--timeout", "30s", "--code", spin)
 	assertRefused(t, r, time.Since(start), "the policy's seccomp profile is not in force", "io_uring_setup got")

@@ -17,6 +17,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 // sshEngine is this machine's engine reached over SSH, through a private
@@ -99,11 +101,11 @@ func startSSH() (*sshEngine, error) {
 		return nil, err
 	}
 	for name, content := range files {
-		mode := os.FileMode(0o600)
+		write := func(path string, data []byte) error { return os.WriteFile(path, data, 0o600) }
 		if name == "bin/ssh" {
-			mode = 0o755
+			write = fakedocker.WriteExecutable
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), mode); err != nil {
+		if err := write(filepath.Join(dir, name), []byte(content)); err != nil {
 			return nil, err
 		}
 	}
