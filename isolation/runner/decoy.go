@@ -42,8 +42,15 @@ func startDecoy() {
 		syscall.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
 	}
 	for {
-		// ppoll with no descriptors and no timeout waits for a signal.
-		syscall.RawSyscall6(unix.SYS_PPOLL, 0, 0, 0, 0, 0, 0)
+		// pselect6 with no descriptors and no timeout waits for a signal.
+		// It must be a call the policy's seccomp allowlist has on every
+		// architecture: refused, a wait returns at once, and the decoy
+		// would spin on the container's one CPU, slowing the program.
+		_, _, e := syscall.RawSyscall6(unix.SYS_PSELECT6, 0, 0, 0, 0, 0, 0)
+		if e != syscall.EINTR {
+			// Never spin: a decoy that cannot wait ends instead.
+			syscall.RawSyscall(unix.SYS_EXIT_GROUP, 0, 0, 0)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +15,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -62,7 +65,7 @@ func main() {
 	checks := map[string]func([]string) report{
 		"rootfs": rootfs, "tmp": tmp, "net": network, "privs": privs, "env": env, "socket": socket, "shm": shm,
 		"cgroup": cgroup, "limits": rlimits, "forkbomb": forkbomb, "nofile": nofile, "cpu": cpu, "sleep": sleep,
-		"alloc": alloc, "oomadj": oomadj, "spawn": spawn, "syscalls": syscalls,
+		"alloc": alloc, "oomadj": oomadj, "spawn": spawn, "syscalls": syscalls, "decoy": decoy,
 	}
 	check, ok := checks[f[0]]
 	if !ok {
@@ -321,6 +324,49 @@ func oomadj([]string) report {
 			if strings.HasPrefix(l, "VmLck:") {
 				r["pid1_vmlck"] = strings.TrimSpace(strings.TrimPrefix(l, "VmLck:"))
 			}
+		}
+	}
+	return r
+}
+
+// decoy finds the runner's decoy (a process other than this one and
+// PID 1 with oom_score_adj 1000) and samples its state and CPU time
+// twice, 500 ms apart: a decoy that waits is asleep and uses none.
+func decoy([]string) report {
+	self := strconv.Itoa(os.Getpid())
+	sample := func() map[string][]string {
+		found := map[string][]string{}
+		dirs, _ := filepath.Glob("/proc/[0-9]*")
+		for _, d := range dirs {
+			pid := filepath.Base(d)
+			adj, err := os.ReadFile(d + "/oom_score_adj")
+			if pid == self || pid == "1" || err != nil || strings.TrimSpace(string(adj)) != "1000" {
+				continue
+			}
+			stat, err := os.ReadFile(d + "/stat")
+			if err != nil {
+				continue
+			}
+			// After the command name in parentheses: state is the 1st
+			// field, utime and stime the 12th and 13th.
+			f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+			found[pid] = []string{f[0], f[11], f[12]}
+		}
+		return found
+	}
+	first := sample()
+	time.Sleep(500 * time.Millisecond)
+	second := sample()
+	r := report{"decoys": len(second)}
+	for pid, s := range second {
+		if s0, ok := first[pid]; ok {
+			ticks := func(s []string) int {
+				u, _ := strconv.Atoi(s[1])
+				k, _ := strconv.Atoi(s[2])
+				return u + k
+			}
+			r["state"] = s[0]
+			r["cpu_ticks"] = ticks(s) - ticks(s0)
 		}
 	}
 	return r
