@@ -275,15 +275,18 @@ func TestBoundaryOOMIsAlwaysOOM(t *testing.T) {
 				assert.Check(t, is.Equal(r.res.Verdict, "oom"))
 				assert.Check(t, strings.Contains(r.stderr, "(runner guard)") || strings.Contains(r.stderr, "(cgroup oom_kill counter"),
 					"the runner names its evidence: %s", r.stderr)
-				// The runner's part is the detection: from the request to
-				// its answer (exec_ms). Its goal is 3 s (scripts/oom.sh
-				// measures it, 20 runs of each); the bound here is looser so
-				// a loaded machine's slowest run does not fail CI. Docker's
-				// start and removal are the engine's and are only logged:
-				// with both cores and the disk busy they took up to 1.8 s
-				// and 1.6 s here while exec_ms stayed under 0.8 s.
+				// exec_ms runs from the request to the runner's answer: the
+				// program's own allocation, then the detection. The bound
+				// catches a program left to thrash (before the guard, one
+				// ran 30 s at 64m); it is not the 3 s goal, which
+				// scripts/oom.sh measures. Page faults are slow here and
+				// vary (256 MiB touched in 0.75 s, about 11 us a page), so
+				// at 512m the allocation alone varies: a 480 MiB string with
+				// no limit in reach took 2.1 to 6.6 s (exec_ms, 8 runs at
+				// --memory 1g). Docker's start and removal are only logged.
+				bound := map[string]int64{"64m": 5000, "512m": 15000}[mem]
 				if assert.Check(t, r.res.Timings.ExecMS != nil, "exec_ms is reported: %s", r.stdout) {
-					assert.Check(t, *r.res.Timings.ExecMS < 5000, "exec_ms %d", *r.res.Timings.ExecMS)
+					assert.Check(t, *r.res.Timings.ExecMS < bound, "exec_ms %d, bound %d", *r.res.Timings.ExecMS, bound)
 				}
 				assert.Check(t, took < 30*time.Second, "took %s", took)
 				t.Logf("exec %s, start %s, cleanup %s", ms(r.res.Timings.ExecMS), ms(r.res.Timings.StartMS), ms(r.res.Timings.CleanupMS))
