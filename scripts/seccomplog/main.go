@@ -52,9 +52,10 @@ func main() {
 }
 
 func run(command []string) error {
+	// Without the header the syscalls are reported by number.
 	names, err := syscallNames(*unistd)
 	if err != nil {
-		return err
+		fmt.Fprintln(os.Stderr, "seccomplog: naming syscalls by number:", err)
 	}
 	dir, err := os.MkdirTemp("", "seccomplog")
 	if err != nil {
