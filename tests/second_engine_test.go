@@ -131,18 +131,22 @@ func TestSecondEngineDoctor(t *testing.T) {
 func TestRunscIsRefusedByTheAttestation(t *testing.T) {
 	needEngine(t)
 	e := needSecondEngine(t)
-	start := time.Now()
-	r := tool(t, e.env(), "", "run", "--context", e.context, "--runtime", "runsc", "--image", refImage, "--timeout", "30s", "--code", spin)
-	took := time.Since(start)
-	t.Logf("runsc: exit %d in %s: %s", r.code, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
-	assert.Check(t, is.Equal(r.code, 3), r.stderr)
-	assert.Check(t, is.Equal(r.res.Verdict, "sandbox_failure"))
-	assert.Check(t, !r.res.Sandboxed)
-	assert.Check(t, is.Contains(r.stderr, "the container does not enforce the policy: "))
-	assert.Check(t, is.Contains(r.stderr, "the program was never sent"))
-	assert.Check(t, took < refusedWithin, "took %s", took)
-	assert.Check(t, r.res.Result == nil || string(r.res.Result) == "null", "the program's result is withheld")
-	assert.Check(t, is.Len(labelled(t, e, "="+r.res.RunID), 0))
+	// Several runs: a runner that forked before its hello once lost its
+	// stdout under runsc in about half of them.
+	for i := 0; i < 4; i++ {
+		start := time.Now()
+		r := tool(t, e.env(), "", "run", "--context", e.context, "--runtime", "runsc", "--image", refImage, "--timeout", "30s", "--code", spin)
+		took := time.Since(start)
+		t.Logf("runsc: exit %d in %s: %s", r.code, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
+		assert.Check(t, is.Equal(r.code, 3), r.stderr)
+		assert.Check(t, is.Equal(r.res.Verdict, "sandbox_failure"))
+		assert.Check(t, !r.res.Sandboxed)
+		assert.Check(t, is.Contains(r.stderr, "the container does not enforce the policy: "))
+		assert.Check(t, is.Contains(r.stderr, "the program was never sent"))
+		assert.Check(t, took < refusedWithin, "took %s", took)
+		assert.Check(t, r.res.Result == nil || string(r.res.Result) == "null", "the program's result is withheld")
+		assert.Check(t, is.Len(labelled(t, e, "="+r.res.RunID), 0))
+	}
 
 	d := tool(t, e.env(), "", "doctor", "--context", e.context, "--runtime", "runsc", "--image", refImage)
 	t.Logf("doctor --runtime runsc:\n%s", d.stdout)

@@ -157,6 +157,14 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	})
 	defer watchdog.Stop()
 
+	if os.Getpid() == 1 {
+		// Only now, with a program to run: nothing but the idle
+		// evaluator is forked before the host has judged the hello.
+		// (Under gVisor's runsc a decoy forked before the hello made the
+		// runner's writes to stdout fail in about half the runs.)
+		// killLeftovers, as PID 1, ends it.
+		startDecoy()
+	}
 	g := &guard{cg: cg, limit: sc.MemoryMax}
 	if cfg.Exec != nil {
 		r.send(execute(ctx, cfg.Exec, req.Source, g))

@@ -55,9 +55,6 @@ func startChild(cmd *exec.Cmd, combined bool, limit int, cg cgroupMem) (*child, 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c := &child{cmd: cmd, pr: pr, out: capture.New(limit), drained: make(chan struct{}), waited: make(chan error, 1)}
 	c.killsBefore, c.countErr = cg.oomKills()
-	if os.Getpid() == 1 {
-		startDecoy() // only as PID 1, whose killLeftovers ends it
-	}
 	// The child must be the OOM killer's choice, never the runner that
 	// reports: it inherits the runner's oom_score_adj at fork, so the
 	// runner raises its own for the start and lowers it back at once
