@@ -106,6 +106,15 @@ func flagSpecs(flags []cli.Flag, choices map[string][]string) []flagSpec {
 	return specs
 }
 
+// flagWords are each command's flag spellings, the words a - offers.
+func (t completion) flagWords() map[string][]string {
+	words := map[string][]string{}
+	for cmd, specs := range t.flags {
+		words[cmd] = flagNames(specs)
+	}
+	return words
+}
+
 // flagNames are the spellings of a command's flags, sorted.
 func flagNames(specs []flagSpec) []string {
 	var names []string

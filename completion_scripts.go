@@ -39,7 +39,7 @@ _synapse_isolation() {
 	assign := func(w []string) string { return fmt.Sprintf("words=%q", strings.Join(w, " ")) }
 	writeValueArms(&b, t, assign)
 	b.WriteString("    *)\n      if [[ $cur == -* ]]; then\n        case ${COMP_WORDS[1]} in\n")
-	writeFlagArms(&b, t, assign)
+	writeCommandArms(&b, t.commands, t.flagWords(), assign)
 	b.WriteString("        esac\n      else\n        case ${COMP_WORDS[1]} in\n")
 	writeCommandArms(&b, sortedKeys(t.args), t.args, assign)
 	b.WriteString(`        esac
@@ -79,7 +79,7 @@ _synapse_isolation() {
 	assign := func(w []string) string { return "opts=(" + strings.Join(w, " ") + ")" }
 	writeValueArms(&b, t, assign)
 	b.WriteString("    *)\n      if [[ $cur == -* ]]; then\n        case ${words[2]} in\n")
-	writeFlagArms(&b, t, assign)
+	writeCommandArms(&b, t.commands, t.flagWords(), assign)
 	b.WriteString("        esac\n      else\n        case ${words[2]} in\n")
 	writeCommandArms(&b, sortedKeys(t.args), t.args, assign)
 	b.WriteString(`          *) _files; return ;;
@@ -165,13 +165,6 @@ func writeValueArms(b *strings.Builder, t completion, assign func([]string) stri
 				fmt.Fprintf(b, "    %s:%s) %s ;;\n", cmd, n, assign(f.choices))
 			}
 		}
-	}
-}
-
-// writeFlagArms writes one case arm a command, offering its flags.
-func writeFlagArms(b *strings.Builder, t completion, assign func([]string) string) {
-	for _, cmd := range t.commands {
-		fmt.Fprintf(b, "          %s) %s ;;\n", cmd, assign(flagNames(t.flags[cmd])))
 	}
 }
 

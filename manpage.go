@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -58,17 +59,19 @@ func exitStatusText() string {
 // batchExitText says how batch picks its exit status, the verdicts
 // listed from the most serious down, as isolation ranks them.
 func batchExitText() string {
-	var vs []string
+	var vs []isolation.Verdict
 	for _, d := range verdictDocs {
 		if d.verdict != isolation.OK {
-			vs = append(vs, string(d.verdict))
+			vs = append(vs, d.verdict)
 		}
 	}
-	sort.SliceStable(vs, func(i, j int) bool {
-		return isolation.Verdict(vs[i]).Severity() > isolation.Verdict(vs[j]).Severity()
-	})
+	slices.SortFunc(vs, func(a, b isolation.Verdict) int { return b.Severity() - a.Severity() })
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = string(v)
+	}
 	return "0 when every result is ok; otherwise the status of the most serious verdict among the results\n" +
-		"(" + strings.Join(vs, ", ") + "; statuses as in run --help);\n" +
+		"(" + strings.Join(names, ", ") + "; statuses as in run --help);\n" +
 		"2 for bad flags, before any container starts; 130 on SIGINT or SIGTERM.\n"
 }
 
