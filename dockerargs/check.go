@@ -22,11 +22,14 @@ func Check(s Spec) (Checked, error) {
 	if err := limits.CheckImageID(s.Image); err != nil {
 		return Checked{}, err
 	}
-	for _, f := range []struct{ field, value string }{
-		{"run id", s.RunID}, {"name", s.Name}, {"context", s.Context}, {"runtime", s.Runtime},
+	for _, f := range []struct {
+		field, value string
+		optional     bool // empty: the current context, the default runtime
+	}{
+		{"run id", s.RunID, false}, {"name", s.Name, false}, {"context", s.Context, true}, {"runtime", s.Runtime, true},
 	} {
-		if f.value == "" && (f.field == "context" || f.field == "runtime") {
-			continue // optional: the current context, the default runtime
+		if f.optional && f.value == "" {
+			continue
 		}
 		if err := limits.CheckName(f.field, f.value); err != nil {
 			return Checked{}, err

@@ -23,16 +23,25 @@ const cacheDirName = "synapse-isolation"
 // this user's regular file with the exact content; anything else is
 // rewritten or refused, never used.
 func seccompFile() (string, error) {
+	path, err := writeSeccompFile()
+	if err != nil {
+		return "", fmt.Errorf("seccomp profile: %w", err)
+	}
+	return path, nil
+}
+
+// writeSeccompFile is seccompFile without the prefix on its errors.
+func writeSeccompFile() (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("seccomp profile: no cache directory to keep it in (set XDG_CACHE_HOME or HOME): %w", err)
+		return "", fmt.Errorf("no cache directory to keep it in (set XDG_CACHE_HOME or HOME): %w", err)
 	}
 	dir := filepath.Join(base, cacheDirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("seccomp profile: %w", err)
+		return "", err
 	}
 	if err := checkOwned(dir, true); err != nil {
-		return "", fmt.Errorf("seccomp profile: %w", err)
+		return "", err
 	}
 	path := filepath.Join(dir, limits.SeccompFileName())
 	want := limits.SeccompProfile()
@@ -45,23 +54,20 @@ func seccompFile() (string, error) {
 	// whole new one, never a part.
 	tmp, err := os.CreateTemp(dir, ".seccomp-*")
 	if err != nil {
-		return "", fmt.Errorf("seccomp profile: %w", err)
+		return "", err
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(want); err != nil {
 		tmp.Close()
-		return "", fmt.Errorf("seccomp profile: %w", err)
+		return "", err
 	}
 	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("seccomp profile: %w", err)
+		return "", err
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return "", fmt.Errorf("seccomp profile: %w", err)
+		return "", err
 	}
-	if err := checkOwned(path, false); err != nil {
-		return "", fmt.Errorf("seccomp profile: %w", err)
-	}
-	return path, nil
+	return path, checkOwned(path, false)
 }
 
 // checkOwned requires path to be this user's directory (dir) or regular

@@ -30,28 +30,18 @@ func syscallProbes() map[string]int {
 		"bpf": func() (uintptr, syscall.Errno) { return raw(unix.SYS_BPF, ^uintptr(0), 0, 0) },
 		// no attributes: EFAULT.
 		"perf_event_open": func() (uintptr, syscall.Errno) {
-			r, _, e := syscall.RawSyscall6(unix.SYS_PERF_EVENT_OPEN, 0, 0, ^uintptr(0), ^uintptr(0), 0, 0)
-			return r, e
+			return raw(unix.SYS_PERF_EVENT_OPEN, 0, 0, ^uintptr(0), ^uintptr(0))
 		},
 		// unknown operation: EOPNOTSUPP.
 		"keyctl": func() (uintptr, syscall.Errno) { return raw(unix.SYS_KEYCTL, ^uintptr(0), 0, 0) },
 		// no type or description: EFAULT.
-		"add_key": func() (uintptr, syscall.Errno) {
-			r, _, e := syscall.RawSyscall6(unix.SYS_ADD_KEY, 0, 0, 0, 0, 0, 0)
-			return r, e
-		},
+		"add_key": func() (uintptr, syscall.Errno) { return raw(unix.SYS_ADD_KEY) },
 		// unknown flags: EINVAL.
 		"unshare": func() (uintptr, syscall.Errno) { return raw(unix.SYS_UNSHARE, ^uintptr(0), 0, 0) },
 		// no source or target: EFAULT or EPERM.
-		"mount": func() (uintptr, syscall.Errno) {
-			r, _, e := syscall.RawSyscall6(unix.SYS_MOUNT, 0, 0, 0, 0, 0, 0)
-			return r, e
-		},
+		"mount": func() (uintptr, syscall.Errno) { return raw(unix.SYS_MOUNT) },
 		// no segments, unknown flags: EPERM or EINVAL.
-		"kexec_load": func() (uintptr, syscall.Errno) {
-			r, _, e := syscall.RawSyscall6(unix.SYS_KEXEC_LOAD, 0, 0, 0, ^uintptr(0), 0, 0)
-			return r, e
-		},
+		"kexec_load": func() (uintptr, syscall.Errno) { return raw(unix.SYS_KEXEC_LOAD, 0, 0, 0, ^uintptr(0)) },
 		// no handle: EPERM or EBADF.
 		"open_by_handle_at": func() (uintptr, syscall.Errno) { return raw(unix.SYS_OPEN_BY_HANDLE_AT, ^uintptr(0), 0, 0) },
 	}
@@ -65,13 +55,16 @@ func syscallProbes() map[string]int {
 		r, e := call()
 		out[name] = int(e)
 		if name == "personality" && e == 0 {
-			raw(unix.SYS_PERSONALITY, r, 0, 0) // restore the persona it had
+			raw(unix.SYS_PERSONALITY, r) // restore the persona it had
 		}
 	}
 	return out
 }
 
-func raw(nr, a1, a2, a3 uintptr) (uintptr, syscall.Errno) {
-	r, _, e := syscall.RawSyscall(nr, a1, a2, a3)
+// raw makes the call nr with up to six arguments, the rest 0.
+func raw(nr uintptr, args ...uintptr) (uintptr, syscall.Errno) {
+	var a [6]uintptr
+	copy(a[:], args)
+	r, _, e := syscall.RawSyscall6(nr, a[0], a[1], a[2], a[3], a[4], a[5])
 	return r, e
 }
