@@ -63,14 +63,16 @@ func writeSeccompTable(c *cli.Context, profile []byte) error {
 			action = fmt.Sprintf("errno %d", *r.ErrnoRet)
 		}
 		names := strings.Join(r.Names, " ")
-		for _, a := range r.Args {
+		for i, a := range r.Args {
+			names += map[bool]string{true: " if", false: " and"}[i == 0]
 			switch a.Op {
 			case "SCMP_CMP_MASKED_EQ":
-				names += fmt.Sprintf(" if arg%d & %#x == %#x", a.Index, a.Value, a.ValueTwo)
-			case "SCMP_CMP_EQ":
-				names += fmt.Sprintf(" if arg%d == %#x", a.Index, a.Value)
+				names += fmt.Sprintf(" arg%d & %#x == %#x", a.Index, a.Value, a.ValueTwo)
+			case "SCMP_CMP_EQ", "SCMP_CMP_NE", "SCMP_CMP_GE":
+				op := map[string]string{"SCMP_CMP_EQ": "==", "SCMP_CMP_NE": "!=", "SCMP_CMP_GE": ">="}[a.Op]
+				names += fmt.Sprintf(" arg%d %s %#x", a.Index, op, a.Value)
 			default:
-				names += fmt.Sprintf(" if arg%d %s %#x %#x", a.Index, a.Op, a.Value, a.ValueTwo)
+				names += fmt.Sprintf(" arg%d %s %#x %#x", a.Index, a.Op, a.Value, a.ValueTwo)
 			}
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\n", action, names, r.Comment)

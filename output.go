@@ -73,7 +73,9 @@ func oneLine(s string) string {
 
 // writeText prints for a terminal: the program's output, then its value or
 // error. Control characters from the program are escaped so output cannot
-// drive the terminal.
+// drive the terminal; the output keeps its newlines, but every field after
+// it is one line (oneLine), so an error message cannot print a line that
+// looks like a result.
 func writeText(w io.Writer, res isolation.Result) {
 	if res.Output != "" {
 		fmt.Fprint(w, escapeControl(res.Output))
@@ -88,10 +90,10 @@ func writeText(w io.Writer, res isolation.Result) {
 		pos := position(res.Error)
 		if res.Error.Type == string(res.Verdict) {
 			// A run failure: its message already names it.
-			fmt.Fprintf(w, "%s\n", escapeControl(res.Error.Message))
+			fmt.Fprintf(w, "%s\n", oneLine(res.Error.Message))
 			return
 		}
-		fmt.Fprintf(w, "%s: %s%s\n", res.Error.Type, escapeControl(res.Error.Message), pos)
+		fmt.Fprintf(w, "%s: %s%s\n", oneLine(res.Error.Type), oneLine(res.Error.Message), pos)
 		return
 	}
 	if string(res.Result) != "null" && res.Result != nil {
@@ -99,7 +101,7 @@ func writeText(w io.Writer, res isolation.Result) {
 		if res.ResultRepr {
 			_ = json.Unmarshal(res.Result, &val)
 		}
-		fmt.Fprintf(w, "=> %s (%s)\n", escapeControl(val), res.ResultType)
+		fmt.Fprintf(w, "=> %s (%s)\n", oneLine(val), oneLine(res.ResultType))
 	}
 }
 

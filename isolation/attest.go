@@ -18,6 +18,10 @@ var dockerEnv = []string{"HOME", "HOSTNAME", "PATH"}
 // wantCPUMax is one CPU as cgroup v2's cpu.max spells it (quota period, µs).
 const wantCPUMax = "100000 100000"
 
+// procProbeNames are the runner's /proc files its hello says a same-uid
+// process could not open.
+var procProbeNames = []string{"mem", "fd/1", "environ", "oom_score_adj"}
+
 // wantTmpMode is /tmp's mode as the tmpfs option mode=1777 sets it: every
 // user may create files, none may remove another's.
 const wantTmpMode = "1777"
@@ -89,6 +93,23 @@ var attestChecks = []attestCheck{
 				limits.FilterErrno, strings.Join(wrong, ", "))
 		}
 		return fmt.Sprintf("%d refused syscalls answered errno %d", len(limits.SeccompProbes), limits.FilterErrno), ""
+	}},
+	{"runner /proc", "the program cannot open the runner's memory, descriptors, environment or OOM score", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		var seen, wrong []string
+		for _, name := range procProbeNames {
+			e, ok := s.ProcProbes[name]
+			switch {
+			case !ok:
+				seen = append(seen, name+" not probed")
+				wrong = append(wrong, "the runner's /proc/1/"+name+" was not probed")
+			case e != int(syscall.EACCES) && e != int(syscall.EPERM):
+				seen = append(seen, fmt.Sprintf("%s %s", name, errnoName(e)))
+				wrong = append(wrong, fmt.Sprintf("the program could open the runner's /proc/1/%s (%s): the runner is dumpable", name, errnoName(e)))
+			default:
+				seen = append(seen, fmt.Sprintf("%s %s", name, syscall.Errno(e).Error()))
+			}
+		}
+		return strings.Join(seen, ", "), strings.Join(wrong, "; ")
 	}},
 	{"memory", "the cgroup memory limit is the planned one", func(s protocol.Selfcheck, memory limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("%d bytes (cgroup v%d)", s.MemoryMax, s.CgroupVersion)

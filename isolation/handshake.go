@@ -102,6 +102,7 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	defer l.abort(nil)
 	code, err := l.wait(a)
 	if err != nil {
+		l.reaper.settle(false) // no exit status: the reaper makes sure
 		return err
 	}
 	var warning *warningError
@@ -115,7 +116,7 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	case code == 125 || code == 126 || code == 127:
 		err = l.dockerFailed(code)
 	}
-	found, rmErr := l.client.remove(l.plan.RunID, a.end)
+	found, rmErr := l.remove(a.end)
 	if rmErr != nil && err == nil && code > 0 {
 		// docker run failed before any hello and the engine cannot be
 		// asked about the container either (an unknown context, an

@@ -24,6 +24,7 @@ type launched struct {
 	out     *frames    // the runner's stdout: hello, then response
 	resp    *firstByte // the response part of out
 	stderr  *stderrWatch
+	reaper  *reaper // removes the container should this process die first
 	parent  context.Context
 	runCtx  context.Context
 	abort   context.CancelCauseFunc
@@ -80,11 +81,17 @@ func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = waitDelay
 	l.cmd, l.stdin = cmd, stdin
+	if l.reaper, err = c.startReaper(plan.RunID); err != nil {
+		abort(nil)
+		return nil, &Error{Verdict: EngineFailure, Err: err}
+	}
 	l.at = time.Now()
 	if err := cmd.Start(); err != nil {
+		l.reaper.settle(true)
 		abort(nil)
 		return nil, &Error{Verdict: EngineFailure, Err: fmt.Errorf("starting %s: %w", c.path, err)}
 	}
+	l.reaper.watch(cmd.Process.Pid)
 	go func() {
 		l.waitErr = cmd.Wait()
 		close(l.done)
@@ -106,6 +113,15 @@ func (l *launched) send(body []byte, deadline time.Time) {
 		_, _ = l.stdin.Write(append(body[:len(body):len(body)], '\n'))
 		_ = l.stdin.Close()
 	}()
+}
+
+// remove removes the run's container daemon-side and confirms it gone
+// (client.remove), then tells the reaper: confirmed, it stands down;
+// unconfirmed, it goes on trying on its own.
+func (l *launched) remove(clientDied time.Time) (found bool, err error) {
+	found, err = l.client.remove(l.plan.RunID, clientDied)
+	l.reaper.settle(err == nil)
+	return found, err
 }
 
 // kill stops the client of a container that will get no request.

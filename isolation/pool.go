@@ -306,7 +306,7 @@ func (p *Pool) release(e *poolEngine) {
 // gone.
 func (p *Pool) discard(w *warm) error {
 	w.l.kill()
-	_, err := w.l.client.remove(w.l.plan.RunID, time.Now())
+	_, err := w.l.remove(time.Now())
 	return err
 }
 

@@ -125,11 +125,14 @@ func (a *attempt) complete(l *launched) error {
 	stdout, err := l.finish(a)
 	a.responded = l.resp.arrived()
 	if !a.started {
+		l.reaper.settle(false) // no exit status: the reaper makes sure
 		return err
 	}
 	clean := err == nil && *a.exit == 0
-	if !clean {
-		found, rmErr := l.client.remove(l.plan.RunID, a.end)
+	if clean {
+		l.reaper.settle(true) // --rm removed it when docker run returned
+	} else {
+		found, rmErr := l.remove(a.end)
 		if rmErr != nil {
 			// A container that may still exist outranks why the run
 			// stopped: the verdict is engine failure, the reason kept as text.

@@ -117,6 +117,8 @@ func seccompRules() []seccompSyscall {
 			Comment: "its flags are behind a pointer the filter cannot read; ENOSYS makes glibc use clone",
 		},
 	)
+	rules = append(rules, socketRules()...)
+	rules = append(rules, signalRules()...)
 	for _, d := range denied {
 		rules = append(rules, seccompSyscall{Names: d.names, Action: actErrno, ErrnoRet: errno(FilterErrno), Comment: d.why})
 	}

@@ -13,7 +13,7 @@ type syscalls struct {
 var allowed = []syscalls{
 	{[]string{"execve"}, "runc starts the runner, and the runner its interpreter"},
 	{[]string{"fork", "vfork", "exit", "exit_group", "wait4", "waitid", "pause"}, "processes start, end and are waited for (clone has its own rule)"},
-	{[]string{"kill", "tgkill", "pidfd_open", "pidfd_send_signal", "setpgid"}, "the runner stops its child's process group at a deadline or the memory guard"},
+	{[]string{"kill", "tgkill", "pidfd_open", "setpgid"}, "the runner stops its child's process group at a deadline or the memory guard (pidfd_send_signal has its own rule)"},
 	{[]string{"getpid", "gettid", "getrusage", "set_tid_address", "set_robust_list", "rseq", "arch_prctl", "prctl", "prlimit64"}, "thread and process set-up by the Go runtime and glibc"},
 	{[]string{"brk", "mmap", "munmap", "mprotect", "madvise", "mlock"}, "memory, inside the cgroup's limit"},
 	{[]string{"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack"}, "signal handling; the Go runtime preempts goroutines with signals"},
@@ -22,7 +22,7 @@ var allowed = []syscalls{
 	{[]string{"openat", "newfstatat", "fstat", "statfs", "fstatfs", "getdents64", "readlink", "readlinkat", "access", "faccessat2", "getcwd"}, "opening and inspecting files; the root is read-only"},
 	{[]string{"mkdir", "mkdirat", "rmdir", "unlink", "unlinkat", "chmod"}, "files in /tmp, the one writable place"},
 	{[]string{"pipe2", "eventfd2", "epoll_create1", "epoll_ctl", "epoll_pwait", "poll", "pselect6"}, "pipes and waiting on descriptors"},
-	{[]string{"socket", "socketpair", "bind", "connect", "getsockname", "getpeername", "sendto", "recvfrom"}, "local sockets: the network namespace has only lo, so nothing leaves the container"},
+	{[]string{"bind", "connect", "getsockname", "getpeername", "sendto", "recvfrom"}, "local sockets: the network namespace has only lo, so nothing leaves the container (socket has its own rules)"},
 	{[]string{"getuid", "geteuid", "getgid", "getegid", "getgroups"}, "a process reads its own identity"},
 	{[]string{"sysinfo", "getrandom"}, "memory totals and random numbers"},
 }
@@ -33,6 +33,7 @@ var allowed = []syscalls{
 var denied = []syscalls{
 	{[]string{"io_uring_setup", "io_uring_enter", "io_uring_register"}, "io_uring's operations bypass seccomp entirely"},
 	{[]string{"ptrace"}, "no process inspects or controls another"},
+	{[]string{"rt_sigqueueinfo", "rt_tgsigqueueinfo"}, "a siginfo of the sender's choosing forges a fault signal, of which the runner would die"},
 	{[]string{"userfaultfd"}, "page faults handled in user space stretch kernel races"},
 	{[]string{"bpf"}, "no BPF programs or maps"},
 	{[]string{"perf_event_open"}, "no performance counters: a side channel and a kernel surface"},
@@ -50,4 +51,5 @@ var denied = []syscalls{
 var SeccompProbes = []string{
 	"io_uring_setup", "ptrace", "personality", "userfaultfd", "bpf", "perf_event_open",
 	"keyctl", "add_key", "unshare", "mount", "kexec_load", "open_by_handle_at",
+	"socket(AF_ALG)", "socket(AF_VSOCK)",
 }

@@ -3,6 +3,7 @@ package limits
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -26,18 +27,95 @@ func TestSeccompProfileRefusesTheKernelSurfaces(t *testing.T) {
 	var p seccompProfile
 	assert.NilError(t, json.Unmarshal(SeccompProfile(), &p))
 	assert.Equal(t, p.DefaultAction, actErrno)
-	errnoOf := map[string]uint{}
+	// Each probe with the arguments the runner gives it.
+	calls := map[string]struct {
+		name string
+		args [6]uint64
+	}{
+		"personality":      {"personality", [6]uint64{perLinux32}},
+		"socket(AF_ALG)":   {"socket", [6]uint64{38, ^uint64(0)}},
+		"socket(AF_VSOCK)": {"socket", [6]uint64{40, ^uint64(0)}},
+	}
+	for _, probe := range SeccompProbes {
+		c, ok := calls[probe]
+		if !ok {
+			c.name = probe
+		}
+		assert.Check(t, is.Equal(decide(t, p, c.name, c.args), "errno 4094"), probe)
+	}
+	assert.Check(t, is.Equal(decide(t, p, "clone3", [6]uint64{}), "errno 38"))
+	assert.Check(t, is.Equal(decide(t, p, "rt_sigqueueinfo", [6]uint64{1, 11}), "errno 4094"))
+	assert.Check(t, is.Equal(decide(t, p, "pidfd_send_signal", [6]uint64{3, 11, 0x7ffc0000}), "errno 4094"))
+	assert.Check(t, is.Equal(decide(t, p, "pidfd_send_signal", [6]uint64{3, 15, 0}), "allow"))
+}
+
+// decide is what the filter does with a call: the action of the rules
+// that match it, or the default. Two matching rules with different
+// actions fail the test: the profile must not depend on how libseccomp
+// ranks them.
+func decide(t *testing.T, p seccompProfile, name string, args [6]uint64) string {
+	t.Helper()
+	got := ""
 	for _, r := range p.Syscalls {
-		if r.Action == actErrno && r.ErrnoRet != nil {
-			for _, n := range r.Names {
-				errnoOf[n] = *r.ErrnoRet
-			}
+		if !slices.Contains(r.Names, name) || !matches(r.Args, args) {
+			continue
+		}
+		action := "allow"
+		if r.Action != actAllow {
+			action = fmt.Sprintf("errno %d", *r.ErrnoRet)
+		}
+		assert.Check(t, got == "" || got == action, "%s%v: rules disagree: %s and %s", name, args, got, action)
+		got = action
+	}
+	if got == "" {
+		got = fmt.Sprintf("errno %d", *p.DefaultErrnoRet)
+	}
+	return got
+}
+
+func matches(conds []seccompArg, args [6]uint64) bool {
+	for _, c := range conds {
+		v := args[c.Index]
+		ok := false
+		switch c.Op {
+		case cmpEq:
+			ok = v == c.Value
+		case cmpNe:
+			ok = v != c.Value
+		case cmpGe:
+			ok = v >= c.Value
+		case cmpMaskedEq:
+			ok = v&c.Value == c.ValueTwo
+		default:
+			panic("no such comparison: " + c.Op)
+		}
+		if !ok {
+			return false
 		}
 	}
-	for _, name := range SeccompProbes {
-		assert.Check(t, is.Equal(errnoOf[name], uint(FilterErrno)), name)
+	return true
+}
+
+// TestSeccompSocketFamilies: socket and socketpair are allowed exactly for
+// AF_UNIX, AF_INET, AF_INET6 and routing netlink; every other family, and
+// any value with bits beyond an int, gets the filter's errno.
+func TestSeccompSocketFamilies(t *testing.T) {
+	var p seccompProfile
+	assert.NilError(t, json.Unmarshal(SeccompProfile(), &p))
+	for _, name := range []string{"socket", "socketpair"} {
+		for domain := uint64(0); domain < 300; domain++ {
+			for _, proto := range []uint64{0, 9, 15} {
+				want := "errno 4094"
+				if domain == afUnix || domain == afInet || domain == afInet6 || (domain == afNetlink && proto == netlinkRoute) {
+					want = "allow"
+				}
+				assert.Check(t, is.Equal(decide(t, p, name, [6]uint64{domain, 1, proto}), want), "%s(%d, _, %d)", name, domain, proto)
+			}
+		}
+		for _, v := range []uint64{1 << 32, 1<<32 | afUnix, 1<<32 | afInet, ^uint64(0), 1 << 63} {
+			assert.Check(t, is.Equal(decide(t, p, name, [6]uint64{v}), "errno 4094"), "%s(%#x)", name, v)
+		}
 	}
-	assert.Check(t, is.Equal(errnoOf["clone3"], uint(errnoENOSYS)))
 }
 
 // TestSeccompConditions: clone is allowed only without namespace flags,

@@ -127,14 +127,14 @@ func TestBatchInterrupted(t *testing.T) {
 	assert.Check(t, is.Len(ownedBy(t, owner), 0), "every container of the batch is gone")
 }
 
-// TestBatchKilledThenGC: after a SIGKILL of the batch, a plain gc removes
+// TestBatchKilledThenGC: after a SIGKILL of the batch and its reapers, a
+// plain gc removes
 // everything it left at once, running and ready containers alike.
 func TestBatchKilledThenGC(t *testing.T) {
 	needEngine(t)
 	cmd, _ := startBatch(t, 2, nil)
 	owner := fmt.Sprintf("%s:%d:%s", bootID(t), cmd.Process.Pid, startTicks(t, cmd.Process.Pid))
-	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
+	killWithReapers(t, cmd)
 	// The two running loops stay until gc removes them; the ready
 	// container may end on its own (its stdin closed with the batch) before
 	// the listing or before gc, so gc removes two or three.

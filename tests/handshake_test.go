@@ -137,6 +137,7 @@ func TestHelloHostileRunners(t *testing.T) {
 		"oversized":    "hello: larger than 16384 bytes",
 		"weak":         "pids.max not visible",
 		"twice":        "the runner wrote more after its hello, before it was sent a request",
+		"dumpable":     "the program could open the runner's /proc/1/mem",
 		"v1":           "it answered with protocol version 1, want 2",
 	} {
 		t.Run(mode, func(t *testing.T) {

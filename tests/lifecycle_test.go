@@ -108,16 +108,41 @@ func TestSignalsRemoveContainer(t *testing.T) {
 	}
 }
 
-// TestGCRemovesLeftoverOfKilledRun SIGKILLs a run mid-flight, so it cannot
-// clean up, and proves that a plain gc on this host removes what it left at
+// killWithReapers SIGKILLs a supervisor and, first, the reapers it
+// started (its children that run /bin/sh), which would otherwise remove
+// its containers on their own: what is left then is gc's to find.
+func killWithReapers(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	assert.NilError(t, err)
+	reapers := 0
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(cmd.Process.Pid) && strings.Contains(s, "(sh)") {
+			pid, _ := strconv.Atoi(strings.Fields(s)[0])
+			assert.NilError(t, syscall.Kill(pid, syscall.SIGKILL))
+			reapers++
+		}
+	}
+	assert.Assert(t, reapers > 0, "no reaper found for pid %d", cmd.Process.Pid)
+	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+}
+
+// TestGCRemovesLeftoverOfKilledRun SIGKILLs a run mid-flight, and its
+// reaper, so neither can clean up, and proves that a plain gc on this host removes what it left at
 // once: the owner label names a supervisor that no longer runs. Not
 // parallel: other tests' supervisors must be alive while it runs gc.
 func TestGCRemovesLeftoverOfKilledRun(t *testing.T) {
 	needEngine(t)
 	name := "synapse-iso-" + randomHex()
 	cmd, _ := startRun(t, name)
-	assert.NilError(t, cmd.Process.Signal(syscall.SIGKILL))
-	_ = cmd.Wait()
+	killWithReapers(t, cmd)
 	time.Sleep(500 * time.Millisecond)
 	out, err := exec.Command("docker", "ps", "--quiet", "--filter", "name=^/?"+name+"$").Output()
 	assert.NilError(t, err)

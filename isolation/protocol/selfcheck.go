@@ -42,7 +42,13 @@ type Selfcheck struct {
 	// SyscallProbes is the errno each syscall the policy's seccomp profile
 	// refuses got when the runner called it harmlessly (0: it succeeded).
 	SyscallProbes map[string]int `json:"syscall_probes"`
-	Problems      []string       `json:"problems,omitempty"`
+	// ProcProbes is the errno a throwaway child of the runner got opening
+	// the runner's own /proc files as the program would ("mem" read-write,
+	// "fd/1" for writing, "environ", "oom_score_adj" for writing; 0: it
+	// opened). The program shares the runner's uid, so only the runner
+	// being non-dumpable keeps them closed.
+	ProcProbes map[string]int `json:"proc_probes"`
+	Problems   []string       `json:"problems,omitempty"`
 	// TookMicros is how long the runner took to read all of the above.
 	TookMicros int64 `json:"took_us"`
 }

@@ -36,11 +36,16 @@ func startDecoy() {
 			syscall.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
 		}
 	}
+	// Forked from the non-dumpable runner, its oom_score_adj belongs to
+	// root; dumpable for the one write, then not again. Nothing of the
+	// runner's is reachable through it meanwhile: it holds no descriptor.
+	syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 1, 0)
 	fd, _, errno := syscall.RawSyscall6(unix.SYS_OPENAT, uintptr(atFDCWD), uintptr(unsafe.Pointer(&path[0])), uintptr(syscall.O_WRONLY), 0, 0, 0)
 	if errno == 0 {
 		syscall.RawSyscall(unix.SYS_WRITE, fd, uintptr(unsafe.Pointer(&value[0])), uintptr(len(value)))
 		syscall.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
 	}
+	syscall.RawSyscall(unix.SYS_PRCTL, unix.PR_SET_DUMPABLE, 0, 0)
 	for {
 		// pselect6 with no descriptors and no timeout waits for a signal.
 		// It must be a call the policy's seccomp allowlist has on every

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,15 +14,35 @@ import (
 )
 
 // execute runs an operator's interpreter with the source on its stdin,
-// capturing stdout and stderr together under the output cap.
+// capturing stdout and stderr together under the output cap. It starts
+// through the trampoline (a fresh exec of the runner), which raises its
+// own OOM score while it may and then execs the interpreter.
 func execute(ctx context.Context, argv []string, source string, g *guard) protocol.Response {
 	resp := protocol.Response{V: protocol.Version, Result: []byte("null")}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin = strings.NewReader(source)
-	c, err := startChild(cmd, true, limits.MaxOutputBytes, g.cg)
+	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		// Not the program's failure: the image has no such interpreter.
 		return failure(protocol.ErrCommand, "start: "+err.Error())
+	}
+	status, statusW, err := os.Pipe()
+	if err != nil {
+		return failure(protocol.ErrInternal, "pipe: "+err.Error())
+	}
+	defer status.Close()
+	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, argv...)...)
+	cmd.Stdin = strings.NewReader(source)
+	cmd.ExtraFiles = []*os.File{statusW}
+	c, err := startChild(cmd, true, limits.MaxOutputBytes, g.cg)
+	statusW.Close()
+	if err != nil {
+		return failure(protocol.ErrInternal, "starting the interpreter: "+err.Error())
+	}
+	// EOF once the trampoline's exec closed its end; an error message if
+	// the exec failed.
+	msg, _ := io.ReadAll(io.LimitReader(status, 4<<10))
+	if len(msg) > 0 {
+		c.abort()
+		return failure(protocol.ErrCommand, "start: "+string(msg))
 	}
 	s := c.supervise(ctx, g)
 	resp.Output, resp.OutputBytes, resp.OutputTruncated = s.out.Text(), s.out.Total(), s.out.Truncated()

@@ -66,10 +66,18 @@ func (r *responder) sentOK() bool {
 }
 
 func main() {
-	silenceStderr()
-	if isChild() {
+	switch {
+	case isTrampoline():
+		os.Exit(trampoline(os.Args[2], os.Args[3:]))
+	case isChild():
+		raiseOOMScore() // while still dumpable: see there
+		protect()
+		silenceStderr()
 		os.Exit(starlarkChild(os.Args[2:], os.Stdin, os.Stdout))
 	}
+	protect()
+	silenceStderr()
+	reserveThreads(spareThreads)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout))
 }
 

@@ -44,6 +44,9 @@ func syscallProbes() map[string]int {
 		"kexec_load": func() (uintptr, syscall.Errno) { return raw(unix.SYS_KEXEC_LOAD, 0, 0, 0, ^uintptr(0)) },
 		// no handle: EPERM or EBADF.
 		"open_by_handle_at": func() (uintptr, syscall.Errno) { return raw(unix.SYS_OPEN_BY_HANDLE_AT, ^uintptr(0), 0, 0) },
+		// unknown type flags: EINVAL before any socket is made.
+		"socket(AF_ALG)":   func() (uintptr, syscall.Errno) { return raw(unix.SYS_SOCKET, unix.AF_ALG, ^uintptr(0), 0) },
+		"socket(AF_VSOCK)": func() (uintptr, syscall.Errno) { return raw(unix.SYS_SOCKET, unix.AF_VSOCK, ^uintptr(0), 0) },
 	}
 	out := make(map[string]int, len(limits.SeccompProbes))
 	for _, name := range limits.SeccompProbes {

@@ -34,6 +34,7 @@ func selfcheck() protocol.Selfcheck {
 	}
 	readCgroup(&s, problem)
 	s.SyscallProbes = syscallProbes()
+	s.ProcProbes = procProbes()
 
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {

@@ -42,6 +42,8 @@ type child struct {
 // startChild starts cmd (with its stdin set) in its own process group and
 // captures its stdout (and stderr too, if combined) under limit. It reads
 // the cgroup's OOM-kill counter first, so a kill during the run shows.
+// cmd is the runner itself, re-executed as the Starlark child or the exec
+// trampoline, each of which raises its own OOM score.
 func startChild(cmd *exec.Cmd, combined bool, limit int, cg cgroupMem) (*child, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -55,15 +57,11 @@ func startChild(cmd *exec.Cmd, combined bool, limit int, cg cgroupMem) (*child, 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c := &child{cmd: cmd, pr: pr, out: capture.New(limit), drained: make(chan struct{}), waited: make(chan error, 1)}
 	c.killsBefore, c.countErr = cg.oomKills()
-	// The child must be the OOM killer's choice, never the runner that
-	// reports: it inherits the runner's oom_score_adj at fork, so the
-	// runner raises its own for the start and lowers it back at once
-	// (without privilege a process may lower it again to 0, not below).
-	// Raising the child's afterwards would race a child that allocates
-	// before the runner is scheduled again.
-	_ = os.WriteFile("/proc/self/oom_score_adj", []byte("1000"), 0)
+	// The child makes itself the OOM killer's first choice once it starts
+	// (the Starlark child, and the exec trampoline before it becomes the
+	// interpreter): the runner, non-dumpable, cannot write its own score
+	// to pass it on, and keeps 0.
 	err = cmd.Start()
-	_ = os.WriteFile("/proc/self/oom_score_adj", []byte("0"), 0)
 	pw.Close()
 	if err != nil {
 		pr.Close()

@@ -20,7 +20,7 @@ func Perfect(memory int64) protocol.Selfcheck {
 		NoFileSoft: limits.NoFile, NoFileHard: limits.NoFile, CoreSoft: 0, CoreHard: 0,
 		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: limits.TmpBytes, TmpMode: "1777", TmpWritable: true,
 		RootReadOnly: true, Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"},
-		SyscallProbes: FilteredProbes(),
+		SyscallProbes: FilteredProbes(), ProcProbes: ClosedProc(),
 	}
 }
 
@@ -41,6 +41,12 @@ func FilteredProbes() map[string]int {
 		m[name] = limits.FilterErrno
 	}
 	return m
+}
+
+// ClosedProc is the runner's /proc as a non-dumpable runner shows it to
+// the program: every open refused.
+func ClosedProc() map[string]int {
+	return map[string]int{"mem": 13, "fd/1": 13, "environ": 13, "oom_score_adj": 13}
 }
 
 // Hello is the runner's first frame for s, newline included.

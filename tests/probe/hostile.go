@@ -37,6 +37,11 @@ func hostile() {
 		os.Stdout.WriteString(strings.Replace(good, `"pids_max":64`, `"pids_max":-1`, 1))
 	case "twice":
 		os.Stdout.WriteString(good + good)
+	case "dumpable":
+		// A runner whose memory the program could open and rewrite.
+		s := attestation.Perfect(512 << 20)
+		s.ProcProbes["mem"] = 0
+		os.Stdout.WriteString(attestation.Hello(s))
 	case "v1":
 		// Protocol v1: no hello; it waits for its request, then answers.
 	default:
@@ -76,6 +81,9 @@ func hostile() {
 		fmt.Println(`{"v":2,"ok":true,"result":null,"output":"","output_truncated":false,"output_bytes":0,"callable":"os.system"}`)
 	case "old-version":
 		fmt.Println(`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`)
+	case "hang":
+		// A runner that ignores its own deadline: only the host can end it.
+		time.Sleep(time.Hour)
 	case "nonzero-valid":
 		fmt.Println(ok)
 		os.Exit(1)
