@@ -46,9 +46,10 @@ done
 // deadline ends the container too, but that is the container's word; the
 // reaper is the host's.
 type reaper struct {
-	cmd  *exec.Cmd
-	w    *os.File
-	once sync.Once
+	cmd    *exec.Cmd
+	w      *os.File
+	once   sync.Once
+	exited chan struct{} // closed once the reaper was waited for
 }
 
 // startReaper starts the reaper of runID on c's engine.
@@ -72,7 +73,7 @@ func (c *client) startReaper(runID string) (*reaper, error) {
 		w.Close()
 		return nil, fmt.Errorf("starting the run's reaper: %w", err)
 	}
-	return &reaper{cmd: cmd, w: w}, nil
+	return &reaper{cmd: cmd, w: w, exited: make(chan struct{})}, nil
 }
 
 // watch names the run's docker client, which the reaper waits out.
@@ -89,6 +90,9 @@ func (r *reaper) settle(confirmed bool) {
 			_, _ = r.w.WriteString("done\n")
 		}
 		_ = r.w.Close()
-		go func() { _ = r.cmd.Wait() }()
+		go func() {
+			_ = r.cmd.Wait()
+			close(r.exited)
+		}()
 	})
 }

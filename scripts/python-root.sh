@@ -1,8 +1,9 @@
 #!/bin/sh
 # Prepares the build context of the Python image in CONTEXT: Debian's
-# python3.11 and the libraries it loads, unpacked from the .debs pinned in
-# the lock (versions and SHA-256), the standard library compiled ahead of
-# time, /tmp 1777, and the image's Dockerfile; build-image.sh adds the
+# python3.11 and the libraries it loads, and its time zone data (tzdata),
+# unpacked from the .debs pinned in the lock (versions and SHA-256), the
+# standard library compiled ahead of time, /tmp 1777, /etc/passwd and
+# /etc/group naming the sandbox user, and the image's Dockerfile; build-image.sh adds the
 # runner and builds it. No shell, no package manager: nothing of a .deb's
 # maintainer scripts runs, and none of them is in the list.
 #
@@ -83,6 +84,11 @@ ln -sf /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/lib64/ld-linux-x86-64
 ln -sf python3.11 "$rootfs/usr/bin/python3"
 # Docker keeps an image directory's mode over the tmpfs mounted on it.
 chmod 1777 "$rootfs/tmp"
+# The sandbox user and root by name, so getpass, pwd and grp answer as on
+# any Debian system (docker also takes HOME from here: /nonexistent).
+mkdir -p "$rootfs/etc"
+printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$rootfs/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
 
 # The root is read-only at run time, so Python can write no bytecode cache:
 # compile the whole standard library now, with the image's own interpreter.

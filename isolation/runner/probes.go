@@ -44,6 +44,12 @@ func syscallProbes() map[string]int {
 		"kexec_load": func() (uintptr, syscall.Errno) { return raw(unix.SYS_KEXEC_LOAD, 0, 0, 0, ^uintptr(0)) },
 		// no handle: EPERM or EBADF.
 		"open_by_handle_at": func() (uintptr, syscall.Errno) { return raw(unix.SYS_OPEN_BY_HANDLE_AT, ^uintptr(0), 0, 0) },
+		// unknown flags: EINVAL.
+		"process_vm_readv": func() (uintptr, syscall.Errno) { return raw(unix.SYS_PROCESS_VM_READV, 0, 0, 0, 0, 0, ^uintptr(0)) },
+		// no siginfo: EFAULT, before any signal is sent.
+		"rt_sigqueueinfo": func() (uintptr, syscall.Errno) { return raw(unix.SYS_RT_SIGQUEUEINFO, 1, uintptr(syscall.SIGURG), 0) },
+		// unknown flags: EINVAL (ENOSYS where the kernel lacks it).
+		"memfd_secret": func() (uintptr, syscall.Errno) { return raw(unix.SYS_MEMFD_SECRET, ^uintptr(0)) },
 		// unknown type flags: EINVAL before any socket is made.
 		"socket(AF_ALG)":   func() (uintptr, syscall.Errno) { return raw(unix.SYS_SOCKET, unix.AF_ALG, ^uintptr(0), 0) },
 		"socket(AF_VSOCK)": func() (uintptr, syscall.Errno) { return raw(unix.SYS_SOCKET, unix.AF_VSOCK, ^uintptr(0), 0) },
