@@ -217,8 +217,10 @@ type outcomes struct {
 type row struct {
 	module                      string
 	passedDefault, passedPolicy int
-	diffs                       []string
-	unexplained                 int
+	// notPassed counts the rest under each: failed or errored, skipped.
+	notPassedDefault, notPassedPolicy string
+	diffs                             []string
+	unexplained                       int
 }
 
 // compare runs module under both profiles at once and lists what differs.
@@ -237,7 +239,8 @@ func compare(tool, image, module string, known map[string]string) (row, error) {
 	if berr != nil {
 		return row{}, fmt.Errorf("under the engine's default profile: %w", berr)
 	}
-	r := row{module: module, passedDefault: baseline.Passed, passedPolicy: policy.Passed}
+	r := row{module: module, passedDefault: baseline.Passed, passedPolicy: policy.Passed,
+		notPassedDefault: baseline.notPassed(), notPassedPolicy: policy.notPassed()}
 	ids := map[string]bool{}
 	for id := range policy.Outcomes {
 		ids[id] = true
@@ -266,6 +269,20 @@ func compare(tool, image, module string, known map[string]string) (row, error) {
 		r.diffs = append(r.diffs, line)
 	}
 	return r, nil
+}
+
+// notPassed says how many tests failed or errored and how many were
+// skipped.
+func (o outcomes) notPassed() string {
+	failed, skipped := 0, 0
+	for _, v := range o.Outcomes {
+		if kind(v) == "skipped" {
+			skipped++
+		} else {
+			failed++
+		}
+	}
+	return fmt.Sprintf("%d failed, %d skipped", failed, skipped)
 }
 
 func orPassed(s string) string {
@@ -398,13 +415,14 @@ func parseKnown(text string) map[string]string {
 }
 
 func printTable(w io.Writer, rows []row) {
-	fmt.Fprintln(w, "| module | passed (engine's default) | passed (policy) | tests that differ |")
-	fmt.Fprintln(w, "|---|---|---|---|")
+	fmt.Fprintln(w, "| module | passed (engine's default) | passed (policy) | the rest (default; policy) | tests that differ |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, r := range rows {
 		diffs := "none"
 		if len(r.diffs) > 0 {
 			diffs = strings.Join(r.diffs, "<br>")
 		}
-		fmt.Fprintf(w, "| %s | %d | %d | %s |\n", r.module, r.passedDefault, r.passedPolicy, diffs)
+		fmt.Fprintf(w, "| %s | %d | %d | %s; %s | %s |\n", r.module, r.passedDefault, r.passedPolicy,
+			r.notPassedDefault, r.notPassedPolicy, diffs)
 	}
 }
