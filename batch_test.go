@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -89,8 +90,8 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 	verdicts := field(results, "verdict")
 	assert.DeepEqual(t, verdicts, []any{"ok", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "ok"})
 	for i, want := range map[int]string{
-		1: `line 2: want a JSON object, {"id": ..., "source": "..."}`, 2: `line 3: unknown field "callable" (a line has "id" and "source" only)`,
-		3: `line 4: missing "source"`, 4: "line 5: request: more than 65536 bytes encoded, the limit", 5: `line 6: "id" must be a string or a number`,
+		1: `line 2: want a JSON object with "id" and "source"`, 2: `line 3: unknown field "callable" (want "id" and "source" only)`,
+		3: `line 4: missing field "source"`, 4: "line 5: request: more than 65536 bytes encoded, the limit", 5: `line 6: "id" must be a string or a number`,
 		6: "line 7: trailing data",
 	} {
 		msg := results[i]["error"].(map[string]any)["message"].(string)
@@ -236,5 +237,48 @@ func TestBatchLineMessagesSpeakJSON(t *testing.T) {
 			assert.Check(t, !strings.Contains(e["message"].(string), "Go struct"), e["message"])
 			assert.Check(t, !strings.Contains(e["message"].(string), "EOF"), e["message"])
 		}
+	}
+}
+
+// TestBatchJoinsItsReader: once batch returns (here at --fail-fast's first
+// failure, with more input left), its input reader has ended too.
+func TestBatchJoinsItsReader(t *testing.T) {
+	input := `{"id": 1, "source": "program-error"}` + "\n" + strings.Repeat(`{"id": 2, "source": "ok"}`+"\n", 50)
+	code, _, errOut, _ := batchLines(t, input, "--fail-fast")
+	assert.Equal(t, code, 1, errOut)
+	buf := make([]byte, 1<<20)
+	stacks := string(buf[:runtime.Stack(buf, true)])
+	assert.Check(t, !strings.Contains(stacks, "(*batch).read.func"), "the reader is still running:\n%s", stacks)
+}
+
+// TestBatchWriteFailure: a result line that cannot be written stops the
+// batch, which exits as the tool's own failure (125), saying why.
+func TestBatchWriteFailure(t *testing.T) {
+	t.Parallel()
+	self, state, env := useFakeDocker(t, "by-source")
+	var stderr bytes.Buffer
+	code := run(context.Background(), []string{"synapse-isolation", "batch", "--image", testImage, "--cli", self},
+		env, strings.NewReader(`{"id": 1, "source": "ok"}`+"\n"), brokenStdout{}, &stderr)
+	assert.Check(t, is.Equal(code, 125))
+	assert.Check(t, is.Contains(stderr.String(), "writing the result: no space left on device"))
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+}
+
+// TestPercentile: nearest rank, so the p95 of [1, 7] is 7, not 1.
+func TestPercentile(t *testing.T) {
+	t.Parallel()
+	twenty := make([]int64, 20)
+	for i := range twenty {
+		twenty[i] = int64(i + 1)
+	}
+	for _, tc := range []struct {
+		s    []int64
+		p    int
+		want int64
+	}{
+		{[]int64{1, 7}, 95, 7}, {[]int64{1, 7}, 50, 1}, {[]int64{5}, 95, 5}, {[]int64{1, 2, 3, 4}, 50, 2},
+		{twenty, 95, 19}, {twenty, 50, 10}, {twenty, 100, 20},
+	} {
+		assert.Check(t, is.Equal(percentile(tc.s, tc.p), tc.want), "p%d of %v", tc.p, tc.s)
 	}
 }

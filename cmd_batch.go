@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -95,7 +94,7 @@ func runBatch(c *cli.Context) error {
 	if err != nil {
 		return err // exitCode and message read the typed error as they are
 	}
-	b := &batch{c: c, ordered: c.Bool("ordered"), failFast: c.Bool("fail-fast"), slots: make(chan struct{}, parallel),
+	b := &batch{c: c, ordered: c.Bool("ordered"), failFast: c.Bool("fail-fast"), starlark: o.Exec == nil, slots: make(chan struct{}, parallel),
 		counts: map[isolation.Verdict]int{}, pending: map[int][]byte{}, next: 1, progress: isTerminalWriter(c.App.ErrWriter)}
 	readErr := b.read(c.Context, in, pool)
 	pool.Drain() // the input is done: start no container nobody will use
@@ -105,6 +104,8 @@ func runBatch(c *cli.Context) error {
 	switch {
 	case c.Context.Err() != nil:
 		return &isolation.Error{Verdict: isolation.Interrupted, Err: context.Cause(c.Context)}
+	case b.writeErr != nil:
+		return writeFailed(b.writeErr)
 	case readErr != nil:
 		return readErr
 	case closeErr != nil:
@@ -121,6 +122,7 @@ type batch struct {
 	c        *cli.Context
 	ordered  bool
 	failFast bool
+	starlark bool // no interpreter named: the source's Starlark rules apply
 	progress bool
 	slots    chan struct{} // bounds requests in flight and, ordered, results held back
 	wg       sync.WaitGroup
@@ -130,14 +132,20 @@ type batch struct {
 	execMS  []int64
 	failed  bool
 	pending map[int][]byte // ordered: finished lines waiting for earlier ones
-	next    int            // ordered: the next line to write
-	done    int
+	// writeErr is the first failed write of a result line: reading stops,
+	// and the batch exits as the tool's own failure.
+	writeErr error
+	next     int // ordered: the next line to write
+	done     int
 }
 
 // read reads lines until EOF, a signal or, with --fail-fast, a failure,
 // starting one request per valid line as a slot frees. The input is read
 // by a goroutine of its own, so a signal is seen even while a read blocks
-// (a pipe that stays open).
+// (a pipe that stays open). read returns only once that goroutine has
+// ended, unless it is inside a read of the input, which nothing can
+// interrupt (a pipe that stays open): then it ends at that read's return,
+// holding nothing but the input.
 func (b *batch) read(ctx context.Context, in io.Reader, pool *isolation.Pool) error {
 	type inLine struct {
 		raw     []byte
@@ -145,18 +153,48 @@ func (b *batch) read(ctx context.Context, in io.Reader, pool *isolation.Pool) er
 		err     error
 	}
 	lines := make(chan inLine)
+	var (
+		mu       sync.Mutex
+		stopped  bool // read has returned: the reader must end
+		inRead   bool // the reader is inside a read of the input
+		stop     = make(chan struct{})
+		finished = make(chan struct{})
+	)
 	go func() {
+		defer close(finished)
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {
+			mu.Lock()
+			if stopped {
+				mu.Unlock()
+				return
+			}
+			inRead = true
+			mu.Unlock()
 			raw, tooLong, err := readLine(r)
+			mu.Lock()
+			inRead = false
+			mu.Unlock()
 			select {
 			case lines <- inLine{raw, tooLong, err}:
 			case <-ctx.Done():
+				return
+			case <-stop:
 				return
 			}
 			if err != nil {
 				return
 			}
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		stopped = true
+		reading := inRead
+		mu.Unlock()
+		close(stop)
+		if !reading {
+			<-finished
 		}
 	}()
 	for line := 1; ; line++ {
@@ -192,7 +230,7 @@ func (b *batch) read(ctx context.Context, in io.Reader, pool *isolation.Pool) er
 			continue
 		}
 		readAt := time.Now()
-		id, req, perr := parseLine(l.raw, l.tooLong, line)
+		id, req, perr := parseLine(l.raw, l.tooLong, line, b.starlark)
 		if perr != nil {
 			b.emit(line, id, rejectedResult(perr))
 		} else {
@@ -228,70 +266,32 @@ func readLine(r *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
-// parseLine decodes one line strictly. The id is returned even when the
-// rest is refused, so the rejection can carry it.
-func parseLine(raw []byte, tooLong bool, line int) (json.RawMessage, isolation.Request, error) {
-	bad := func(format string, a ...any) (json.RawMessage, isolation.Request, error) {
-		return nil, isolation.Request{}, fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, a...))
-	}
+// parseLine decodes one line with the one ingress decoder
+// (protocol.DecodeLine). The id is returned even when the rest is refused,
+// so the rejection can carry it.
+func parseLine(raw []byte, tooLong bool, line int, starlark bool) (json.RawMessage, isolation.Request, error) {
 	if tooLong {
 		// Longer than any line whose request is within the limit.
-		return bad("%v", protocol.RequestTooLarge(-1))
+		return nil, isolation.Request{}, fmt.Errorf("line %d: %w", line, protocol.RequestTooLarge(-1))
 	}
-	if !utf8.Valid(raw) {
-		// encoding/json would turn the bytes into U+FFFD and run the
-		// result; run refuses the same bytes.
-		return bad("invalid UTF-8")
+	id, req, err := protocol.DecodeLine(raw, starlark)
+	if err != nil {
+		return id, req, fmt.Errorf("line %d: %w", line, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return bad(`want a JSON object, {"id": ..., "source": "..."}`)
-	}
-	var id, src json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return bad("not JSON: %v", err)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return bad("not JSON: %v", err)
-		}
-		key, _ := t.(string)
-		switch {
-		case key != "id" && key != "source":
-			return bad(`unknown field %q (a line has "id" and "source" only)`, key)
-		case key == "id" && id != nil, key == "source" && src != nil:
-			return bad("duplicate field %q", key)
-		case key == "id":
-			id = v
-		default:
-			src = v
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return bad("not JSON: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return bad("trailing data after the JSON object")
-	}
-	if len(id) > 0 && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null" {
-		return bad(`"id" must be a string or a number`)
-	}
-	if src == nil {
-		return id, isolation.Request{}, fmt.Errorf(`line %d: missing "source"`, line)
-	}
-	var source string
-	if src[0] != '"' || json.Unmarshal(src, &source) != nil {
-		return id, isolation.Request{}, fmt.Errorf(`line %d: "source" must be a string`, line)
-	}
-	return id, isolation.Request{Source: source}, nil
+	return id, req, nil
 }
 
 func (b *batch) stopped() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.failFast && b.failed
+	return b.failFast && b.failed || b.writeErr != nil
+}
+
+// write writes one result line; b.mu is held.
+func (b *batch) write(line []byte) {
+	if _, err := b.c.App.Writer.Write(line); err != nil && b.writeErr == nil {
+		b.writeErr = err
+	}
 }
 
 // skip frees a blank line's slot, in input order for --ordered, writing
@@ -331,7 +331,7 @@ func (b *batch) emit(line int, id json.RawMessage, res isolation.Result) {
 		b.execMS = append(b.execMS, *res.Timings.ExecMS)
 	}
 	if !b.ordered {
-		_, _ = b.c.App.Writer.Write(out)
+		b.write(out)
 		<-b.slots
 	} else {
 		b.pending[line] = out
@@ -350,7 +350,7 @@ func (b *batch) flush() {
 		if !ok {
 			return
 		}
-		_, _ = b.c.App.Writer.Write(o)
+		b.write(o)
 		delete(b.pending, b.next)
 		b.next++
 		<-b.slots
@@ -402,9 +402,16 @@ func (b *batch) summary(wall time.Duration) {
 	if len(b.execMS) > 0 {
 		s := slices.Clone(b.execMS)
 		slices.Sort(s)
-		msg += fmt.Sprintf("; exec_ms p50 %d p95 %d", s[(len(s)-1)/2], s[(len(s)-1)*95/100])
+		msg += fmt.Sprintf("; exec_ms p50 %d p95 %d", percentile(s, 50), percentile(s, 95))
 	}
 	fmt.Fprintln(b.c.App.ErrWriter, msg)
+}
+
+// percentile is the nearest-rank p-th percentile of sorted, non-empty s:
+// the smallest value at least p% of the values are at or below.
+func percentile(s []int64, p int) int64 {
+	rank := (p*len(s) + 99) / 100 // ceil(p/100 * n)
+	return s[max(rank, 1)-1]
 }
 
 // isTerminalWriter reports whether w is a terminal.

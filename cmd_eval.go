@@ -53,7 +53,7 @@ func evalCommand() *cli.Command {
 			}
 			src, err := readSource(c)
 			if err == nil {
-				err = protocol.CheckStarlark(src)
+				err = protocol.CheckSource(src, true)
 			}
 			if err != nil {
 				return reject(err)

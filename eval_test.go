@@ -164,3 +164,21 @@ func TestEvalTimeoutSaysItOnce(t *testing.T) {
 	assert.Equal(t, code, 124)
 	assert.Equal(t, errOut, "synapse-isolation: timeout: stopped at the --timeout of 100ms\n")
 }
+
+// TestInvalidUTF8IsRefusedAlike: eval, run and batch refuse a source that
+// is not valid UTF-8 by one rule, naming its offset; none runs it with
+// U+FFFD in its place.
+func TestInvalidUTF8IsRefusedAlike(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "bad.star")
+	assert.NilError(t, os.WriteFile(path, []byte("print(\"caf\xe9\")\n"), 0o644))
+	for _, args := range [][]string{{"eval", "--file", path}, {"run", "--image", testImage, "--cli", "/nonexistent/docker", "--file", path}} {
+		code, out, errOut := runCLI(t, "", args...)
+		assert.Check(t, is.Equal(code, 2), "%q: %s", args, out)
+		assert.Check(t, is.Contains(errOut, "source: invalid UTF-8 at offset 10"), "%q", args)
+		assertRejectedJSON(t, out)
+	}
+	code, results, _, _ := batchLines(t, "{\"id\":1,\"source\":\"caf\xe9\"}\n")
+	assert.Check(t, is.Equal(code, 2))
+	assert.Check(t, is.Equal(results[0]["error"].(map[string]any)["message"], "line 1: invalid UTF-8 at offset 21"))
+}

@@ -27,17 +27,19 @@ func rejectedResult(err error) isolation.Result {
 // verdict, one line to stderr saying why, so a Makefile that stops on a
 // failure shows the reason. It returns the error carrying the exit status.
 func report(c *cli.Context, format string, res isolation.Result, err error) error {
-	w := c.App.Writer
+	var buf bytes.Buffer
 	if format == "json" {
-		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
-		_, _ = w.Write(buf.Bytes())
 	} else {
-		writeText(w, res)
+		writeText(&buf, res)
+	}
+	if _, werr := c.App.Writer.Write(buf.Bytes()); werr != nil {
+		// The verdict's status would tell a script a result it never got.
+		return writeFailed(werr)
 	}
 	if res.ExitCode == 0 {
 		return nil
@@ -56,6 +58,12 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 	}
 	fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %s\n", oneLine(why))
 	return &silentError{code: res.ExitCode}
+}
+
+// writeFailed is a result that could not be written to stdout: the tool
+// failed at its job, whatever the verdict was.
+func writeFailed(err error) error {
+	return &isolation.Error{Verdict: isolation.EngineFailure, Err: fmt.Errorf("writing the result: %w", err)}
 }
 
 // position is " (line L, col C)" for an error with a position.

@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -33,5 +38,24 @@ func TestTextFieldsAreOneLine(t *testing.T) {
 			writeText(&b, tc.res)
 			assert.Equal(t, b.String(), tc.want)
 		})
+	}
+}
+
+// brokenStdout fails every write, as a closed pipe or a full disk would.
+type brokenStdout struct{}
+
+func (brokenStdout) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestResultWriteFailureIsNotSuccess: a result that could not be written
+// to stdout is not reported as the verdict's status: the exit status says
+// the tool failed (125), and stderr says why.
+func TestResultWriteFailureIsNotSuccess(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"json", "text"} {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"synapse-isolation", "eval", "--format", format, "--code", "1+2"},
+			os.Environ(), strings.NewReader(""), brokenStdout{}, &stderr)
+		assert.Check(t, is.Equal(code, 125), format)
+		assert.Check(t, is.Contains(stderr.String(), "writing the result: no space left on device"), format)
 	}
 }

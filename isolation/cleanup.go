@@ -41,8 +41,9 @@ const (
 // dead for settle (a create may still land). Once a container of the run
 // was found and removed, no other can come: one `docker run` creates one
 // container, so an empty listing after that is final. found reports
-// whether a container of the run was there to remove.
-func (c *client) remove(runID string, clientDied time.Time) (found bool, err error) {
+// whether a container of the run was there to remove. It gives up after
+// maxErrs listings in a row fail.
+func (c *client) remove(runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	var lastErr error
@@ -63,19 +64,29 @@ func (c *client) remove(runID string, clientDied time.Time) (found bool, err err
 		default:
 			errs = 0
 		}
-		if errs >= maxListErrors {
-			return found, &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker rm -f (run %s): removal not confirmed: %w", runID, lastErr)}
+		if errs >= maxErrs {
+			return found, &Error{Verdict: EngineFailure, Err: &unconfirmedError{msg: fmt.Sprintf("docker rm -f (run %s): removal not confirmed", runID), err: lastErr}}
 		}
 		select {
 		case <-ctx.Done():
 			if lastErr == nil {
 				lastErr = fmt.Errorf("container still listed")
 			}
-			return found, &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker rm -f (run %s): not confirmed gone after %s: %w", runID, cleanupTimeout, lastErr)}
+			return found, &Error{Verdict: EngineFailure, Err: &unconfirmedError{msg: fmt.Sprintf("docker rm -f (run %s): not confirmed gone after %s", runID, cleanupTimeout), err: lastErr}}
 		case <-time.After(retryEvery):
 		}
 	}
 }
+
+// unconfirmedError is a removal that could not be confirmed: the container
+// may still exist.
+type unconfirmedError struct {
+	msg string
+	err error
+}
+
+func (e *unconfirmedError) Error() string { return e.msg + ": " + e.err.Error() }
+func (e *unconfirmedError) Unwrap() error { return e.err }
 
 // ours lists, by full ID and in any state, the containers that carry this
 // run's id label: exactly the ones this run may have created.

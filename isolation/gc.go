@@ -88,7 +88,7 @@ func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Lefto
 		return found, nil
 	}
 	for i := range found {
-		if _, err := c.remove(found[i].RunID, time.Time{}); err != nil {
+		if _, err := c.remove(found[i].RunID, time.Time{}, maxListErrors); err != nil {
 			return found, fmt.Errorf("gc: %w", err)
 		}
 		found[i].Removed = true

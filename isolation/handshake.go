@@ -116,14 +116,22 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	case code == 125 || code == 126 || code == 127:
 		err = l.dockerFailed(code)
 	}
-	found, rmErr := l.remove(a.end)
-	if rmErr != nil && err == nil && code > 0 {
-		// docker run failed before any hello and the engine cannot be
-		// asked about the container either (an unknown context, an
-		// unreachable daemon): docker's own words come first, and no
-		// container ran to have an exit status.
-		err = &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", clientEnd(code), quoteStderr(l.stderr))}
+	// A client that failed before any hello (an unknown context, an
+	// unreachable daemon) most likely reached no engine: one listing
+	// decides, and if the engine cannot be listed either, docker's own
+	// failure is the verdict, said once, with no container to have an
+	// exit status; the run's reaper goes on trying the removal on its own.
+	attempts := maxListErrors
+	if !arrived && code > 0 {
+		attempts = 1
+	}
+	found, rmErr := l.removeWithin(a.end, attempts)
+	if rmErr != nil && !arrived && code > 0 {
+		if err == nil {
+			err = &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", clientEnd(code), quoteStderr(l.stderr))}
+		}
 		a.exit = nil
+		return err
 	}
 	if code == 125 {
 		// docker's own failure (a missing image, an unreachable daemon):

@@ -127,3 +127,24 @@ func TestPoolRefusesAnIdleItCannotServe(t *testing.T) {
 	}
 	assert.Equal(t, len(fakedocker.Calls(state)), 0)
 }
+
+// TestHandshakeUnreachableEngineSaidOnce: a daemon docker run cannot reach
+// is docker's failure, said once: no removal error after it, one listing
+// spent on the removal, and duration_ms covers the cleanup.
+func TestHandshakeUnreachableEngineSaidOnce(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "unreachable")
+	res, err := Run(context.Background(), Request{Source: "1+2"}, o)
+	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.Error(t, err, "engine failure: docker run exited 125: docker: Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?")
+	assert.Assert(t, res.ContainerExit == nil)
+	ps := 0
+	for _, c := range fakedocker.Calls(state) {
+		if c[0] == "ps" {
+			ps++
+		}
+	}
+	assert.Equal(t, ps, 1, "one listing decides")
+	assert.Assert(t, res.Timings.CleanupMS != nil)
+	assert.Assert(t, res.DurationMS >= *res.Timings.CleanupMS, "duration %d ms, cleanup %d ms", res.DurationMS, *res.Timings.CleanupMS)
+}

@@ -119,7 +119,12 @@ func (l *launched) send(body []byte, deadline time.Time) {
 // (client.remove), then tells the reaper: confirmed, it stands down;
 // unconfirmed, it goes on trying on its own.
 func (l *launched) remove(clientDied time.Time) (found bool, err error) {
-	found, err = l.client.remove(l.plan.RunID, clientDied)
+	return l.removeWithin(clientDied, maxListErrors)
+}
+
+// removeWithin is remove giving up after attempts failed listings.
+func (l *launched) removeWithin(clientDied time.Time, attempts int) (found bool, err error) {
+	found, err = l.client.remove(l.plan.RunID, clientDied, attempts)
 	l.reaper.settle(err == nil)
 	return found, err
 }
@@ -165,9 +170,12 @@ func (l *launched) finish(a *attempt) ([]byte, error) {
 	}
 	cause := context.Cause(l.runCtx)
 	var warning *warningError
+	var ended *requestEnded
 	switch {
 	case l.parent.Err() != nil:
 		return nil, &Error{Verdict: Interrupted, Err: context.Cause(l.parent)}
+	case errors.As(cause, &ended):
+		return nil, &Error{Verdict: Interrupted, Err: ended.cause}
 	case errors.Is(cause, errHostDeadline):
 		return nil, &Error{Verdict: Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
 			l.plan.Name, l.plan.Limits.Timeout)}

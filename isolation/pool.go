@@ -66,6 +66,9 @@ type Pool struct {
 	ready   chan *warm
 	tokens  chan struct{}
 	wg      sync.WaitGroup // fill and every admission
+	running sync.WaitGroup // requests given a container and not yet answered
+	// closed is closed by Close: no request is taken from then on.
+	closed chan struct{}
 	// dead is closed when every engine was dropped; deadErr, set before,
 	// is what each request then gets.
 	dead    chan struct{}
@@ -82,6 +85,9 @@ type Pool struct {
 	// took a container as still waiting (len(ready) would already have
 	// dropped).
 	readyN int
+	// unconfirmed are the pool's own removals it could not confirm (of
+	// containers no request got), for Close to return.
+	unconfirmed []error
 }
 
 type poolEngine struct {
@@ -128,7 +134,8 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if _, err := newPlan(o.Run, time.Now()); err != nil {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}
-	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{})}
+	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{}),
+		closed: make(chan struct{})}
 	p.demand = sync.NewCond(&p.mu)
 	for _, e := range o.Engines {
 		c, err := newClient(e)
@@ -219,7 +226,8 @@ func (p *Pool) fill() {
 		p.mu.Lock()
 		if p.closing {
 			p.mu.Unlock()
-			_ = p.discard(w)
+			p.note(p.discard(w))
+			p.release(e)
 			return
 		}
 		p.readyN++
@@ -259,6 +267,8 @@ func (p *Pool) admit(w *warm) {
 	p.mu.Unlock()
 	if p.ctx.Err() == nil { // not the pool closing
 		p.drop(w.e, err)
+	} else if u := (*unconfirmedError)(nil); errors.As(err, &u) {
+		p.note(err)
 	}
 	p.release(w.e)
 }
@@ -330,6 +340,11 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 			p.takers--
 			p.mu.Unlock()
 			return nil, p.deadErr
+		case <-p.closed:
+			p.mu.Lock()
+			p.takers--
+			p.mu.Unlock()
+			return nil, errPoolClosed
 		case w := <-p.ready:
 			p.mu.Lock()
 			p.readyN--
@@ -339,7 +354,7 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 			}
 			p.mu.Unlock()
 			if expired {
-				_ = p.discard(w)
+				p.note(p.discard(w))
 				p.release(w.e)
 				continue
 			}
@@ -361,6 +376,14 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	if err != nil {
 		return err
 	}
+	p.mu.Lock()
+	if p.closing {
+		p.mu.Unlock()
+		return errPoolClosed
+	}
+	p.running.Add(1)
+	p.mu.Unlock()
+	defer p.running.Done()
 	w, err := p.take(ctx)
 	if err != nil {
 		return err
@@ -368,27 +391,47 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	defer p.release(w.e)
 	a.assigned = time.Now()
 	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
+	// The request's context holds until the response: ended, the client
+	// is killed and the container removed, and the run is interrupted.
+	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
+	defer stop()
 	w.l.send(body, a.assigned.Add(w.l.plan.Limits.Timeout))
 	return a.complete(w.l)
 }
 
-// Close stops filling, ends every ready container and confirms each gone.
-// Requests still running finish or, if ctx ended, are interrupted and
-// clean up after themselves.
+// errPoolClosed answers a request that comes, or still waits for a
+// container, once Close was called.
+var errPoolClosed = &Error{Verdict: Interrupted, Err: errors.New("the pool was closed")}
+
+// note keeps a removal of the pool's own that was not confirmed.
+func (p *Pool) note(err error) {
+	if err == nil {
+		return
+	}
+	p.mu.Lock()
+	p.unconfirmed = append(p.unconfirmed, err)
+	p.mu.Unlock()
+}
+
+// Close stops intake (a request that comes or still waits gets
+// interrupted), waits for the requests that have a container to finish,
+// then stops filling, ends every ready container and confirms each gone.
+// It returns every removal of the pool's own it could not confirm. (A
+// request's own removal is in its result.)
 func (p *Pool) Close() error {
 	p.mu.Lock()
-	p.closing = true
+	if !p.closing {
+		p.closing = true
+		close(p.closed)
+	}
 	p.demand.Broadcast()
 	p.mu.Unlock()
+	p.running.Wait()
 	p.cancel()
 	p.wg.Wait()
 	// The ready containers are ended in parallel: one at a time, their
 	// removals would add up at the end of every batch.
-	var (
-		wg   sync.WaitGroup
-		emu  sync.Mutex
-		errs []error
-	)
+	var wg sync.WaitGroup
 	for {
 		var w *warm
 		select {
@@ -404,13 +447,11 @@ func (p *Pool) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := p.discard(w); err != nil {
-				emu.Lock()
-				errs = append(errs, err)
-				emu.Unlock()
-			}
+			p.note(p.discard(w))
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return errors.Join(p.unconfirmed...)
 }

@@ -245,3 +245,55 @@ func TestPoolClientVanishes(t *testing.T) {
 	assert.Check(t, is.Equal(verdicts[len(verdicts)-1], EngineFailure), "%v", verdicts)
 	assert.NilError(t, p.Close())
 }
+
+// TestPoolRunHonoursItsContext: a request whose context ends while its
+// program runs returns at once, interrupted, its container removed; it
+// does not wait for the run's own deadline.
+func TestPoolRunHonoursItsContext(t *testing.T) {
+	t.Parallel()
+	p, state := fakePool(t, "hang", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := p.Run(ctx, Request{Source: "1+2"}, time.Now())
+	took := time.Since(start)
+	assert.Check(t, is.Equal(res.Verdict, Interrupted), "%v", err)
+	assert.Check(t, took < 2*time.Second, "took %s", took)
+	assert.NilError(t, p.Close())
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+}
+
+// TestPoolCloseWaitsForRuns: Close stops intake but lets a run that has
+// its container finish, and returns only once it has.
+func TestPoolCloseWaitsForRuns(t *testing.T) {
+	t.Parallel()
+	p, state := fakePool(t, "slow", 1)
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := p.Run(context.Background(), Request{Source: "1+2"}, time.Now())
+		done <- outcome{res, err}
+	}()
+	poll.WaitOn(t, func(poll.LogT) poll.Result {
+		if fakedocker.Stdin(state) != "" {
+			return poll.Success()
+		}
+		return poll.Continue("the request has not reached its container")
+	}, poll.WithTimeout(10*time.Second), poll.WithDelay(10*time.Millisecond))
+	// The container answers 400 ms after its request: Close waits for it.
+	start := time.Now()
+	assert.NilError(t, p.Close())
+	took := time.Since(start)
+	select {
+	case o := <-done:
+		assert.Check(t, o.err)
+		assert.Check(t, is.Equal(o.res.Verdict, OK))
+	case <-time.After(time.Second):
+		t.Fatal("Close returned, the run did not")
+	}
+	assert.Check(t, took >= 200*time.Millisecond, "Close took %s: it did not wait for the run", took)
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+}

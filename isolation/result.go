@@ -133,11 +133,9 @@ func exitCodeOf(v Verdict, err error) int {
 // result builds the attempt's Result once, from what it learned and the
 // error that ended it.
 func (a *attempt) result(err error) Result {
-	end := a.end
-	if end.IsZero() {
-		end = time.Now()
-	}
-	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, Selfcheck: a.selfcheck, DurationMS: end.Sub(a.start).Milliseconds()}
+	// From the call to the return, cleanup included, whatever the verdict.
+	returned := time.Now()
+	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, Selfcheck: a.selfcheck, DurationMS: returned.Sub(a.start).Milliseconds()}
 	if a.plan != nil {
 		res.Image, res.RunID = a.plan.Image, a.plan.RunID
 		if a.started {
@@ -158,7 +156,7 @@ func (a *attempt) result(err error) Result {
 		res.Error, res.Exec = r.Error, r.Exit
 	}
 	res.ExitCode = exitCodeOf(res.Verdict, err)
-	res.Timings = a.timings(time.Now())
+	res.Timings = a.timings(returned)
 	return res
 }
 

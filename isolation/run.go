@@ -25,6 +25,12 @@ var (
 	errResponseTooLarge = fmt.Errorf("response larger than %d bytes", limits.MaxResponseBytes)
 )
 
+// requestEnded is the abort cause when a pool request's own context ended
+// while its program ran.
+type requestEnded struct{ cause error }
+
+func (e *requestEnded) Error() string { return e.cause.Error() }
+
 // warningError is the abort cause when docker printed a WARNING line: it
 // does so when it discards a limit it cannot apply.
 type warningError struct{ line string }
@@ -102,15 +108,10 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	return a.complete(l)
 }
 
-// encode is the one ingress check of a request on the host: the wire's
-// size and UTF-8 rules, and, for Starlark, no NUL byte.
+// encode is the one ingress check of a request on the host
+// (protocol.CheckSource), for Starlark unless an interpreter is named.
 func encode(req Request, exec []string) ([]byte, error) {
-	if exec == nil {
-		if err := protocol.CheckStarlark(req.Source); err != nil {
-			return nil, &Error{Verdict: Rejected, Err: err}
-		}
-	}
-	body, err := protocol.EncodeRequest(req)
+	body, err := protocol.EncodeRequest(req, exec == nil)
 	if err != nil {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}

@@ -166,8 +166,10 @@ func TestPythonOnABase(t *testing.T) {
 	const tag = "synapse-python:on-a-base"
 	cmd := exec.Command(script, "python", "--base", pythonImage)
 	cmd.Env = append(os.Environ(), "SYNAPSE_IMAGE_TAG="+tag)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	assert.NilError(t, err)
+	assert.NilError(t, err, stderr.String())
 	id := strings.TrimSpace(string(out))
 	t.Cleanup(func() { _ = exec.Command("docker", "rmi", tag).Run() })
 	assert.Assert(t, strings.HasPrefix(id, "sha256:") && id != pythonImage, id)

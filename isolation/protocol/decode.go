@@ -6,70 +6,149 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// DecodeRequest strictly decodes a request: one JSON object with exactly
-// the field "source" holding a string, nothing before or after it, valid
-// UTF-8, at most limits.MaxRequestBytes bytes.
-func DecodeRequest(b []byte) (Request, error) {
-	if len(b) > limits.MaxRequestBytes {
-		return Request{}, fmt.Errorf("request: larger than %d bytes", limits.MaxRequestBytes)
+// DecodeRequest strictly decodes the runner's request frame: one JSON
+// object with exactly the field "source" holding a string, nothing before
+// or after it, and the source's rules (CheckSource) for its mode.
+func DecodeRequest(b []byte, starlark bool) (Request, error) {
+	fields, err := decodeObject(b, "source")
+	var req Request
+	if err == nil {
+		req, err = sourceOf(fields, starlark)
 	}
-	if !utf8.Valid(b) {
-		// encoding/json would silently replace invalid bytes with U+FFFD.
-		return Request{}, errors.New("request: invalid UTF-8")
+	var large *tooLargeError
+	if err != nil && !errors.As(err, &large) { // that one names the request already
+		err = fmt.Errorf("request: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return Request{}, errors.New("request: want a JSON object")
+	return req, err
+}
+
+// DecodeLine strictly decodes a batch line, {"id": ..., "source": "..."}:
+// the request, and its id (a string, a number or null) even when the rest
+// is refused, so the refusal can carry it.
+func DecodeLine(b []byte, starlark bool) (json.RawMessage, Request, error) {
+	fields, err := decodeObject(b, "id", "source")
+	if err != nil {
+		return nil, Request{}, err
+	}
+	id := fields["id"]
+	if len(id) > 0 && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null" {
+		return nil, Request{}, errors.New(`"id" must be a string or a number`)
+	}
+	req, err := sourceOf(fields, starlark)
+	return id, req, err
+}
+
+// sourceOf takes the "source" field and applies the source's rules.
+func sourceOf(fields map[string]json.RawMessage, starlark bool) (Request, error) {
+	raw, ok := fields["source"]
+	if !ok {
+		return Request{}, errors.New(`missing field "source"`)
 	}
 	var req Request
-	seen := false
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return Request{}, fmt.Errorf("request: %w", err)
-		}
-		if t != "source" {
-			return Request{}, fmt.Errorf("request: unknown field %q", t)
-		}
-		if seen {
-			return Request{}, errors.New(`request: duplicate field "source"`)
-		}
-		seen = true
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return Request{}, fmt.Errorf("request: %w", err)
-		}
-		if len(raw) == 0 || raw[0] != '"' {
-			return Request{}, errors.New(`request: "source" must be a string`)
-		}
-		if err := json.Unmarshal(raw, &req.Source); err != nil {
-			return Request{}, fmt.Errorf("request: %w", err)
-		}
+	if raw[0] != '"' || json.Unmarshal(raw, &req.Source) != nil {
+		return Request{}, errors.New(`"source" must be a string`)
 	}
-	if _, err := dec.Token(); err != nil {
-		return Request{}, fmt.Errorf("request: %w", err)
-	}
-	if !seen {
-		return Request{}, errors.New(`request: missing field "source"`)
-	}
-	if err := expectEOF(dec); err != nil {
-		return Request{}, fmt.Errorf("request: %w", err)
+	if err := CheckSource(req.Source, starlark); err != nil {
+		return Request{}, err
 	}
 	return req, nil
 }
 
-// EncodeRequest encodes a request, refusing one the runner would refuse.
-// The encoding holds no raw newline (JSON escapes it in strings), so the
-// frame on the wire is this plus one newline.
-func EncodeRequest(r Request) ([]byte, error) {
-	if !utf8.ValidString(r.Source) {
-		return nil, errors.New("source: invalid UTF-8")
+// decodeObject decodes one JSON object whose fields are among names, each
+// at most once, with nothing before or after it, from at most
+// limits.MaxRequestBytes+4 KiB of valid UTF-8 (the bound of a batch line:
+// a request at its limit and an id).
+func decodeObject(b []byte, names ...string) (map[string]json.RawMessage, error) {
+	if len(b) > maxObjectBytes {
+		return nil, RequestTooLarge(-1)
+	}
+	if err := checkUTF8(b); err != nil {
+		// encoding/json would silently replace invalid bytes with U+FFFD.
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("want a JSON object with %s", quoteAll(names))
+	}
+	fields := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("not JSON: %w", err)
+		}
+		key, _ := t.(string)
+		if !slices.Contains(names, key) {
+			return nil, fmt.Errorf("unknown field %q (want %s only)", key, quoteAll(names))
+		}
+		if _, dup := fields[key]; dup {
+			return nil, fmt.Errorf("duplicate field %q", key)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("not JSON: %w", err)
+		}
+		fields[key] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	if err := expectEOF(dec); err != nil {
+		return nil, err
+	}
+	return fields, nil
+}
+
+// maxObjectBytes bounds what decodeObject reads.
+const maxObjectBytes = limits.MaxRequestBytes + 4<<10
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, " and ")
+}
+
+// checkUTF8 names the byte offset of the first invalid UTF-8 sequence.
+func checkUTF8[T string | []byte](b T) error {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRuneInString(string(b[i:min(i+utf8.UTFMax, len(b))]))
+		if r == utf8.RuneError && n <= 1 {
+			return fmt.Errorf("invalid UTF-8 at offset %d", i)
+		}
+		i += n
+	}
+	return nil
+}
+
+// CheckSource is the one rule set of a program's source, however it
+// arrived (--code, --file, stdin, a batch line, the runner's stdin): valid
+// UTF-8; in Starlark mode no NUL byte (go.starlark.net's scanner stops at
+// one, so everything after it would silently never run; exec mode passes
+// bytes to the interpreter as they are); and at most
+// limits.MaxRequestBytes once encoded.
+func CheckSource(source string, starlark bool) error {
+	_, err := EncodeRequest(Request{Source: source}, starlark)
+	return err
+}
+
+// EncodeRequest encodes a request, refusing one that breaks the source's
+// rules (CheckSource). The encoding holds no raw newline (JSON escapes it
+// in strings), so the frame on the wire is this plus one newline.
+func EncodeRequest(r Request, starlark bool) ([]byte, error) {
+	if err := checkUTF8(r.Source); err != nil {
+		return nil, fmt.Errorf("source: %w", err)
+	}
+	if i := strings.IndexByte(r.Source, 0); starlark && i >= 0 {
+		return nil, fmt.Errorf("source: NUL byte at offset %d (Starlark would stop reading there)", i)
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -84,11 +163,15 @@ func EncodeRequest(r Request) ([]byte, error) {
 // RequestTooLarge is the one message for a request over the size limit,
 // however it arrived (--code, --file, stdin, a batch line): n is its
 // encoded size, or -1 when reading stopped at the bound, before the end.
-func RequestTooLarge(n int) error {
-	if n < 0 {
-		return fmt.Errorf("request: more than %d bytes encoded, the limit", limits.MaxRequestBytes)
+func RequestTooLarge(n int) error { return &tooLargeError{n: n} }
+
+type tooLargeError struct{ n int }
+
+func (e *tooLargeError) Error() string {
+	if e.n < 0 {
+		return fmt.Sprintf("request: more than %d bytes encoded, the limit", limits.MaxRequestBytes)
 	}
-	return fmt.Errorf("request: %d bytes encoded, limit is %d", n, limits.MaxRequestBytes)
+	return fmt.Sprintf("request: %d bytes encoded, limit is %d", e.n, limits.MaxRequestBytes)
 }
 
 // DecodeResponse strictly decodes a runner response: one JSON object, known
@@ -146,17 +229,6 @@ func (r Response) check() error {
 func expectEOF(dec *json.Decoder) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("trailing data after the JSON value")
-	}
-	return nil
-}
-
-// CheckStarlark refuses a source the Starlark evaluator would not read
-// whole: go.starlark.net's scanner stops at a NUL byte, so everything after
-// one would silently never run. Exec mode passes bytes to the
-// interpreter's stdin as they are and does not call this.
-func CheckStarlark(source string) error {
-	if i := strings.IndexByte(source, 0); i >= 0 {
-		return fmt.Errorf("source: NUL byte at offset %d (Starlark would stop reading there)", i)
 	}
 	return nil
 }

@@ -11,48 +11,82 @@ import (
 )
 
 func TestDecodeRequest(t *testing.T) {
-	r, err := DecodeRequest([]byte(` {"source": "1+2\n"} `))
+	r, err := DecodeRequest([]byte(` {"source": "1+2\n"} `), true)
 	assert.NilError(t, err)
 	assert.Equal(t, r.Source, "1+2\n")
-	r, err = DecodeRequest([]byte(`{"source":"\u00e9\ud83d\ude00"}`))
+	r, err = DecodeRequest([]byte(`{"source":"\u00e9\ud83d\ude00"}`), true)
 	assert.NilError(t, err)
 	assert.Equal(t, r.Source, "é😀")
+	// Exec mode passes a NUL byte to the interpreter as it is.
+	r, err = DecodeRequest([]byte(`{"source":"a\u0000b"}`), false)
+	assert.NilError(t, err)
+	assert.Equal(t, r.Source, "a\x00b")
 }
 
 func TestDecodeRequestRejects(t *testing.T) {
 	big := `{"source":"` + strings.Repeat("x", limits.MaxRequestBytes) + `"}`
 	for in, want := range map[string]string{
-		``:                              "request: want a JSON object",
-		`null`:                          "request: want a JSON object",
-		`[]`:                            "request: want a JSON object",
-		`"x"`:                           "request: want a JSON object",
+		``:                              `request: want a JSON object with "source"`,
+		`null`:                          `request: want a JSON object with "source"`,
+		`[]`:                            `request: want a JSON object with "source"`,
+		`"x"`:                           `request: want a JSON object with "source"`,
 		`{}`:                            `request: missing field "source"`,
-		`{"source":"a","extra":1}`:      `request: unknown field "extra"`,
-		`{"Source":"a"}`:                `request: unknown field "Source"`,
+		`{"source":"a","extra":1}`:      `request: unknown field "extra" (want "source" only)`,
+		`{"Source":"a"}`:                `request: unknown field "Source" (want "source" only)`,
 		`{"source":"a","source":"b"}`:   `request: duplicate field "source"`,
 		`{"source":1}`:                  `request: "source" must be a string`,
 		`{"source":null}`:               `request: "source" must be a string`,
 		`{"source":"a"} {"source":"b"}`: "request: trailing data after the JSON value",
 		`{"source":"a"}x`:               "request: trailing data after the JSON value",
-		`{"source":"a"`:                 "request: EOF",
-		"{\"source\":\"\xff\"}":         "request: invalid UTF-8",
-		big:                             "request: larger than 65536 bytes",
+		`{"source":"a"`:                 "request: not JSON: EOF",
+		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
+		`{"source":"1\u0000+2"}`:        "request: source: NUL byte at offset 1 (Starlark would stop reading there)",
+		big:                             "request: 65549 bytes encoded, limit is 65536",
 	} {
-		_, err := DecodeRequest([]byte(in))
+		_, err := DecodeRequest([]byte(in), true)
 		assert.Check(t, err != nil && err.Error() == want, "%.40q: got %v, want %s", in, err, want)
 	}
 }
 
+// TestDecodeLine: a batch line is decoded by the same rules, with its id.
+func TestDecodeLine(t *testing.T) {
+	id, r, err := DecodeLine([]byte(`{"id": 7, "source": "1+2"}`), true)
+	assert.NilError(t, err)
+	assert.Equal(t, string(id), "7")
+	assert.Equal(t, r.Source, "1+2")
+	for in, want := range map[string]string{
+		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id" and "source" only)`,
+		`{"id":true,"source":"x"}`:         `"id" must be a string or a number`,
+		`{"id":"a"}`:                       `missing field "source"`,
+		"{\"id\":1,\"source\":\"\xc3(\"}":  "invalid UTF-8 at offset 18",
+		`{"id":1,"source":"\u0000"}`:       "source: NUL byte at offset 0 (Starlark would stop reading there)",
+	} {
+		_, _, err := DecodeLine([]byte(in), true)
+		assert.Check(t, err != nil && err.Error() == want, "%q: got %v, want %s", in, err, want)
+	}
+	id, _, err = DecodeLine([]byte(`{"id":"x7","source":1}`), true)
+	assert.Check(t, err != nil)
+	assert.Check(t, string(id) == `"x7"`, "the id comes back with the refusal: %s", id)
+}
+
+func TestCheckSource(t *testing.T) {
+	assert.NilError(t, CheckSource("print('é')", true))
+	assert.Error(t, CheckSource("ok\xff", true), "source: invalid UTF-8 at offset 2")
+	assert.Error(t, CheckSource("é\xc3", true), "source: invalid UTF-8 at offset 2")
+	assert.Error(t, CheckSource("1\x00", true), "source: NUL byte at offset 1 (Starlark would stop reading there)")
+	assert.NilError(t, CheckSource("1\x00", false))
+}
+
 func TestEncodeRequest(t *testing.T) {
-	b, err := EncodeRequest(Request{Source: "1+2"})
+	b, err := EncodeRequest(Request{Source: "1+2"}, true)
 	assert.NilError(t, err)
 	assert.Equal(t, string(b), `{"source":"1+2"}`)
-	_, err = EncodeRequest(Request{Source: "\xff"})
-	assert.Error(t, err, "source: invalid UTF-8")
+	_, err = EncodeRequest(Request{Source: "\xff"}, true)
+	assert.Error(t, err, "source: invalid UTF-8 at offset 0")
 	// The limit is on the encoded form: quoting can grow the source.
-	_, err = EncodeRequest(Request{Source: strings.Repeat(`"`, limits.MaxRequestBytes/2)})
+	_, err = EncodeRequest(Request{Source: strings.Repeat(`"`, limits.MaxRequestBytes/2)}, true)
 	assert.ErrorContains(t, err, "limit is 65536")
-	b, err = EncodeRequest(Request{Source: strings.Repeat("x", limits.MaxRequestBytes-len(`{"source":""}`))})
+	b, err = EncodeRequest(Request{Source: strings.Repeat("x", limits.MaxRequestBytes-len(`{"source":""}`))}, true)
 	assert.NilError(t, err)
 	assert.Equal(t, len(b), limits.MaxRequestBytes)
 }
@@ -94,16 +128,16 @@ func FuzzDecodeRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := DecodeRequest(b)
+		r, err := DecodeRequest(b, true)
 		if err != nil {
 			return
 		}
 		// Whatever decodes is valid UTF-8 and re-encodes losslessly (when the
 		// re-encoding, which escapes <, > and &, still fits the limit).
 		assert.Assert(t, utf8.ValidString(r.Source))
-		enc, err := EncodeRequest(r)
+		enc, err := EncodeRequest(r, true)
 		if err == nil {
-			r2, err := DecodeRequest(enc)
+			r2, err := DecodeRequest(enc, true)
 			assert.NilError(t, err)
 			assert.Equal(t, r2.Source, r.Source)
 		}

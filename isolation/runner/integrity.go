@@ -100,18 +100,20 @@ func procProbes() map[string]int {
 		return out
 	}
 	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
 	var errnos [len(procFiles)]int32
 	runtime.LockOSThread()
 	pid, errno := forkProbe(&paths, &flags, p[1], &errnos)
 	runtime.UnlockOSThread()
-	syscall.Close(p[1])
 	if errno != 0 {
 		return out
 	}
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(&errnos[0])), unsafe.Sizeof(errnos))
-	n, _ := readFull(p[0], buf)
+	// The child shares this descriptor table: the pipe stays open until
+	// it has exited, and what it wrote is all there then.
 	var ws syscall.WaitStatus
 	_, _ = syscall.Wait4(int(pid), &ws, 0, nil)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&errnos[0])), unsafe.Sizeof(errnos))
+	n, _ := readFull(p[0], buf)
 	if n == len(buf) {
 		for i, f := range procFiles {
 			out[f.name] = int(errnos[i])
@@ -120,15 +122,19 @@ func procProbes() map[string]int {
 	return out
 }
 
-// forkProbe forks without the Go runtime (clone with only SIGCHLD is fork
-// on every architecture; arm64 has no fork). The child has one thread and
-// makes only raw system calls: it opens each path, writes the errnos to
-// wfd and exits. It returns the child's pid in the parent.
+// forkProbe forks without the Go runtime (clone with SIGCHLD and no
+// CLONE_VM is fork on every architecture; arm64 has no fork). The child
+// has one thread and makes only raw system calls: it opens each path,
+// writes the errnos to wfd and exits. It shares the descriptor table
+// (CLONE_FILES), so it holds no copy of the runner's stdout to release:
+// under gVisor a child that released such a copy, by close or by exit,
+// broke the runner's writes to stdout. It returns the child's pid in the
+// parent.
 //
 //go:nosplit
 //go:norace
 func forkProbe(paths *[len(procFiles)]*byte, flags *[len(procFiles)]int, wfd int, errnos *[len(procFiles)]int32) (uintptr, syscall.Errno) {
-	pid, _, errno := syscall.RawSyscall6(unix.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	pid, _, errno := syscall.RawSyscall6(unix.SYS_CLONE, uintptr(syscall.SIGCHLD)|unix.CLONE_FILES, 0, 0, 0, 0, 0)
 	if errno != 0 || pid != 0 {
 		return pid, errno
 	}

@@ -136,7 +136,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	if err != nil {
 		return // no hello, no response: the host refuses the container
 	}
-	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout)
+	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, cfg.Exec == nil && !cfg.Selfcheck)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, err.Error()))
 		return
@@ -148,12 +148,6 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	if cfg.Selfcheck {
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
-	}
-	if cfg.Exec == nil {
-		if err := protocol.CheckStarlark(req.Source); err != nil {
-			r.send(failure(protocol.ErrRequest, "request: "+err.Error()))
-			return
-		}
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
 		fmt.Errorf("runner deadline of %s", cfg.Timeout))
@@ -219,7 +213,7 @@ func writeHello(stdout io.Writer, sc protocol.Selfcheck) (time.Time, error) {
 
 // readRequestWithin waits at most idle (timeout when idle is zero) for the
 // request: a runner nobody sends work to ends on its own.
-func readRequestWithin(stdin io.Reader, idle, timeout time.Duration) (protocol.Request, error) {
+func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bool) (protocol.Request, error) {
 	if idle <= 0 {
 		idle = timeout
 	}
@@ -229,7 +223,7 @@ func readRequestWithin(stdin io.Reader, idle, timeout time.Duration) (protocol.R
 	}
 	got := make(chan read, 1)
 	go func() {
-		req, err := readRequest(stdin)
+		req, err := readRequest(stdin, starlark)
 		got <- read{req, err}
 	}()
 	select {
@@ -246,14 +240,14 @@ func readRequestWithin(stdin io.Reader, idle, timeout time.Duration) (protocol.R
 // milliseconds the request itself does not. It reads at most one byte more
 // than the limit, so an oversized request is detected without reading it
 // all.
-func readRequest(stdin io.Reader) (protocol.Request, error) {
+func readRequest(stdin io.Reader, starlark bool) (protocol.Request, error) {
 	b := make([]byte, 0, 4<<10)
 	buf := make([]byte, 4<<10)
 	for len(b) <= limits.MaxRequestBytes {
 		n, err := stdin.Read(buf[:min(len(buf), limits.MaxRequestBytes+1-len(b))])
 		b = append(b, buf[:n]...)
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			return protocol.DecodeRequest(b[:i])
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i <= limits.MaxRequestBytes {
+			return protocol.DecodeRequest(b[:i], starlark)
 		}
 		if err == io.EOF {
 			break
@@ -262,5 +256,8 @@ func readRequest(stdin io.Reader) (protocol.Request, error) {
 			return protocol.Request{}, fmt.Errorf("request: reading stdin: %w", err)
 		}
 	}
-	return protocol.DecodeRequest(b)
+	if len(b) > limits.MaxRequestBytes {
+		return protocol.Request{}, protocol.RequestTooLarge(-1)
+	}
+	return protocol.DecodeRequest(b, starlark)
 }

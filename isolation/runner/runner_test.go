@@ -89,12 +89,12 @@ func TestRunnerSelfDeadline(t *testing.T) {
 func TestRunnerBadRequests(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		``:                              "request: want a JSON object",
-		`{"source":"1","f":"x"}`:        `request: unknown field "f"`,
+		``:                              `request: want a JSON object with "source"`,
+		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source" only)`,
 		`{"source":"1"}{"source":"2"}`:  "request: trailing data after the JSON value",
-		"{\"source\":\"\xff\"}":         "request: invalid UTF-8",
-		`[1]`:                           "request: want a JSON object",
-		strings.Repeat(" ", 64<<10+100): "request: larger than 65536 bytes",
+		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
+		`[1]`:                           `request: want a JSON object with "source"`,
+		strings.Repeat(" ", 64<<10+100): "request: more than 65536 bytes encoded, the limit",
 	} {
 		r := runRunner(t, in)
 		assert.Check(t, !r.OK)

@@ -97,7 +97,7 @@ func Main() {
 		}
 	case "ps":
 		os.WriteFile(filepath.Join(state, "ps-called"), nil, 0o600)
-		if mode == "hang-unreachable" {
+		if mode == "hang-unreachable" || mode == "unreachable" {
 			fmt.Fprintln(os.Stderr, "Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?")
 			os.Exit(1)
 		}
@@ -207,6 +207,11 @@ func run(mode, state string, args []string) int {
 	container := filepath.Join(state, "c-"+name)
 	if _, err := os.Stat(container); err == nil {
 		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: Conflict. The container name \"/%s\" is already in use.\n", name)
+		return 125
+	}
+	if mode == "unreachable" {
+		// A daemon that cannot be reached: docker's own failure, no container.
+		fmt.Fprintln(os.Stderr, "docker: Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?")
 		return 125
 	}
 	if mode == "no-container" {
