@@ -18,7 +18,7 @@ func argvCommand() *cli.Command {
 		ArgsUsage: "[-- CMD ARGS...]",
 		Flags: append(runFlags(),
 			&cli.StringFlag{Name: "format", Value: "shell", Usage: "output `FORMAT`: shell, json or lines"},
-			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)"}),
+			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)", DefaultText: "now"}),
 		Action: func(c *cli.Context) error {
 			format, err := formatChoice(c)
 			if err != nil {

@@ -39,8 +39,8 @@ func batchCommand() *cli.Command {
 			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
 			cliFlag(),
 			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true},
-			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)"},
-			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok"},
+			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok", DisableDefaultText: true},
 		},
 		Action: runBatch,
 	}

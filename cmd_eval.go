@@ -24,7 +24,7 @@ func evalCommand() *cli.Command {
 		Flags: append(sourceFlags(),
 			&cli.StringFlag{Name: "timeout", Value: limits.DefaultTimeout.String(), Usage: "stop the program after `DURATION`"},
 			formatFlag(),
-			&cli.BoolFlag{Name: "sandbox", Usage: "refused: eval never sandboxes (use run --image)"},
+			&cli.BoolFlag{Name: "sandbox", Usage: "refused: eval never sandboxes (use run --image)", DisableDefaultText: true},
 		),
 		Action: func(c *cli.Context) error {
 			format, ferr := formatChoice(c)

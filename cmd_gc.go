@@ -15,8 +15,8 @@ func gcCommand() *cli.Command {
 		Name:  "gc",
 		Usage: "remove containers left by a killed run (its supervisor gone, or its deadline passed; all with --all)",
 		Flags: append([]cli.Flag{
-			&cli.BoolFlag{Name: "all", Usage: "remove every container with the tool's labels, running or not"},
-			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be removed; remove nothing"},
+			&cli.BoolFlag{Name: "all", Usage: "remove every container with the tool's labels, running or not", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be removed; remove nothing", DisableDefaultText: true},
 			reportFormatFlag(),
 		}, engineFlags()...),
 		Action: func(c *cli.Context) error {

@@ -38,6 +38,17 @@ _synapse_isolation() {
 	b.WriteString("  case \"${COMP_WORDS[1]}:$prev\" in\n")
 	assign := func(w []string) string { return fmt.Sprintf("words=%q", strings.Join(w, " ")) }
 	writeValueArms(&b, t, assign)
+	// A value that is neither a path nor one of a list (an image ID, a
+	// size): nothing to offer, and no file names either.
+	for _, cmd := range t.commands {
+		for _, f := range t.flags[cmd] {
+			if f.value && !f.file && len(f.choices) == 0 {
+				for _, n := range f.names() {
+					fmt.Fprintf(&b, "    %s:%s) compopt +o default +o bashdefault 2>/dev/null; return 0 ;;\n", cmd, n)
+				}
+			}
+		}
+	}
 	b.WriteString("    *)\n      if [[ $cur == -* ]]; then\n        case ${COMP_WORDS[1]} in\n")
 	writeCommandArms(&b, t.commands, t.flagWords(), assign)
 	b.WriteString("        esac\n      else\n        case ${COMP_WORDS[1]} in\n")

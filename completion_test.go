@@ -162,6 +162,15 @@ func TestCompletionOffersFilesForPaths(t *testing.T) {
 		assert.NilError(t, err, string(out))
 		assert.Check(t, is.Equal(offered(string(out)), want), "%q", line)
 	}
+	// bash falls back to file names (-o default) unless the arm turns it
+	// off, which only a shell's own completion loop shows: read the arms.
+	_, bash, _ := runCLI(t, "", "completion", "bash")
+	for _, arm := range []string{"run:--image", "run:--memory", "batch:--timeout", "argv:--name"} {
+		assert.Check(t, is.Contains(bash, "    "+arm+") compopt +o default +o bashdefault"), arm)
+	}
+	for _, arm := range []string{"run:--file", "batch:--input", "run:--cli"} {
+		assert.Check(t, !strings.Contains(bash, "    "+arm+")"), "%s must keep file names", arm)
+	}
 }
 
 // TestCompletionScriptsParse checks each script's syntax with the shell

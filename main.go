@@ -69,7 +69,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// Reached only for an unknown command: a rejection, not help.
 		Action: func(c *cli.Context) error {
 			if c.Bool("version") {
-				fmt.Fprintf(c.App.Writer, "%s version %s\n", c.App.Name, c.App.Version)
+				// The same line as the version command's first.
+				fmt.Fprintf(c.App.Writer, "%s %s\n", c.App.Name, c.App.Version)
 				return nil
 			}
 			if c.Args().Present() {

@@ -38,7 +38,10 @@ type exitStatus struct {
 // exitStatuses are every verdict's status and the interrupted run's, in
 // numeric order, for run's --help and the man page.
 func exitStatuses() []exitStatus {
-	list := []exitStatus{{130, "interrupted", "SIGINT or SIGTERM (128 + the signal); the container was removed"}}
+	list := []exitStatus{
+		{130, "interrupted", "SIGINT (128 + the signal); the container was removed"},
+		{143, "interrupted", "SIGTERM (128 + the signal); the container was removed"},
+	}
 	for _, d := range verdictDocs {
 		list = append(list, exitStatus{d.verdict.ExitCode(), string(d.verdict), d.when})
 	}
@@ -72,7 +75,7 @@ func batchExitText() string {
 	}
 	return "0 when every result is ok; otherwise the status of the most serious verdict among the results\n" +
 		"(" + strings.Join(names, ", ") + "; statuses as in run --help);\n" +
-		"2 for bad flags, before any container starts; 130 on SIGINT or SIGTERM.\n"
+		"2 for bad flags, before any container starts; 130 on SIGINT, 143 on SIGTERM (128 + the signal).\n"
 }
 
 // manPage renders the section-1 page: urfave/cli's markdown of the
@@ -123,7 +126,7 @@ Check the engine and an image against the policy:
 
     synapse-isolation doctor --image "$SYNAPSE_IMAGE"
 
-Remove what a killed supervisor left (containers named synapse-iso-\<run id\>):
+Remove what a killed supervisor and its reaper left (found by the tool's labels: a gone owner, a passed deadline):
 
     synapse-isolation gc
 `)

@@ -24,6 +24,10 @@ func sourceFlags() []cli.Flag {
 func readSource(c *cli.Context) (string, error) {
 	code, file := c.IsSet("code"), c.IsSet("file")
 	var r io.Reader
+	flag := "--code"
+	if file {
+		flag = "--file"
+	}
 	switch {
 	case code && file:
 		return "", rejectf("conflicting options: --code and --file")
@@ -43,7 +47,7 @@ func readSource(c *cli.Context) (string, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(r, limits.MaxRequestBytes+1))
 	if err != nil {
-		return "", rejectf("reading the program: %w", err)
+		return "", rejectf("%s: %w", flag, err)
 	}
 	if len(b) > limits.MaxRequestBytes {
 		// Encoding never shrinks a source: this request is over the limit.

@@ -24,10 +24,7 @@ type client struct {
 
 // newClient resolves the engine's CLI binary on the PATH of its environment.
 func newClient(e Engine) (*client, error) {
-	env := e.Env
-	if env == nil {
-		env = os.Environ()
-	}
+	env := e.environ()
 	bin := e.CLI
 	if bin == "" {
 		bin = dockerargs.DefaultCLI
@@ -37,6 +34,15 @@ func newClient(e Engine) (*client, error) {
 		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
 	return &client{path: path, context: e.Context, env: env}, nil
+}
+
+// environ is the environment the engine's CLI gets, and where the
+// profile's cache directory is read from: Env, or this process's.
+func (e Engine) environ() []string {
+	if e.Env == nil {
+		return os.Environ()
+	}
+	return e.Env
 }
 
 // lookPath finds bin on the PATH of env (not of this process), so a

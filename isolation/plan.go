@@ -70,7 +70,7 @@ type Options struct {
 // withProfile returns o with the seccomp profile file in place, checked
 // again for each run: owner, mode and content.
 func (o Options) withProfile() (Options, error) {
-	path, err := seccompFile()
+	path, err := seccompFile(o.Engine.environ())
 	if err != nil {
 		return o, err
 	}

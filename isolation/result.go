@@ -152,6 +152,9 @@ func (a *attempt) result(err error) Result {
 			res.Verdict = ProgramError
 		}
 		res.Result, res.ResultType, res.ResultRepr = r.Result, r.ResultType, r.ResultRepr
+		if string(res.Result) == "null" {
+			res.Result = nil // none, as documented: the wire says null
+		}
 		res.Output, res.OutputTruncated, res.OutputBytes = r.Output, r.OutputTruncated, r.OutputBytes
 		res.Error, res.Exec = r.Error, r.Exit
 	}

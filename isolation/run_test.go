@@ -275,7 +275,7 @@ func TestRunRejectsBeforeDocker(t *testing.T) {
 func TestRunMissingCLI(t *testing.T) {
 	t.Parallel()
 	o, _ := fake(t, "ok")
-	o.Engine = Engine{CLI: "docker", Env: []string{"PATH=/nonexistent"}}
+	o.Engine = Engine{CLI: "docker", Env: []string{"PATH=/nonexistent", "HOME=" + t.TempDir()}}
 	res, err := Run(context.Background(), Request{Source: "1"}, o)
 	assert.Equal(t, res.Verdict, EngineFailure)
 	assert.Assert(t, !res.Sandboxed, "docker never started")

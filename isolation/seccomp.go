@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -22,8 +23,8 @@ const cacheDirName = "synapse-isolation"
 // must be this user's and not group- or world-writable, the file must be
 // this user's regular file with the exact content; anything else is
 // rewritten or refused, never used.
-func seccompFile() (string, error) {
-	path, err := writeSeccompFile()
+func seccompFile(env []string) (string, error) {
+	path, err := writeSeccompFile(env)
 	if err != nil {
 		return "", fmt.Errorf("seccomp profile: %w", err)
 	}
@@ -31,10 +32,10 @@ func seccompFile() (string, error) {
 }
 
 // writeSeccompFile is seccompFile without the prefix on its errors.
-func writeSeccompFile() (string, error) {
-	base, err := os.UserCacheDir()
+func writeSeccompFile(env []string) (string, error) {
+	base, err := cacheDir(env)
 	if err != nil {
-		return "", fmt.Errorf("no cache directory to keep it in (set XDG_CACHE_HOME or HOME): %w", err)
+		return "", err
 	}
 	dir := filepath.Join(base, cacheDirName)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -68,6 +69,27 @@ func writeSeccompFile() (string, error) {
 		return "", err
 	}
 	return path, checkOwned(path, false)
+}
+
+// cacheDir is the user's cache directory by env, as os.UserCacheDir reads
+// it from the process's: $XDG_CACHE_HOME if absolute, else $HOME/.cache.
+func cacheDir(env []string) (string, error) {
+	get := func(key string) string {
+		v := ""
+		for _, kv := range env {
+			if s, ok := strings.CutPrefix(kv, key+"="); ok {
+				v = s // the last one wins, as for exec
+			}
+		}
+		return v
+	}
+	if d := get("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+		return d, nil
+	}
+	if h := get("HOME"); h != "" {
+		return filepath.Join(h, ".cache"), nil
+	}
+	return "", errors.New("no cache directory to keep it in (set XDG_CACHE_HOME or HOME)")
 }
 
 // checkOwned requires path to be this user's directory (dir) or regular

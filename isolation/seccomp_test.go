@@ -16,8 +16,10 @@ import (
 // a changed or swapped file is rewritten, a directory others can write to
 // is refused.
 func TestSeccompFile(t *testing.T) {
+	t.Parallel()
 	cache := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", cache)
+	env := []string{"HOME=/nonexistent", "XDG_CACHE_HOME=" + cache}
+	seccompFile := func() (string, error) { return seccompFile(env) }
 	dir := filepath.Join(cache, "synapse-isolation")
 	path, err := seccompFile()
 	assert.NilError(t, err)
@@ -64,8 +66,7 @@ func TestSeccompFile(t *testing.T) {
 	}
 
 	// No cache dir at all: a clear refusal.
-	t.Setenv("XDG_CACHE_HOME", "")
-	t.Setenv("HOME", "")
+	env = []string{"XDG_CACHE_HOME=relative", "HOME="}
 	_, err = seccompFile()
 	assert.ErrorContains(t, err, "no cache directory")
 }

@@ -150,7 +150,9 @@ func SeccompLogProfile() []byte {
 
 func renderProfile(def string, defErrno *uint) []byte {
 	p := seccompProfile{DefaultAction: def, DefaultErrnoRet: defErrno, Architectures: architectures, Syscalls: seccompRules()}
-	b, err := json.MarshalIndent(p, "", "  ")
+	// One line, as every --format json of the CLI prints: `seccomp
+	// --format table` is the form for reading.
+	b, err := json.Marshal(p)
 	if err != nil {
 		panic(err) // plain structs of strings and numbers always marshal
 	}
