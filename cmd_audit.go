@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"golang.org/x/sys/unix"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
 // maxAuditInput bounds the argv read from stdin.
@@ -19,7 +19,7 @@ const maxAuditInput = 1 << 20
 func auditCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "audit",
-		Usage: "check a docker run argv against the policy (exit 0 compliant, 1 not, 2 unreadable)",
+		Usage: fmt.Sprintf("check a docker run argv against the policy (exit 0 compliant, %d not, %d unreadable)", exitFailedCheck, isolation.Rejected.ExitCode()),
 		ArgsUsage: "-- docker run ARGS...  (or, on stdin, the argv as `argv` prints it: shell, json or lines)\n\n" +
 			"   synapse-isolation argv --format F ... | synapse-isolation audit   audits any of the three",
 		Flags: []cli.Flag{
@@ -45,7 +45,7 @@ func auditCommand() *cli.Command {
 			}
 			writeAudit(c.App.Writer, format, r)
 			if !r.Compliant() {
-				return &silentError{code: exitNotCompliant}
+				return &silentError{code: exitFailedCheck}
 			}
 			return nil
 		},
@@ -120,16 +120,6 @@ func readAuditInput(c *cli.Context) ([]string, error) {
 		return nil, rejectf("stdin: %w", err)
 	}
 	return argv, nil
-}
-
-// isTerminal reports whether r is a terminal (a tty answers TCGETS).
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }
 
 func writeAudit(w io.Writer, format string, r dockerargs.Report) {

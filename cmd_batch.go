@@ -413,9 +413,3 @@ func percentile(s []int64, p int) int64 {
 	rank := (p*len(s) + 99) / 100 // ceil(p/100 * n)
 	return s[max(rank, 1)-1]
 }
-
-// isTerminalWriter reports whether w is a terminal.
-func isTerminalWriter(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && isTerminal(f)
-}

@@ -50,7 +50,7 @@ func doctorCommand() *cli.Command {
 				}
 			}
 			if !ok {
-				return &silentError{code: 1}
+				return &silentError{code: exitFailedCheck}
 			}
 			return nil
 		},

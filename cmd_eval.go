@@ -20,7 +20,7 @@ func evalCommand() *cli.Command {
 		Usage: "evaluate trusted Starlark in-process, with no isolation",
 		Description: "eval is for code you trust: it runs in this process, not in a container. For untrusted code use\n" +
 			"   synapse-isolation run --image ID --code SRC. eval --sandbox refuses rather than delegate.\n\n" +
-			"Exit status: 0 ok, 1 program_error, 2 rejected (bad flags or input, --sandbox), 124 timeout.",
+			"Exit status: " + shortExitText(isolation.OK, isolation.ProgramError, isolation.Rejected, isolation.Timeout) + "; rejected is bad flags or input, and --sandbox.",
 		Flags: append(sourceFlags(),
 			&cli.StringFlag{Name: "timeout", Value: limits.DefaultTimeout.String(), Usage: "stop the program after `DURATION`"},
 			formatFlag(),

@@ -11,11 +11,11 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// Exit statuses that are not verdicts of a run.
-const (
-	exitNotCompliant = 1 // audit found a boundary missing or violated
-	exitRejected     = 2 // bad flags or input
-)
+// exitFailedCheck is the status of a report whose checks did not all
+// pass (audit: a boundary missing or violated; doctor: a check failed).
+// It is no verdict of a run; bad flags and input are the verdict
+// rejected, whose status the library's table gives.
+const exitFailedCheck = 1
 
 // silentError carries an exit status for an outcome the command has
 // already reported on stdout (a failed audit, a run's JSON verdict).
@@ -81,7 +81,7 @@ func (e *signalError) ExitCode() int {
 	if s, ok := e.sig.(syscall.Signal); ok {
 		return 128 + int(s)
 	}
-	return 130
+	return isolation.Interrupted.ExitCode()
 }
 
 // exitCode maps any error an action returns to the documented exit status.
@@ -98,7 +98,7 @@ func exitCode(err error) int {
 	case errors.As(err, &sig):
 		return sig.ExitCode()
 	case errors.As(err, &rej), errors.As(err, &flag):
-		return exitRejected
+		return isolation.Rejected.ExitCode()
 	}
 	var ie *isolation.Error
 	if errors.As(err, &ie) {

@@ -40,6 +40,3 @@ func Check(s Spec) (Checked, error) {
 	}
 	return Checked{s: s}, nil
 }
-
-// Spec returns the validated spec.
-func (c Checked) Spec() Spec { return c.s }

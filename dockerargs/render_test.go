@@ -99,7 +99,6 @@ func TestCheckRefusesWhatCouldBeMisread(t *testing.T) {
 			assert.ErrorContains(t, err, tc.want)
 		})
 	}
-	c, err := Check(baseSpec())
+	_, err := Check(baseSpec())
 	assert.NilError(t, err)
-	assert.DeepEqual(t, c.Spec(), baseSpec())
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
-	"github.com/synapse-lang/synapse-isolation/isolation/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 )
 
 // client runs docker CLI subcommands other than `run`: rm, ps, events,

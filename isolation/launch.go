@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

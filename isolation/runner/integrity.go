@@ -2,12 +2,13 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -82,86 +83,57 @@ var procFiles = [4]struct {
 	flags int
 }{{"mem", unix.O_RDWR}, {"fd/1", unix.O_WRONLY}, {"environ", unix.O_RDONLY}, {"oom_score_adj", unix.O_WRONLY}}
 
+// probeArg starts the runner as the /proc probe: runner --proc-probe PID.
+// Only the runner passes it, to itself.
+const probeArg = "--proc-probe"
+
+// isProbe reports whether this process is the /proc probe.
+func isProbe() bool { return len(os.Args) == 3 && os.Args[1] == probeArg }
+
 // procProbes opens this process's own /proc files from a throwaway child,
 // as the program would (same uid, no capabilities), and returns the errno
-// of each open, 0 where it opened. The child is a raw fork, reaped here
-// before the hello is written.
+// of each open, 0 where it opened, -1 where it could not be probed. The
+// child is a fresh exec of the runner (probeMain), as the Starlark child
+// is: under gVisor a raw fork of the runner made its later writes to
+// stdout fail, with or without a shared descriptor table.
 func procProbes() map[string]int {
-	var paths [len(procFiles)]*byte
-	var flags [len(procFiles)]int
 	out := make(map[string]int, len(procFiles))
-	for i, f := range procFiles {
-		paths[i] = &[]byte("/proc/" + strconv.Itoa(os.Getpid()) + "/" + f.name + "\x00")[0]
-		flags[i] = f.flags | unix.O_CLOEXEC
+	for _, f := range procFiles {
 		out[f.name] = -1 // not probed: fails the judgement
 	}
-	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+	cmd := exec.Command("/proc/self/exe", probeArg, strconv.Itoa(os.Getpid()))
+	b, err := cmd.Output()
+	if err != nil {
 		return out
 	}
-	defer syscall.Close(p[0])
-	defer syscall.Close(p[1])
-	var errnos [len(procFiles)]int32
-	runtime.LockOSThread()
-	pid, errno := forkProbe(&paths, &flags, p[1], &errnos)
-	runtime.UnlockOSThread()
-	if errno != 0 {
+	fields := strings.Fields(string(b))
+	if len(fields) != len(procFiles) {
 		return out
 	}
-	// The child shares this descriptor table: the pipe stays open until
-	// it has exited, and what it wrote is all there then.
-	var ws syscall.WaitStatus
-	_, _ = syscall.Wait4(int(pid), &ws, 0, nil)
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(&errnos[0])), unsafe.Sizeof(errnos))
-	n, _ := readFull(p[0], buf)
-	if n == len(buf) {
-		for i, f := range procFiles {
-			out[f.name] = int(errnos[i])
+	for i, f := range procFiles {
+		if n, err := strconv.Atoi(fields[i]); err == nil {
+			out[f.name] = n
 		}
 	}
 	return out
 }
 
-// forkProbe forks without the Go runtime (clone with SIGCHLD and no
-// CLONE_VM is fork on every architecture; arm64 has no fork). The child
-// has one thread and makes only raw system calls: it opens each path,
-// writes the errnos to wfd and exits. It shares the descriptor table
-// (CLONE_FILES), so it holds no copy of the runner's stdout to release:
-// under gVisor a child that released such a copy, by close or by exit,
-// broke the runner's writes to stdout. It returns the child's pid in the
-// parent.
-//
-//go:nosplit
-//go:norace
-func forkProbe(paths *[len(procFiles)]*byte, flags *[len(procFiles)]int, wfd int, errnos *[len(procFiles)]int32) (uintptr, syscall.Errno) {
-	pid, _, errno := syscall.RawSyscall6(unix.SYS_CLONE, uintptr(syscall.SIGCHLD)|unix.CLONE_FILES, 0, 0, 0, 0, 0)
-	if errno != 0 || pid != 0 {
-		return pid, errno
-	}
-	for i := 0; i < len(paths); i++ {
-		fd, _, e := syscall.RawSyscall6(unix.SYS_OPENAT, uintptr(atFDCWD), uintptr(unsafe.Pointer(paths[i])), uintptr(flags[i]), 0, 0, 0)
-		errnos[i] = int32(e)
-		if e == 0 {
-			syscall.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
+// probeMain is the probe's side: it opens each file of pid as the
+// program would and prints the errnos, 0 for an open that succeeded.
+func probeMain(pid string) int {
+	var errnos []string
+	for _, f := range procFiles {
+		fd, err := unix.Open("/proc/"+pid+"/"+f.name, f.flags|unix.O_CLOEXEC, 0)
+		e := 0
+		if err != nil {
+			e = int(err.(syscall.Errno))
+		} else {
+			unix.Close(fd)
 		}
+		errnos = append(errnos, strconv.Itoa(e))
 	}
-	syscall.RawSyscall(unix.SYS_WRITE, uintptr(wfd), uintptr(unsafe.Pointer(errnos)), unsafe.Sizeof(*errnos))
-	syscall.RawSyscall(unix.SYS_EXIT_GROUP, 0, 0, 0)
-	return 0, 0
-}
-
-// readFull reads len(b) bytes from fd unless it ends first.
-func readFull(fd int, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := syscall.Read(fd, b[n:])
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil || m <= 0 {
-			return n, err
-		}
-		n += m
+	if _, err := os.Stdout.WriteString(strings.Join(errnos, " ") + "\n"); err != nil {
+		return 2
 	}
-	return n, nil
+	return 0
 }

@@ -67,6 +67,8 @@ func (r *responder) sentOK() bool {
 
 func main() {
 	switch {
+	case isProbe():
+		os.Exit(probeMain(os.Args[2]))
 	case isTrampoline():
 		os.Exit(trampoline(os.Args[2], os.Args[3:]))
 	case isChild():
