@@ -20,7 +20,7 @@ const wantCPUMax = "100000 100000"
 
 // procProbeNames are the runner's /proc files its hello says a same-uid
 // process could not open.
-var procProbeNames = []string{"mem", "fd/1", "environ", "oom_score_adj"}
+var procProbeNames = []string{"mem", "fd", "environ", "oom_score_adj"}
 
 // wantTmpMode is /tmp's mode as the tmpfs option mode=1777 sets it: every
 // user may create files, none may remove another's.

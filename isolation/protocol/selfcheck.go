@@ -44,7 +44,7 @@ type Selfcheck struct {
 	SyscallProbes map[string]int `json:"syscall_probes"`
 	// ProcProbes is the errno a throwaway child of the runner got opening
 	// the runner's own /proc files as the program would ("mem" read-write,
-	// "fd/1" for writing, "environ", "oom_score_adj" for writing; 0: it
+	// the "fd" directory, "environ", "oom_score_adj" for writing; 0: it
 	// opened). The program shares the runner's uid, so only the runner
 	// being non-dumpable keeps them closed.
 	ProcProbes map[string]int `json:"proc_probes"`

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -77,11 +79,15 @@ func reserveThreads(n int) {
 }
 
 // procFiles are the runner's own /proc files the program must not open,
-// each with the flags an attacker would open it with.
+// each with the flags an attacker would open it with. The descriptors are
+// probed through their directory, which must be closed as well (fd/1 is
+// reached through it): opening fd/1 itself reaches the runner's stdout,
+// and under gVisor, which does not close it, the probe's open and close of
+// that file broke the runner's writes to stdout (4 runs of 4).
 var procFiles = [4]struct {
 	name  string
 	flags int
-}{{"mem", unix.O_RDWR}, {"fd/1", unix.O_WRONLY}, {"environ", unix.O_RDONLY}, {"oom_score_adj", unix.O_WRONLY}}
+}{{"mem", unix.O_RDWR}, {"fd", unix.O_RDONLY | unix.O_DIRECTORY}, {"environ", unix.O_RDONLY}, {"oom_score_adj", unix.O_WRONLY}}
 
 // probeArg starts the runner as the /proc probe: runner --proc-probe PID.
 // Only the runner passes it, to itself.
@@ -90,24 +96,48 @@ const probeArg = "--proc-probe"
 // isProbe reports whether this process is the /proc probe.
 func isProbe() bool { return len(os.Args) == 3 && os.Args[1] == probeArg }
 
-// procProbes opens this process's own /proc files from a throwaway child,
-// as the program would (same uid, no capabilities), and returns the errno
-// of each open, 0 where it opened, -1 where it could not be probed. The
-// child is a fresh exec of the runner (probeMain), as the Starlark child
-// is: under gVisor a raw fork of the runner made its later writes to
-// stdout fail, with or without a shared descriptor table.
-func procProbes() map[string]int {
+// procProbe is a child that opens this process's own /proc files as the
+// program would (same uid, no capabilities) and reports the errno of each
+// open on a pipe. In Starlark mode the Starlark child does it as it
+// starts; otherwise a throwaway exec of the runner does (probeMain), ended
+// after the hello. (Under gVisor a second child of the runner, started
+// before the hello, made the runner's writes to stdout fail in about 3
+// runs of 4, whether a raw fork or an exec, early or late; the Starlark
+// child alone never did.)
+type procProbe struct {
+	cmd   *exec.Cmd // the throwaway child, nil when the Starlark child probes
+	stdin io.Closer
+	out   io.ReadCloser
+}
+
+// startProcProbe starts the probe; nil if it could not start (the hello
+// then reports every file unprobed, which fails the judgement).
+func startProcProbe() *procProbe {
+	cmd := exec.Command("/proc/self/exe", probeArg, strconv.Itoa(os.Getpid()))
+	stdin, err1 := cmd.StdinPipe()
+	stdout, err2 := cmd.StdoutPipe()
+	if err1 != nil || err2 != nil || cmd.Start() != nil {
+		return nil
+	}
+	return &procProbe{cmd: cmd, stdin: stdin, out: stdout}
+}
+
+// probeFD is where the Starlark child writes its probe's line.
+const probeFD = 3
+
+// result returns the errno of each open, 0 where it opened, -1 where it
+// could not be probed.
+func (p *procProbe) result() map[string]int {
 	out := make(map[string]int, len(procFiles))
 	for _, f := range procFiles {
 		out[f.name] = -1 // not probed: fails the judgement
 	}
-	cmd := exec.Command("/proc/self/exe", probeArg, strconv.Itoa(os.Getpid()))
-	b, err := cmd.Output()
-	if err != nil {
+	if p == nil {
 		return out
 	}
-	fields := strings.Fields(string(b))
-	if len(fields) != len(procFiles) {
+	line, err := bufio.NewReader(io.LimitReader(p.out, 256)).ReadString('\n')
+	fields := strings.Fields(line)
+	if err != nil || len(fields) != len(procFiles) {
 		return out
 	}
 	for i, f := range procFiles {
@@ -118,9 +148,32 @@ func procProbes() map[string]int {
 	return out
 }
 
-// probeMain is the probe's side: it opens each file of pid as the
-// program would and prints the errnos, 0 for an open that succeeded.
+// end ends the probe: the throwaway child is ended and reaped.
+func (p *procProbe) end() {
+	switch {
+	case p == nil:
+	case p.cmd == nil:
+		p.out.Close()
+	case p.cmd.ProcessState == nil:
+		p.stdin.Close()
+		_ = p.cmd.Wait()
+	}
+}
+
+// probeMain is the throwaway probe's side: it writes the line and waits
+// for the runner to close its stdin.
 func probeMain(pid string) int {
+	if writeProbe(os.Stdout, pid) != nil {
+		return 2
+	}
+	// Alive until the runner has written its hello and closes stdin.
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// writeProbe opens each file of pid as the program would and writes the
+// errnos on one line, 0 for an open that succeeded.
+func writeProbe(w io.Writer, pid string) error {
 	var errnos []string
 	for _, f := range procFiles {
 		fd, err := unix.Open("/proc/"+pid+"/"+f.name, f.flags|unix.O_CLOEXEC, 0)
@@ -132,8 +185,6 @@ func probeMain(pid string) int {
 		}
 		errnos = append(errnos, strconv.Itoa(e))
 	}
-	if _, err := os.Stdout.WriteString(strings.Join(errnos, " ") + "\n"); err != nil {
-		return 2
-	}
-	return 0
+	_, err := io.WriteString(w, strings.Join(errnos, " ")+"\n")
+	return err
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -75,6 +76,10 @@ func main() {
 		raiseOOMScore() // while still dumpable: see there
 		protect()
 		silenceStderr()
+		if f := os.NewFile(probeFD, "probe"); f != nil {
+			_ = writeProbe(f, strconv.Itoa(os.Getppid()))
+			f.Close()
+		}
 		os.Exit(starlarkChild(os.Args[2:], os.Stdin, os.Stdout))
 	}
 	protect()
@@ -115,10 +120,15 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	_ = lockText() // best effort; see there
 	cg := newCgroupMem(cgroupRoot)
 	var sl *starlarkChildProc
-	if cfg.Exec == nil && !cfg.Selfcheck {
+	var probe *procProbe
+	defer func() { probe.end() }()
+	if cfg.Exec != nil || cfg.Selfcheck {
+		probe = startProcProbe()
+	} else {
 		// Started now, idle until it is given the source: its start-up
-		// overlaps the attestation and the wait for the request.
-		if sl, err = startStarlarkChild(cfg.Timeout, cg); err != nil {
+		// overlaps the attestation and the wait for the request. It is
+		// the /proc probe too.
+		if sl, probe, err = startStarlarkChild(cfg.Timeout, cg); err != nil {
 			r.send(failure(protocol.ErrInternal, "starting the evaluator: "+err.Error()))
 			return
 		}
@@ -132,9 +142,10 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	// the host judges the sandbox before the source exists in it, and
 	// nothing a program does can change what the host is told.
 	began := time.Now()
-	sc := selfcheck()
+	sc := selfcheck(probe)
 	sc.TookMicros = time.Since(began).Microseconds()
 	helloAt, err := writeHello(stdout, sc)
+	probe.end()
 	if err != nil {
 		return // no hello, no response: the host refuses the container
 	}

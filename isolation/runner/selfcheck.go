@@ -16,8 +16,9 @@ import (
 
 // selfcheck reports what this process actually sees. It only reads and
 // probes; a value it cannot read is left at -1 or empty and explained in
-// Problems, so doctor fails that check instead of guessing.
-func selfcheck() protocol.Selfcheck {
+// Problems, so doctor fails that check instead of guessing. probe is the
+// /proc probe, started before.
+func selfcheck(probe *procProbe) protocol.Selfcheck {
 	s := protocol.Selfcheck{
 		UID: os.Getuid(), GID: os.Getgid(), NoNewPrivs: -1, Seccomp: -1,
 		MemoryMax: -1, SwapMax: -1, PidsMax: -1, NoFileSoft: -1, NoFileHard: -1, CoreSoft: -1, CoreHard: -1, TmpBytes: -1,
@@ -34,7 +35,7 @@ func selfcheck() protocol.Selfcheck {
 	}
 	readCgroup(&s, problem)
 	s.SyscallProbes = syscallProbes()
-	s.ProcProbes = procProbes()
+	s.ProcProbes = probe.result()
 
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {

@@ -34,20 +34,32 @@ type starlarkChildProc struct {
 // startStarlarkChild starts the runner again as the Starlark child. The
 // program runs in that child, so that when memory runs out it is the child
 // that dies or is stopped, and the runner lives to say so with evidence.
-func startStarlarkChild(timeout time.Duration, cg cgroupMem) (*starlarkChildProc, error) {
+//
+// The child is also the /proc probe (procProbe): as it starts it writes
+// its probe's line to a pipe of its own, fd 3.
+func startStarlarkChild(timeout time.Duration, cg cgroupMem) (*starlarkChildProc, *procProbe, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	probeR, probeW, err := os.Pipe()
+	if err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, nil, err
 	}
 	cmd := exec.Command("/proc/self/exe", childArg, timeout.String())
 	cmd.Stdin = pr
+	cmd.ExtraFiles = []*os.File{probeW}
 	c, err := startChild(cmd, false, limits.MaxResponseBytes, cg)
 	pr.Close()
+	probeW.Close()
 	if err != nil {
 		pw.Close()
-		return nil, err
+		probeR.Close()
+		return nil, nil, err
 	}
-	return &starlarkChildProc{c: c, stdin: pw}, nil
+	return &starlarkChildProc{c: c, stdin: pw}, &procProbe{out: probeR}, nil
 }
 
 // abort ends a child that will get no program.

@@ -46,7 +46,7 @@ func FilteredProbes() map[string]int {
 // ClosedProc is the runner's /proc as a non-dumpable runner shows it to
 // the program: every open refused.
 func ClosedProc() map[string]int {
-	return map[string]int{"mem": 13, "fd/1": 13, "environ": 13, "oom_score_adj": 13}
+	return map[string]int{"mem": 13, "fd": 13, "environ": 13, "oom_score_adj": 13}
 }
 
 // Hello is the runner's first frame for s, newline included.
