@@ -114,7 +114,7 @@ func judgeSeccomp(p *parsed) (Status, string) {
 	if got := hex.EncodeToString(sum[:]); got != want {
 		return Violated, fmt.Sprintf("seccomp=%s is not the policy's profile (sha256 %s, want %s)", path, got, want)
 	}
-	return Enforced, fmt.Sprintf("seccomp=%s: the policy's allowlist (sha256 %s)", path, want)
+	return Enforced, fmt.Sprintf("seccomp=%s: the policy's allowlist (sha256 %s): %s", path, want, limits.SeccompSummary())
 }
 
 func judgeTmpfs(p *parsed) (Status, string) {

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -166,6 +168,19 @@ func SeccompSHA256() string { return profileSHA256() }
 // changed policy never reuses an old file and an argv names the exact
 // profile it ran under.
 func SeccompFileName() string { return "seccomp-" + SeccompSHA256() + ".json" }
+
+// SeccompSummary says in one line what the profile allows and refuses,
+// for the audit: each rule's reason is in the profile's comments.
+func SeccompSummary() string {
+	first := make([]string, len(denied))
+	for i, d := range denied {
+		first[i] = d.names[0]
+	}
+	return fmt.Sprintf("%d syscalls allowed; socket and socketpair only for AF_UNIX, AF_INET, AF_INET6 and routing netlink "+
+		"(AF_VSOCK reaches a VM host, AF_ALG is the kernel crypto API); refused by name with errno %d: %s and the rest of their groups, "+
+		"and PER_LINUX32 and forged siginfo; each reason: synapse-isolation seccomp --format table",
+		len(SeccompAllowed()), FilterErrno, strings.Join(first, ", "))
+}
 
 // SeccompAllowed returns the names of the syscalls the profile allows,
 // with or without argument conditions, sorted.

@@ -26,6 +26,19 @@ func py(t *testing.T, env []string, src string, flags ...string) toolResult {
 	return r
 }
 
+// pyReport runs testdata/NAME as a Python program that prints one JSON
+// object, which must end ok, and returns that object.
+func pyReport(t *testing.T, name string) map[string]any {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	assert.NilError(t, err)
+	r := py(t, nil, string(src), "--timeout", "60s")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	var rep map[string]any
+	assert.NilError(t, json.Unmarshal([]byte(r.res.Output), &rep), r.res.Output)
+	return rep
+}
+
 func TestPythonRuns(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
@@ -79,12 +92,7 @@ func TestPythonBoundaries(t *testing.T) {
 func TestPythonWorkloadUnderTheProfile(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	src, err := os.ReadFile(filepath.Join("testdata", "workload.py"))
-	assert.NilError(t, err)
-	r := py(t, nil, string(src), "--timeout", "60s")
-	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
-	var rep map[string]any
-	assert.NilError(t, json.Unmarshal([]byte(r.res.Output), &rep), r.res.Output)
+	rep := pyReport(t, "workload.py")
 	for _, step := range []string{"threads", "fork_and_wait", "subprocess", "socketpair_select", "mmap", "sqlite3", "tempfile"} {
 		assert.Check(t, is.Equal(rep[step], true), "%s: %v", step, rep[step])
 	}
@@ -192,12 +200,7 @@ func TestPythonOnABase(t *testing.T) {
 func TestPythonEverydayPrograms(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	src, err := os.ReadFile(filepath.Join("testdata", "everyday.py"))
-	assert.NilError(t, err)
-	r := py(t, nil, string(src), "--timeout", "60s")
-	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
-	var got map[string]any
-	assert.NilError(t, json.Unmarshal([]byte(r.res.Output), &got), r.res.Output)
+	got := pyReport(t, "everyday.py")
 	values := map[string]any{
 		"os.getppid": 1.0, "os.umask": "0o22", "getpass.getuser": "nobody", "pwd.getpwuid": "nobody",
 		"grp.getgrgid": "nogroup", "zoneinfo": 7200.0,
