@@ -282,3 +282,14 @@ func TestPercentile(t *testing.T) {
 		assert.Check(t, is.Equal(percentile(tc.s, tc.p), tc.want), "p%d of %v", tc.p, tc.s)
 	}
 }
+
+// TestBatchParallelRange: one range, the pool's, in one message, whether
+// the CLI or the pool refuses the value.
+func TestBatchParallelRange(t *testing.T) {
+	t.Parallel()
+	for _, n := range []string{"0", "65", "-1"} {
+		code, _, errOut := runCLI(t, "", "batch", "--image", testImage, "--cli", "/nonexistent/docker", "--parallel", n)
+		assert.Check(t, is.Equal(code, 2), n)
+		assert.Check(t, is.Equal(errOut, `synapse-isolation: --parallel: must be from 1 to 64 (got "`+n+`")`+"\n"), n)
+	}
+}

@@ -36,7 +36,7 @@ func batchCommand() *cli.Command {
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "at most `N` containers at once, ready or running"},
 			durationFlag("idle", isolation.DefaultIdle, "a ready container waiting longer than `DURATION` ends on its own"),
 			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines"},
-			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
+			runtimeFlag(),
 			cliFlag(),
 			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true},
 			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)", DisableDefaultText: true},
@@ -58,11 +58,12 @@ func runBatch(c *cli.Context) error {
 	o.Engine.Context = "" // batch's --context is a list: the engines below
 	// Its range is the pool's to check, with one message.
 	idle := duration(c, "idle")
-	// Written out, 0 is not "the default" (as for sizes and durations);
-	// the range is the pool's to check.
+	// Written out, 0 is not "the default" (as for sizes and durations),
+	// which the library's zero means; every other value is the pool's to
+	// check, and both say its one range.
 	parallel := c.Int("parallel")
-	if parallel < 1 {
-		return rejectf("--parallel: must be greater than 0 (got %d)", parallel)
+	if parallel == 0 {
+		return rejectf("--parallel: must be from 1 to %d (got \"0\")", limits.MaxParallel)
 	}
 	in := c.App.Reader
 	if path := c.String("input"); path != "" {

@@ -16,7 +16,7 @@ func doctorCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			imageFlag("also check this image `ID` and run its --selfcheck under run's exact argv"),
 			memoryFlag("memory `SIZE` the selfcheck expects to see"),
-			&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
+			runtimeFlag(),
 			reportFormatFlag(),
 		}, engineFlags()...),
 		Action: func(c *cli.Context) error {

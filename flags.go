@@ -58,7 +58,7 @@ func runFlags() []cli.Flag {
 		memoryFlag("memory `SIZE` (swap capped to the same), at least 64m"),
 		durationFlag("timeout", limits.DefaultTimeout, "wall-clock limit `DURATION`, like 10s"),
 		&cli.StringFlag{Name: "name", Usage: "container `NAME` (default: synapse-iso-<run id>)"},
-		&cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"},
+		runtimeFlag(),
 		contextFlag(),
 		cliFlag(),
 	}
@@ -67,6 +67,11 @@ func runFlags() []cli.Flag {
 // engineFlags select the client and engine for commands that only talk to
 // docker (doctor, gc).
 func engineFlags() []cli.Flag { return []cli.Flag{contextFlag(), cliFlag()} }
+
+// runtimeFlag is --runtime, for run, argv, batch and doctor.
+func runtimeFlag() cli.Flag {
+	return &cli.StringFlag{Name: "runtime", Usage: "OCI runtime `NAME`, like runsc"}
+}
 
 func contextFlag() cli.Flag {
 	return &cli.StringFlag{Name: "context", Usage: "docker CLI context `NAME` (for a remote engine)"}
