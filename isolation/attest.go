@@ -18,10 +18,6 @@ var dockerEnv = []string{"HOME", "HOSTNAME", "PATH"}
 // wantCPUMax is one CPU as cgroup v2's cpu.max spells it (quota period, µs).
 const wantCPUMax = "100000 100000"
 
-// procProbeNames are the runner's /proc files its hello says a same-uid
-// process could not open.
-var procProbeNames = []string{"mem", "fd", "environ", "oom_score_adj"}
-
 // wantTmpMode is /tmp's mode as the tmpfs option mode=1777 sets it: every
 // user may create files, none may remove another's.
 const wantTmpMode = "1777"
@@ -96,7 +92,7 @@ var attestChecks = []attestCheck{
 	}},
 	{"runner /proc", "the program cannot open the runner's memory, descriptors, environment or OOM score", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		var seen, wrong []string
-		for _, name := range procProbeNames {
+		for _, name := range protocol.ProcProbeFiles {
 			e, ok := s.ProcProbes[name]
 			switch {
 			case !ok:

@@ -82,14 +82,18 @@ func lookPath(bin string, env []string) (string, error) {
 // maxAux bounds what an auxiliary docker command may print.
 const maxAux = 256 << 10
 
+// withContext is args for this client's engine: --context first, if any.
+func (c *client) withContext(args ...string) []string {
+	if c.context == "" {
+		return args
+	}
+	return append([]string{"--context", c.context}, args...)
+}
+
 // output runs `docker [--context C] args...` and returns its stdout,
 // bounded. A nonzero exit is an error that quotes docker's stderr.
 func (c *client) output(ctx context.Context, args ...string) (string, error) {
-	full := args
-	if c.context != "" {
-		full = append([]string{"--context", c.context}, args...)
-	}
-	cmd := exec.CommandContext(ctx, c.path, full...)
+	cmd := exec.CommandContext(ctx, c.path, c.withContext(args...)...)
 	cmd.Env = c.env
 	stdout := capture.New(maxAux)
 	stderr := &stderrWatch{}

@@ -59,10 +59,7 @@ func (c *client) startReaper(runID string) (*reaper, error) {
 		return nil, fmt.Errorf("reaper pipe: %w", err)
 	}
 	defer r.Close()
-	args := []string{"-c", reaperScript, "reaper", runID, c.path}
-	if c.context != "" {
-		args = append(args, "--context", c.context)
-	}
+	args := append([]string{"-c", reaperScript, "reaper", runID, c.path}, c.withContext()...)
 	cmd := exec.Command("/bin/sh", args...)
 	cmd.Env = c.env
 	cmd.Stdin = r

@@ -52,3 +52,7 @@ type Selfcheck struct {
 	// TookMicros is how long the runner took to read all of the above.
 	TookMicros int64 `json:"took_us"`
 }
+
+// ProcProbeFiles are the runner's /proc files named in ProcProbes, which
+// the runner probes and the host judges: the one list of both.
+var ProcProbeFiles = []string{"mem", "fd", "environ", "oom_score_adj"}

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // The program shares the runner's uid and PID namespace, so the runner
@@ -78,16 +80,15 @@ func reserveThreads(n int) {
 	release.Done()
 }
 
-// procFiles are the runner's own /proc files the program must not open,
-// each with the flags an attacker would open it with. The descriptors are
-// probed through their directory, which must be closed as well (fd/1 is
-// reached through it): opening fd/1 itself reaches the runner's stdout,
+// procFlags opens each of the runner's own /proc files the program must
+// not open (protocol.ProcProbeFiles) as an attacker would. The descriptors
+// are probed through their directory, which must be closed as well (fd/1
+// is reached through it): opening fd/1 itself reaches the runner's stdout,
 // and under gVisor, which does not close it, the probe's open and close of
 // that file broke the runner's writes to stdout (4 runs of 4).
-var procFiles = [4]struct {
-	name  string
-	flags int
-}{{"mem", unix.O_RDWR}, {"fd", unix.O_RDONLY | unix.O_DIRECTORY}, {"environ", unix.O_RDONLY}, {"oom_score_adj", unix.O_WRONLY}}
+var procFlags = map[string]int{
+	"mem": unix.O_RDWR, "fd": unix.O_RDONLY | unix.O_DIRECTORY, "environ": unix.O_RDONLY, "oom_score_adj": unix.O_WRONLY,
+}
 
 // probeArg starts the runner as the /proc probe: runner --proc-probe PID.
 // Only the runner passes it, to itself.
@@ -128,21 +129,22 @@ const probeFD = 3
 // result returns the errno of each open, 0 where it opened, -1 where it
 // could not be probed.
 func (p *procProbe) result() map[string]int {
-	out := make(map[string]int, len(procFiles))
-	for _, f := range procFiles {
-		out[f.name] = -1 // not probed: fails the judgement
+	files := protocol.ProcProbeFiles
+	out := make(map[string]int, len(files))
+	for _, name := range files {
+		out[name] = -1 // not probed: fails the judgement
 	}
 	if p == nil {
 		return out
 	}
 	line, err := bufio.NewReader(io.LimitReader(p.out, 256)).ReadString('\n')
 	fields := strings.Fields(line)
-	if err != nil || len(fields) != len(procFiles) {
+	if err != nil || len(fields) != len(files) {
 		return out
 	}
-	for i, f := range procFiles {
+	for i, name := range files {
 		if n, err := strconv.Atoi(fields[i]); err == nil {
-			out[f.name] = n
+			out[name] = n
 		}
 	}
 	return out
@@ -175,8 +177,13 @@ func probeMain(pid string) int {
 // errnos on one line, 0 for an open that succeeded.
 func writeProbe(w io.Writer, pid string) error {
 	var errnos []string
-	for _, f := range procFiles {
-		fd, err := unix.Open("/proc/"+pid+"/"+f.name, f.flags|unix.O_CLOEXEC, 0)
+	for _, name := range protocol.ProcProbeFiles {
+		flags, ok := procFlags[name]
+		if !ok {
+			errnos = append(errnos, "-1") // a file this runner cannot probe: fails the judgement
+			continue
+		}
+		fd, err := unix.Open("/proc/"+pid+"/"+name, flags|unix.O_CLOEXEC, 0)
 		e := 0
 		if err != nil {
 			e = int(err.(syscall.Errno))

@@ -76,10 +76,9 @@ func main() {
 		raiseOOMScore() // while still dumpable: see there
 		protect()
 		silenceStderr()
-		if f := os.NewFile(probeFD, "probe"); f != nil {
-			_ = writeProbe(f, strconv.Itoa(os.Getppid()))
-			f.Close()
-		}
+		probe := os.NewFile(probeFD, "probe")
+		_ = writeProbe(probe, strconv.Itoa(os.Getppid()))
+		probe.Close()
 		os.Exit(starlarkChild(os.Args[2:], os.Stdin, os.Stdout))
 	}
 	protect()
@@ -120,9 +119,10 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	_ = lockText() // best effort; see there
 	cg := newCgroupMem(cgroupRoot)
 	var sl *starlarkChildProc
+	starlark := cfg.Exec == nil && !cfg.Selfcheck
 	var probe *procProbe
 	defer func() { probe.end() }()
-	if cfg.Exec != nil || cfg.Selfcheck {
+	if !starlark {
 		probe = startProcProbe()
 	} else {
 		// Started now, idle until it is given the source: its start-up
@@ -149,7 +149,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	if err != nil {
 		return // no hello, no response: the host refuses the container
 	}
-	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, cfg.Exec == nil && !cfg.Selfcheck)
+	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, starlark)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, err.Error()))
 		return

@@ -46,7 +46,11 @@ func FilteredProbes() map[string]int {
 // ClosedProc is the runner's /proc as a non-dumpable runner shows it to
 // the program: every open refused.
 func ClosedProc() map[string]int {
-	return map[string]int{"mem": 13, "fd": 13, "environ": 13, "oom_score_adj": 13}
+	m := make(map[string]int, len(protocol.ProcProbeFiles))
+	for _, name := range protocol.ProcProbeFiles {
+		m[name] = 13 // EACCES
+	}
+	return m
 }
 
 // Hello is the runner's first frame for s, newline included.
