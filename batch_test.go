@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/limits"
 	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
@@ -79,7 +80,7 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 		`not json`,
 		`{"id": 3, "source": "ok", "callable": "os.system"}`,
 		`{"id": 4}`,
-		`{"id": 5, "source": "` + strings.Repeat("x", maxBatchLine) + `"}`,
+		`{"id": 5, "source": "` + strings.Repeat("x", limits.MaxLineBytes) + `"}`,
 		`{"id": [6], "source": "ok"}`,
 		`{"id": 7, "source": "ok"} {"id": 8}`,
 		`{"id": 9, "source": "ok"}`,

@@ -17,13 +17,10 @@ func argvCommand() *cli.Command {
 		Usage:     "print the exact docker argv that run would execute",
 		ArgsUsage: "[-- CMD ARGS...]",
 		Flags: append(runFlags(),
-			&cli.StringFlag{Name: "format", Value: "shell", Usage: "output `FORMAT`: shell, json or lines"},
+			enumFlag("format", "output `FORMAT`", "shell", "json", "lines"),
 			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)", DefaultText: "now"}),
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c)
-			if err != nil {
-				return err
-			}
+			format := format(c)
 			o, err := optionsFromFlags(c)
 			if err != nil {
 				return err

@@ -19,20 +19,17 @@ const maxAuditInput = 1 << 20
 func auditCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "audit",
-		Usage: fmt.Sprintf("check a docker run argv against the policy (exit 0 compliant, %d not, %d unreadable)", exitFailedCheck, isolation.Rejected.ExitCode()),
+		Usage: fmt.Sprintf("check a docker run argv against the policy (exit 0 compliant, %d not, %d unreadable)", exitFailedCheck, status(isolation.Rejected)),
 		ArgsUsage: "-- docker run ARGS...  (or, on stdin, the argv as `argv` prints it: shell, json or lines)\n\n" +
 			"   synapse-isolation argv --format F ... | synapse-isolation audit   audits any of the three",
 		Flags: []cli.Flag{
 			reportFormatFlag(),
-			&cli.StringFlag{Name: "input", Value: "auto", Usage: "stdin `FORM`: auto, shell, json or lines"},
+			enumFlag("input", "stdin `FORM`", "auto", "shell", "json", "lines"),
 			&cli.StringSliceFlag{Name: "allow-runtime", Usage: "accept OCI runtime `NAME` (repeatable); any other --runtime is a finding"},
 			&cli.StringFlag{Name: "cli", Value: "docker", Usage: "the client `BINARY` the argv must start with"},
 		},
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c)
-			if err != nil {
-				return err
-			}
+			format := format(c)
 			r, err := auditArgv(c)
 			if err != nil {
 				if format == "json" {
@@ -100,10 +97,7 @@ func readProfile(path string) dockerargs.ProfileFile {
 // readAuditInput reads the argv from stdin, bounded. From a terminal it
 // prints the usage instead of waiting for input nobody is going to type.
 func readAuditInput(c *cli.Context) ([]string, error) {
-	form, err := choice(c, "input")
-	if err != nil {
-		return nil, err
-	}
+	form := enum(c, "input")
 	if isTerminal(c.App.Reader) {
 		_ = cli.ShowCommandHelp(c, "audit")
 		return nil, rejectf("audit: no argv after -- and stdin is a terminal")

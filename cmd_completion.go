@@ -71,17 +71,17 @@ func completionTable(app *cli.App) completion {
 	for _, cmd := range app.VisibleCommands() {
 		t.commands = append(t.commands, cmd.Name)
 		t.usage[cmd.Name] = cmd.Usage
-		t.flags[cmd.Name] = flagSpecs(cmd.Flags, choices[cmd.Name])
+		t.flags[cmd.Name] = flagSpecs(cmd.Flags)
 	}
-	t.global = flagSpecs(app.Flags, nil)
+	t.global = flagSpecs(app.Flags)
 	t.args["completion"] = []string{"bash", "zsh", "fish"}
 	t.args["help"] = t.commands
 	return t
 }
 
 // flagSpecs describes flags for the shells, sorted by long name, with
-// their choices where they are enumerated.
-func flagSpecs(flags []cli.Flag, choices map[string][]string) []flagSpec {
+// their choices where they are enumerated (enumFlag).
+func flagSpecs(flags []cli.Flag) []flagSpec {
 	var specs []flagSpec
 	for _, f := range flags {
 		var s flagSpec
@@ -99,7 +99,11 @@ func flagSpecs(flags []cli.Flag, choices map[string][]string) []flagSpec {
 		if sf, ok := f.(*cli.StringFlag); ok {
 			s.file = sf.TakesFile
 		}
-		s.choices = choices[s.long]
+		if gf, ok := f.(*cli.GenericFlag); ok {
+			if o, ok := gf.Value.(*oneOf); ok {
+				s.choices = o.choices
+			}
+		}
 		specs = append(specs, s)
 	}
 	sort.Slice(specs, func(i, j int) bool { return specs[i].long < specs[j].long })

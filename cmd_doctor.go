@@ -20,10 +20,10 @@ func doctorCommand() *cli.Command {
 			reportFormatFlag(),
 		}, engineFlags()...),
 		Action: func(c *cli.Context) error {
-			format, err := formatNoArgs(c)
-			if err != nil {
+			if err := noArgs(c); err != nil {
 				return err
 			}
+			format := format(c)
 			o, err := optionsFromFlags(c)
 			if err != nil {
 				return err

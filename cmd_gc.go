@@ -20,10 +20,10 @@ func gcCommand() *cli.Command {
 			reportFormatFlag(),
 		}, engineFlags()...),
 		Action: func(c *cli.Context) error {
-			format, err := formatNoArgs(c)
-			if err != nil {
+			if err := noArgs(c); err != nil {
 				return err
 			}
+			format := format(c)
 			found, err := isolation.GC(c.Context, isolation.GCOptions{
 				Engine: engine(c), All: c.Bool("all"), DryRun: c.Bool("dry-run"),
 			}, time.Now())

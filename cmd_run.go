@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
@@ -17,10 +15,7 @@ func runCommand() *cli.Command {
 			"proven the policy from inside, and prints one JSON verdict.\n\nExit status:\n" + exitStatusText(),
 		Flags: append(append(runFlags(), sourceFlags()...), formatFlag()),
 		Action: func(c *cli.Context) error {
-			format, err := formatChoice(c)
-			if err != nil {
-				return report(c, "json", rejectedResult(err), err)
-			}
+			format := format(c)
 			o, err := optionsFromFlags(c)
 			if err != nil {
 				return report(c, format, rejectedResult(err), err)
@@ -39,11 +34,4 @@ func runCommand() *cli.Command {
 			return report(c, format, res, err)
 		},
 	}
-}
-
-// isRejected reports whether err is the library's refusal of bad options
-// or input, made before any container started.
-func isRejected(err error) bool {
-	var ie *isolation.Error
-	return errors.As(err, &ie) && ie.Verdict == isolation.Rejected
 }

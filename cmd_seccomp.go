@@ -18,12 +18,12 @@ func seccompCommand() *cli.Command {
 		Description: "With --format json (the default) it prints the profile exactly as run writes it to the\n" +
 			"user's cache dir and docker sends it to the engine; with --format table, each rule with its reason.\n" +
 			"Every syscall the profile does not allow is refused with EPERM.",
-		Flags: []cli.Flag{&cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: json (the profile as run writes it) or table (each rule and its reason)"}},
+		Flags: []cli.Flag{enumFlag("format", "output `FORMAT`", "json", "table")},
 		Action: func(c *cli.Context) error {
-			format, err := formatNoArgs(c)
-			if err != nil {
+			if err := noArgs(c); err != nil {
 				return err
 			}
+			format := format(c)
 			if format == "json" {
 				_, err := c.App.Writer.Write(limits.SeccompProfile())
 				return err

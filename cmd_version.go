@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
 // buildVersion is what this binary knows of its own build: the module
@@ -22,7 +22,7 @@ type buildVersion struct {
 }
 
 func readBuildVersion() buildVersion {
-	v := buildVersion{Version: "(devel)", Protocol: protocol.Version, Go: runtime.Version()}
+	v := buildVersion{Version: "(devel)", Protocol: isolation.ProtocolVersion, Go: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v
@@ -61,10 +61,10 @@ func versionCommand() *cli.Command {
 		Usage: "print the version: module version, VCS revision, protocol, Go release",
 		Flags: []cli.Flag{reportFormatFlag()},
 		Action: func(c *cli.Context) error {
-			format, err := formatNoArgs(c)
-			if err != nil {
+			if err := noArgs(c); err != nil {
 				return err
 			}
+			format := format(c)
 			v := readBuildVersion()
 			if format == "json" {
 				b, _ := json.Marshal(v)

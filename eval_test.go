@@ -32,7 +32,6 @@ func TestEvalSandboxFailsClosed(t *testing.T) {
 		"missing file":  {"eval", "--code", "", "--sandbox", "--file", "/nonexistent/prog.star"},
 		"endless loop":  {"eval", "--sandbox", "--code", "while True:\n  pass"},
 		"stdin":         {"eval", "--sandbox", "--code", "-"},
-		"bad timeout":   {"eval", "--sandbox", "--timeout", "never", "--code", "1"},
 		"sandbox=true":  {"eval", "--sandbox=true", "--code", "1+2"},
 		"flag after it": {"eval", "--code", "1+2", "--sandbox"},
 	} {
@@ -47,6 +46,15 @@ func TestEvalSandboxFailsClosed(t *testing.T) {
 			assert.Equal(t, stderr.String(), sandboxRefusal)
 		})
 	}
+	// A malformed flag value is refused while the flags are parsed, before
+	// any action, with or without --sandbox, as every command refuses one:
+	// nothing is read or run either way, and stdout has the rejected JSON.
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"synapse-isolation", "eval", "--sandbox", "--timeout", "never", "--code", "1"},
+		[]string{"PATH=/nonexistent"}, trapReader{t}, &stdout, &stderr)
+	assert.Equal(t, code, 2)
+	assertRejectedJSON(t, stdout.String())
+	assert.Equal(t, stderr.String(), "synapse-isolation: --timeout: must be a duration like 10s or 1m30s (got \"never\")\n")
 }
 
 type evalJSON struct {
@@ -162,7 +170,7 @@ func TestEvalTimeoutSaysItOnce(t *testing.T) {
 	t.Parallel()
 	code, _, errOut := runCLI(t, "", "eval", "--timeout", "100ms", "--code", "while True: pass")
 	assert.Equal(t, code, 124)
-	assert.Equal(t, errOut, "synapse-isolation: timeout: stopped at the --timeout of 100ms\n")
+	assert.Equal(t, errOut, "synapse-isolation: timeout: stopped at the timeout of 100ms\n")
 }
 
 // TestInvalidUTF8IsRefusedAlike: eval, run and batch refuse a source that

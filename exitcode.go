@@ -1,20 +1,72 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
-	"syscall"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
+// statuses is the one table from verdict to exit status, from the least
+// serious verdict to the most: a batch exits with the status of the most
+// serious verdict among its results. An interrupted run exits 128+signal
+// when a signal interrupted it (signalError.code).
+var statuses = []struct {
+	verdict isolation.Verdict
+	exit    int
+}{
+	{isolation.OK, 0},
+	{isolation.ProgramError, 1},
+	{isolation.Rejected, 2},
+	{isolation.Timeout, 124},
+	{isolation.OOM, 137},
+	{isolation.CommandNotFound, 127},
+	{isolation.SandboxFailure, 3},
+	{isolation.EngineFailure, 125},
+	{isolation.Interrupted, 130},
+}
+
+// row is v's place in statuses and its exit status; a verdict the table
+// does not know reads as an engine failure: the tool could not do its job.
+func row(v isolation.Verdict) (severity, exit int) {
+	for i, r := range statuses {
+		if r.verdict == v {
+			return i, r.exit
+		}
+	}
+	return row(isolation.EngineFailure)
+}
+
+// status is v's exit status.
+func status(v isolation.Verdict) int {
+	_, exit := row(v)
+	return exit
+}
+
+// severity orders verdicts from ok (0) up: of several, the greater is the
+// more serious.
+func severity(v isolation.Verdict) int {
+	i, _ := row(v)
+	return i
+}
+
+// resultStatus is the exit status of a result: its verdict's, or for a run
+// a signal interrupted, 128+signal.
+func resultStatus(ctx context.Context, v isolation.Verdict) int {
+	var sig *signalError
+	if v == isolation.Interrupted && errors.As(context.Cause(ctx), &sig) {
+		return sig.code()
+	}
+	return status(v)
+}
+
 // exitFailedCheck is the status of a report whose checks did not all
 // pass (audit: a boundary missing or violated; doctor: a check failed).
 // It is no verdict of a run; bad flags and input are the verdict
-// rejected, whose status the library's table gives.
+// rejected, whose status the table gives.
 const exitFailedCheck = 1
 
 // silentError carries an exit status for an outcome the command has
@@ -68,21 +120,14 @@ func message(err error) string {
 	return err.Error()
 }
 
-func rejectf(format string, a ...any) error { return &rejected{err: fmt.Errorf(format, a...)} }
-
-// signalError is the cancellation cause when the CLI receives a signal.
-type signalError struct{ sig os.Signal }
-
-func (e *signalError) Error() string { return "received " + e.sig.String() }
-
-// ExitCode is 128+signal, the shell's convention; the library's Result
-// takes it for a run this signal interrupted.
-func (e *signalError) ExitCode() int {
-	if s, ok := e.sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return isolation.Interrupted.ExitCode()
+// isRejected reports whether err is the library's refusal of bad options
+// or input, made before any container started.
+func isRejected(err error) bool {
+	var ie *isolation.Error
+	return errors.As(err, &ie) && ie.Verdict == isolation.Rejected
 }
+
+func rejectf(format string, a ...any) error { return &rejected{err: fmt.Errorf(format, a...)} }
 
 // exitCode maps any error an action returns to the documented exit status.
 func exitCode(err error) int {
@@ -96,13 +141,13 @@ func exitCode(err error) int {
 	case errors.As(err, &silent):
 		return silent.code
 	case errors.As(err, &sig):
-		return sig.ExitCode()
+		return sig.code()
 	case errors.As(err, &rej), errors.As(err, &flag):
-		return isolation.Rejected.ExitCode()
+		return status(isolation.Rejected)
 	}
 	var ie *isolation.Error
 	if errors.As(err, &ie) {
-		return ie.Verdict.ExitCode()
+		return status(ie.Verdict)
 	}
-	return isolation.EngineFailure.ExitCode() // the tool could not do its job
+	return status(isolation.EngineFailure) // the tool could not do its job
 }

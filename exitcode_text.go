@@ -10,7 +10,7 @@ import (
 )
 
 // verdictDocs says when each verdict happens; its exit status comes from
-// the library's own table (Verdict.ExitCode), so help and man cannot
+// the one table (statuses), so help and man cannot
 // drift from what the tool returns.
 var verdictDocs = []struct {
 	verdict isolation.Verdict
@@ -40,7 +40,7 @@ func exitStatuses() []exitStatus {
 		{143, "interrupted", "SIGTERM (128 + the signal); the container was removed"},
 	}
 	for _, d := range verdictDocs {
-		list = append(list, exitStatus{d.verdict.ExitCode(), string(d.verdict), d.when})
+		list = append(list, exitStatus{status(d.verdict), string(d.verdict), d.when})
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].code < list[j].code })
 	return list
@@ -56,18 +56,18 @@ func exitStatusText() string {
 	return b.String()
 }
 
-// shortExitText lists verdicts' statuses on one line, from the library's
+// shortExitText lists verdicts' statuses on one line, from the one
 // table: "0 ok, 1 program_error, ...".
 func shortExitText(vs ...isolation.Verdict) string {
 	parts := make([]string, len(vs))
 	for i, v := range vs {
-		parts[i] = fmt.Sprintf("%d %s", v.ExitCode(), v)
+		parts[i] = fmt.Sprintf("%d %s", status(v), v)
 	}
 	return strings.Join(parts, ", ")
 }
 
 // batchExitText says how batch picks its exit status, the verdicts
-// listed from the most serious down, as isolation ranks them.
+// listed from the most serious down, as the table ranks them.
 func batchExitText() string {
 	var vs []isolation.Verdict
 	for _, d := range verdictDocs {
@@ -75,12 +75,12 @@ func batchExitText() string {
 			vs = append(vs, d.verdict)
 		}
 	}
-	slices.SortFunc(vs, func(a, b isolation.Verdict) int { return b.Severity() - a.Severity() })
+	slices.SortFunc(vs, func(a, b isolation.Verdict) int { return severity(b) - severity(a) })
 	names := make([]string, len(vs))
 	for i, v := range vs {
 		names[i] = string(v)
 	}
 	return "0 when every result is ok; otherwise the status of the most serious verdict among the results\n" +
 		"(" + strings.Join(names, ", ") + "; statuses as in run --help);\n" +
-		fmt.Sprintf("%d for bad flags, before any container starts; 130 on SIGINT, 143 on SIGTERM (128 + the signal).\n", isolation.Rejected.ExitCode())
+		fmt.Sprintf("%d for bad flags, before any container starts; 130 on SIGINT, 143 on SIGTERM (128 + the signal).\n", status(isolation.Rejected))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -50,18 +51,26 @@ func duration(c *cli.Context, name string) time.Duration {
 	return 0
 }
 
-// runFlags are shared by run and argv, so argv always prints exactly the
-// argv run executes for the same flags.
-func runFlags() []cli.Flag {
+// optionFlags are the flags of a run's options that run, argv and batch
+// share, declared once: the image, its limits, the runtime and the client.
+func optionFlags() []cli.Flag {
 	return []cli.Flag{
 		imageFlag("immutable image `ID` (sha256:<64 hex>) to run"),
-		memoryFlag("memory `SIZE` (swap capped to the same), at least 64m"),
-		durationFlag("timeout", limits.DefaultTimeout, "wall-clock limit `DURATION`, like 10s"),
-		&cli.StringFlag{Name: "name", Usage: "container `NAME` (default: synapse-iso-<run id>)"},
+		memoryFlag("memory `SIZE` per container (swap capped to the same), at least 64m"),
+		durationFlag("timeout", limits.DefaultTimeout, "wall-clock limit `DURATION` per program, like 10s"),
 		runtimeFlag(),
-		contextFlag(),
 		cliFlag(),
 	}
+}
+
+// runFlags are shared by run and argv, so argv always prints exactly the
+// argv run executes for the same flags: the options, a container name and
+// one engine.
+func runFlags() []cli.Flag {
+	return append(optionFlags(),
+		&cli.StringFlag{Name: "name", Usage: "container `NAME` (default: synapse-iso-<run id>)"},
+		contextFlag(),
+	)
 }
 
 // engineFlags select the client and engine for commands that only talk to
@@ -85,49 +94,46 @@ func engine(c *cli.Context) isolation.Engine {
 	return isolation.Engine{CLI: c.String("cli"), Context: c.String("context"), Env: environ(c)}
 }
 
-// reportFormatFlag is --format for the commands that print a report.
-func reportFormatFlag() cli.Flag {
-	return &cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text or json"}
+// oneOf is the value of an enumerated flag: one of its choices, the first
+// by default. Any other value is refused while the flags are parsed, in
+// the one message that lists them; shell completion offers them.
+type oneOf struct {
+	choices []string
+	value   string
 }
 
-// choices are the values of every enumerated flag, per command: the one
-// list that the flag's check and the shell completion scripts both read.
-var choices = map[string]map[string][]string{
-	"run":     {"format": {"json", "text"}},
-	"eval":    {"format": {"json", "text"}},
-	"argv":    {"format": {"shell", "json", "lines"}},
-	"audit":   {"format": {"text", "json"}, "input": {"auto", "shell", "json", "lines"}},
-	"doctor":  {"format": {"text", "json"}},
-	"gc":      {"format": {"text", "json"}},
-	"version": {"format": {"text", "json"}},
-	"seccomp": {"format": {"json", "table"}},
-}
-
-// formatChoice returns --format if it is one of the command's choices,
-// else a rejection that lists them.
-func formatChoice(c *cli.Context) (string, error) { return choice(c, "format") }
-
-// formatNoArgs is --format of a command that takes no arguments, which it
-// refuses too.
-func formatNoArgs(c *cli.Context) (string, error) {
-	format, err := formatChoice(c)
-	if err != nil {
-		return "", err
+func (o *oneOf) Set(s string) error {
+	if !slices.Contains(o.choices, s) {
+		n := len(o.choices)
+		return fmt.Errorf("must be %s or %s", strings.Join(o.choices[:n-1], ", "), o.choices[n-1])
 	}
-	return format, noArgs(c)
+	o.value = s
+	return nil
 }
 
-// choice returns the value of the command's enumerated flag, else a
-// rejection that lists its choices.
-func choice(c *cli.Context, flag string) (string, error) {
-	allowed := choices[c.Command.Name][flag]
-	v := c.String(flag)
-	if slices.Contains(allowed, v) {
-		return v, nil
-	}
-	n := len(allowed)
-	return "", rejectf("--%s: must be %s or %s (got %q)", flag, strings.Join(allowed[:n-1], ", "), allowed[n-1], v)
+func (o *oneOf) String() string { return o.value }
+
+// enumFlag is a flag whose value is one of choices, the first by default;
+// usage names the value's placeholder, which the choices follow.
+func enumFlag(name, usage string, choices ...string) cli.Flag {
+	n := len(choices)
+	list := strings.Join(choices[:n-1], ", ") + " or " + choices[n-1]
+	return &cli.GenericFlag{Name: name, Value: &oneOf{choices: choices, value: choices[0]}, Usage: usage + ": " + list}
 }
+
+// enum reads an enumFlag.
+func enum(c *cli.Context, name string) string { return c.Generic(name).(*oneOf).value }
+
+// formatFlag is --format of the commands that print a result: JSON by
+// default, for scripts.
+func formatFlag() cli.Flag { return enumFlag("format", "output `FORMAT`", "json", "text") }
+
+// reportFormatFlag is --format for the commands that print a report: text
+// by default, for people.
+func reportFormatFlag() cli.Flag { return enumFlag("format", "output `FORMAT`", "text", "json") }
+
+// format is --format.
+func format(c *cli.Context) string { return enum(c, "format") }
 
 // optionsFromFlags reads the flags a command has of run's options into
 // one isolation.Options: run and argv have all of them, batch all but

@@ -207,7 +207,6 @@ func TestAuditCommand(t *testing.T) {
 		{"docker run x > out", []string{"audit"}},
 		{"docker run `id`", []string{"audit"}},
 		{"docker run *", []string{"audit"}},
-		{"docker run x", []string{"audit", "--input", "yaml"}},
 	} {
 		code, out, errOut := runCLI(t, tc.stdin, tc.args...)
 		assert.Check(t, is.Equal(code, 2), "%q %q", tc.stdin, tc.args)
@@ -225,6 +224,12 @@ func TestAuditCommand(t *testing.T) {
 		assert.Check(t, is.Equal(obj.Error.Type, "rejected"), "%q", out)
 		assert.Check(t, obj.Error.Message != "", "%q", out)
 	}
+	// A bad flag value is refused while the flags are parsed, as for every
+	// command: before any format applies, so on stderr alone.
+	code, out, errOut := runCLI(t, "docker run x", "audit", "--format", "json", "--input", "yaml")
+	assert.Check(t, is.Equal(code, 2))
+	assert.Check(t, is.Equal(out, ""))
+	assert.Check(t, is.Equal(errOut, "synapse-isolation: --input: must be auto, shell, json or lines (got \"yaml\")\n"))
 }
 
 // TestArgvAuditRoundTrip: every form argv prints, piped to audit, is compliant.

@@ -10,28 +10,24 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
-
-func formatFlag() cli.Flag {
-	return &cli.StringFlag{Name: "format", Value: "json", Usage: "output `FORMAT`: json (one object) or text (for humans)"}
-}
 
 // rejectedResult is the result of a run refused before anything started.
 func rejectedResult(err error) isolation.Result {
 	v := isolation.Rejected
-	return isolation.Result{Verdict: v, ExitCode: v.ExitCode(), Error: &protocol.Error{Type: string(v), Message: message(err)}}
+	return isolation.Result{Verdict: v, Error: &isolation.ErrorDetail{Type: string(v), Message: message(err)}}
 }
 
 // report writes the one result object to stdout and, for every nonzero
 // verdict, one line to stderr saying why, so a Makefile that stops on a
 // failure shows the reason. It returns the error carrying the exit status.
 func report(c *cli.Context, format string, res isolation.Result, err error) error {
+	exit := resultStatus(c.Context, res.Verdict)
 	var buf bytes.Buffer
 	if format == "json" {
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(res); err != nil {
+		if err := enc.Encode(newRecord(res, exit)); err != nil {
 			return err
 		}
 	} else {
@@ -41,7 +37,7 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 		// The verdict's status would tell a script a result it never got.
 		return writeFailed(werr)
 	}
-	if res.ExitCode == 0 {
+	if exit == 0 {
 		return nil
 	}
 	why := ""
@@ -57,7 +53,7 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 		why = string(res.Verdict)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %s\n", oneLine(why))
-	return &silentError{code: res.ExitCode}
+	return &silentError{code: exit}
 }
 
 // writeFailed is a result that could not be written to stdout: the tool
@@ -67,7 +63,7 @@ func writeFailed(err error) error {
 }
 
 // position is " (line L, col C)" for an error with a position.
-func position(e *protocol.Error) string {
+func position(e *isolation.ErrorDetail) string {
 	if e.Line > 0 {
 		return fmt.Sprintf(" (line %d, col %d)", e.Line, e.Col)
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
 // signalContext is cancelled, with a *signalError cause, on the first
@@ -24,4 +26,17 @@ func signalContext() (context.Context, func()) {
 		signal.Stop(ch)
 		cancel(nil)
 	}
+}
+
+// signalError is the cancellation cause when the CLI receives a signal.
+type signalError struct{ sig os.Signal }
+
+func (e *signalError) Error() string { return "received " + e.sig.String() }
+
+// code is 128+signal, the shell's convention.
+func (e *signalError) code() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return status(isolation.Interrupted)
 }

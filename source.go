@@ -6,8 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
-	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
 // sourceFlags select the program: --code SRC, --code - (stdin) or --file PATH.
@@ -18,9 +17,8 @@ func sourceFlags() []cli.Flag {
 	}
 }
 
-// readSource reads the program named by the flags, at most the request
-// limit plus one byte, so an oversized file is refused without reading it
-// all.
+// readSource reads the program named by the flags, refusing an oversized
+// file or stdin without reading it all (isolation.ReadSource).
 func readSource(c *cli.Context) (string, error) {
 	code, file := c.IsSet("code"), c.IsSet("file")
 	var r io.Reader
@@ -45,13 +43,12 @@ func readSource(c *cli.Context) (string, error) {
 	default:
 		return c.String("code"), nil
 	}
-	b, err := io.ReadAll(io.LimitReader(r, limits.MaxRequestBytes+1))
+	src, err := isolation.ReadSource(r)
+	if isRejected(err) {
+		return "", err // the one message of a request over the limit
+	}
 	if err != nil {
 		return "", rejectf("%s: %w", flag, err)
 	}
-	if len(b) > limits.MaxRequestBytes {
-		// Encoding never shrinks a source: this request is over the limit.
-		return "", &rejected{err: protocol.RequestTooLarge(-1)}
-	}
-	return string(b), nil
+	return src, nil
 }

@@ -245,7 +245,7 @@ func attestationError(s *protocol.Selfcheck, memory limits.Bytes) error {
 // selfcheckChecks runs the image's --selfcheck through Run, so under the
 // exact argv of run, and lists each attestation check.
 func selfcheckChecks(ctx context.Context, o Options) []Check {
-	o.Selfcheck, o.Exec = true, nil
+	o.selfcheck, o.Exec = true, nil
 	res, err := Run(ctx, Request{}, o)
 	if res.Selfcheck == nil {
 		if err == nil {

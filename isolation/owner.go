@@ -91,17 +91,15 @@ func (p procRoot) gone(o procOwner) bool {
 	return err != nil || start != o.Start
 }
 
-// selfOwner returns this process's identity, for Options.Owner.
+// selfOwner returns this process's identity, for Options.owner.
 func selfOwner() (procOwner, error) { return hostProc.self() }
 
-// ownedBySelf returns o with this process as the owner unless o names one.
+// ownedBySelf returns o with this process as the owner.
 // It is best effort: without the label gc still finds a container by its
 // deadline.
 func (o Options) ownedBySelf() Options {
-	if o.Owner == "" {
-		if self, err := selfOwner(); err == nil {
-			o.Owner = self.String()
-		}
+	if self, err := selfOwner(); err == nil {
+		o.owner = self.String()
 	}
 	return o
 }

@@ -43,21 +43,22 @@ type Options struct {
 	// Name is the container name; empty means synapse-iso-<run id>. It is
 	// cosmetic: two runs may share one, and cleanup never goes by it.
 	Name string
-	// RunID identifies the run on its container's label, which cleanup, gc
-	// and the OOM query go by. Empty means a fresh random one; a caller that
-	// sets it must keep it unique per run.
-	RunID string
-	// Owner is the owner label (Owner.String) naming the supervisor
-	// process; Run fills in its own process when it is empty.
-	Owner string
 	// Runtime selects an OCI runtime such as runsc; empty means the engine's default.
 	Runtime string
 	// Exec, when set, makes the runner feed the source to this command
 	// (an interpreter baked into the image) instead of evaluating Starlark.
 	Exec []string
-	// Selfcheck makes the runner report what the container sees instead of
-	// running a program (used by doctor).
-	Selfcheck bool
+
+	// runID identifies the run on its container's label, which cleanup,
+	// gc and the OOM query go by: empty means a fresh random one (Argv's
+	// reproducible output derives one).
+	runID string
+	// owner is the owner label naming the supervisor process; Run fills
+	// in its own process.
+	owner string
+	// selfcheck makes the runner report what the container sees instead
+	// of running a program (doctor).
+	selfcheck bool
 	// idle, set by a Pool for a container started ahead of its request,
 	// bounds the wait for the request; the container then ends on its own.
 	// Zero for a run that sends its request at once.
@@ -105,11 +106,11 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 	if err != nil {
 		return runPlan{}, err
 	}
-	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.Selfcheck}
+	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.selfcheck}
 	if err := runner.Validate(); err != nil {
 		return runPlan{}, err
 	}
-	runID := o.RunID
+	runID := o.runID
 	if runID == "" {
 		runID = newRunID()
 	}
@@ -117,9 +118,9 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 	if name == "" {
 		name = namePrefix + runID
 	}
-	if o.Owner != "" {
-		if _, ok := parseOwner(o.Owner); !ok {
-			return runPlan{}, &limits.FieldError{Field: "owner", Value: o.Owner, Msg: "must be boot-id:pid:start"}
+	if o.owner != "" {
+		if _, ok := parseOwner(o.owner); !ok {
+			return runPlan{}, &limits.FieldError{Field: "owner", Value: o.owner, Msg: "must be boot-id:pid:start"}
 		}
 	}
 	deadline := now.Add(o.idle + lim.Timeout)
@@ -127,7 +128,7 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 	// validator Render accepts.
 	spec, err := dockerargs.Check(dockerargs.Spec{
 		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory, Seccomp: o.profile,
-		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.Owner, Image: o.Image, Args: runner.Args(),
+		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.owner, Image: o.Image, Args: runner.Args(),
 	})
 	if err != nil {
 		return runPlan{}, err
@@ -150,7 +151,7 @@ func Argv(o Options, at time.Time) ([]string, error) {
 		o = o.ownedBySelf()
 	} else {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), o.Name)))
-		o.RunID, o.Owner = hex.EncodeToString(sum[:8]), ""
+		o.runID, o.owner = hex.EncodeToString(sum[:8]), ""
 	}
 	o, err := o.withProfile()
 	if err != nil {

@@ -16,7 +16,7 @@ const testProfile = "/cache/synapse-isolation/seccomp.json"
 
 func TestNewPlan(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
-	p, err := newPlan(Options{profile: testProfile, Image: testImage, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
+	p, err := newPlan(Options{profile: testProfile, Image: testImage, Name: "synapse-iso-x", runID: "00112233aabbccdd",
 		Limits: limits.Config{Timeout: 3 * time.Second}}, now)
 	assert.NilError(t, err)
 	spec, err := dockerargs.Check(dockerargs.Spec{Memory: limits.DefaultMemory, Name: "synapse-iso-x", RunID: "00112233aabbccdd",
@@ -43,7 +43,7 @@ func TestNewPlan(t *testing.T) {
 	assert.Equal(t, a.Name, b.Name)
 	assert.Assert(t, a.RunID != b.RunID)
 
-	p, err = newPlan(Options{profile: testProfile, Image: testImage, Selfcheck: true}, now)
+	p, err = newPlan(Options{profile: testProfile, Image: testImage, selfcheck: true}, now)
 	assert.NilError(t, err)
 	assert.Equal(t, p.Argv[len(p.Argv)-1], "--selfcheck")
 
@@ -64,12 +64,12 @@ func TestNewPlanRejects(t *testing.T) {
 		{"memory", Options{Image: testImage, Limits: limits.Config{Memory: 1 << 20}}, `memory: must be at least 64m (got "1m")`},
 		{"timeout", Options{Image: testImage, Limits: limits.Config{Timeout: time.Hour}}, `timeout: must be at most 10m0s (got "1h0m0s")`},
 		{"empty exec", Options{Image: testImage, Exec: []string{}}, "exec: the command must not be empty"},
-		{"exec and selfcheck", Options{Image: testImage, Exec: []string{"sh"}, Selfcheck: true}, "conflicting options: exec and selfcheck"},
+		{"exec and selfcheck", Options{Image: testImage, Exec: []string{"sh"}, selfcheck: true}, "conflicting options: exec and selfcheck"},
 		{"flag as name", Options{Image: testImage, Name: "--privileged"}, `name: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "--privileged")`},
 		{"one-letter name", Options{Image: testImage, Name: "a"}, `name: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "a")`},
 		{"runtime", Options{Image: testImage, Runtime: "--privileged"}, `runtime: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "--privileged")`},
 		{"context", Options{Image: testImage, Engine: Engine{Context: "x;y"}}, `context: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "x;y")`},
-		{"run id", Options{Image: testImage, RunID: "a b"}, `run id: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "a b")`},
+		{"run id", Options{Image: testImage, runID: "a b"}, `run id: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "a b")`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := newPlan(tc.o, now)

@@ -21,10 +21,10 @@ const DefaultIdle = 60 * time.Second
 // request; it may end before the request reaches it.
 const idleMargin = 5 * time.Second
 
-// minIdle is the shortest idle cap a pool serves: below twice the margin,
-// a container would be too close to its cap soon after it started, every
-// one would be discarded, and no request would ever get one.
-const minIdle = 2 * idleMargin
+// The shortest idle cap, limits.MinIdle, is twice the margin: below it, a
+// container would be too close to its cap soon after it started, every one
+// would be discarded, and no request would ever get one.
+// (TestIdleRangeIsTwiceTheMargin holds them together.)
 
 // startBound is how long a pool's container has to start and send its
 // hello. A container that does not pass its hello within it drops its
@@ -118,9 +118,8 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if o.Idle == 0 {
 		o.Idle = DefaultIdle
 	}
-	if o.Idle < minIdle || o.Idle > limits.MaxIdle {
-		return nil, &Error{Verdict: Rejected, Err: &limits.FieldError{Field: "idle", Value: o.Idle.String(),
-			Msg: fmt.Sprintf("must be from %s to %s", minIdle, limits.MaxIdle)}}
+	if err := limits.CheckIdle(o.Idle); err != nil {
+		return nil, &Error{Verdict: Rejected, Err: err}
 	}
 	if len(o.Engines) == 0 {
 		o.Engines = []Engine{o.Run.Engine}
@@ -175,192 +174,6 @@ func checkEngine(ctx context.Context, c *client, image string) error {
 		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err)}
 	}
 	return nil
-}
-
-// fill starts a container whenever a token is free, on the engine with
-// the fewest outstanding containers, and has its hello judged.
-func (p *Pool) fill() {
-	defer p.wg.Done()
-	for {
-		select {
-		case <-p.ctx.Done():
-			return
-		case <-p.dead:
-			return
-		case <-p.tokens:
-		}
-		p.mu.Lock()
-		// Draining, a container is started only for a request that waits
-		// for one and will not get one of the ready ones.
-		for p.draining && !p.closing && p.takers <= p.readyN && p.pick() != nil {
-			p.demand.Wait()
-		}
-		e := p.pick()
-		if p.closing || e == nil {
-			p.mu.Unlock()
-			return
-		}
-		e.busy++
-		p.mu.Unlock()
-		o := p.o.Run
-		o.Engine, o.Name, o.RunID = e.engine, "", ""
-		o, err := o.withProfile()
-		var plan runPlan
-		if err == nil {
-			plan, err = newPlan(o, time.Now())
-		}
-		var l *launched
-		if err == nil {
-			l, err = launch(p.ctx, e.client, &plan)
-		}
-		if err != nil {
-			if p.ctx.Err() != nil { // the pool is closing: no engine's fault
-				p.release(e)
-				return
-			}
-			p.drop(e, err)
-			p.release(e)
-			continue
-		}
-		w := &warm{l: l, e: e}
-		p.mu.Lock()
-		if p.closing {
-			p.mu.Unlock()
-			p.note(p.discard(w))
-			p.release(e)
-			return
-		}
-		p.readyN++
-		p.mu.Unlock()
-		p.wg.Add(1)
-		go p.admit(w)
-	}
-}
-
-// pick returns the engine still in use with the fewest outstanding
-// containers, nil when every engine was dropped. p.mu is held.
-func (p *Pool) pick() *poolEngine {
-	var e *poolEngine
-	for _, c := range p.engines {
-		if c.dropped == nil && (e == nil || c.busy < e.busy) {
-			e = c
-		}
-	}
-	return e
-}
-
-// admit judges a new container's hello before any request can be given
-// to it. A container that fails is refused and removed, and its engine
-// dropped: an engine that ran one container outside the policy is not
-// trusted with the next.
-func (p *Pool) admit(w *warm) {
-	defer p.wg.Done()
-	a := &attempt{start: w.l.at}
-	err := a.handshake(w.l, w.l.at.Add(startBound), startBound)
-	if err == nil {
-		w.selfcheck = a.selfcheck
-		p.ready <- w // never blocks: ready holds as many as there are tokens
-		return
-	}
-	p.mu.Lock()
-	p.readyN--
-	p.mu.Unlock()
-	if p.ctx.Err() == nil { // not the pool closing
-		p.drop(w.e, err)
-	} else if u := (*unconfirmedError)(nil); errors.As(err, &u) {
-		p.note(err)
-	}
-	p.release(w.e)
-}
-
-// drop stops using e; when no engine is left, every request waiting or to
-// come gets err.
-func (p *Pool) drop(e *poolEngine, err error) {
-	p.mu.Lock()
-	first := e.dropped == nil
-	if first {
-		e.dropped = err
-	}
-	alive := p.pick() != nil
-	p.demand.Broadcast()
-	p.mu.Unlock()
-	if first && p.o.OnDrop != nil {
-		p.o.OnDrop(e.engine, err)
-	}
-	if !alive {
-		p.dieOnce.Do(func() {
-			p.deadErr = err
-			close(p.dead)
-		})
-	}
-}
-
-// Drain tells the pool that no requests will come beyond those already
-// running or waiting: from then on it starts a container only for a
-// request that waits without one.
-func (p *Pool) Drain() {
-	p.mu.Lock()
-	p.draining = true
-	p.mu.Unlock()
-}
-
-// release frees e's count and a token for the next container.
-func (p *Pool) release(e *poolEngine) {
-	p.mu.Lock()
-	e.busy--
-	p.mu.Unlock()
-	p.tokens <- struct{}{}
-}
-
-// discard ends a ready container that will get no request and confirms it
-// gone.
-func (p *Pool) discard(w *warm) error {
-	w.l.kill()
-	_, err := w.l.remove(time.Now())
-	return err
-}
-
-// take returns the next ready container young enough to get a request,
-// ending the ones too close to their idle cap; once every engine was
-// dropped, it returns why.
-func (p *Pool) take(ctx context.Context) (*warm, error) {
-	p.mu.Lock()
-	p.takers++
-	p.demand.Broadcast()
-	p.mu.Unlock()
-	for {
-		select {
-		case <-ctx.Done():
-			p.mu.Lock()
-			p.takers--
-			p.mu.Unlock()
-			return nil, &Error{Verdict: Interrupted, Err: context.Cause(ctx)}
-		case <-p.dead:
-			p.mu.Lock()
-			p.takers--
-			p.mu.Unlock()
-			return nil, p.deadErr
-		case <-p.closed:
-			p.mu.Lock()
-			p.takers--
-			p.mu.Unlock()
-			return nil, errPoolClosed
-		case w := <-p.ready:
-			p.mu.Lock()
-			p.readyN--
-			expired := time.Since(w.l.at) > p.o.Idle-idleMargin
-			if !expired {
-				p.takers--
-			}
-			p.mu.Unlock()
-			if expired {
-				p.note(p.discard(w))
-				p.release(w.e)
-				continue
-			}
-			return w, nil
-		}
-	}
 }
 
 // Run runs req in the next ready container. readAt is when the request

@@ -15,6 +15,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/poll"
 
+	"github.com/synapse-lang/synapse-isolation/limits"
 	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
@@ -296,4 +297,10 @@ func TestPoolCloseWaitsForRuns(t *testing.T) {
 	}
 	assert.Check(t, took >= 200*time.Millisecond, "Close took %s: it did not wait for the run", took)
 	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+}
+
+// TestIdleRangeIsTwiceTheMargin: the policy's shortest idle cap leaves a
+// ready container time to be given a request before its margin.
+func TestIdleRangeIsTwiceTheMargin(t *testing.T) {
+	assert.Equal(t, limits.MinIdle, 2*idleMargin)
 }

@@ -2,21 +2,14 @@ package isolation
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-// Result is the outcome of one run. Its JSON form, which the CLI prints,
-// has the same keys for every verdict, null where a field has no value.
+// Result is the outcome of one run.
 type Result struct {
 	Verdict Verdict
-	// ExitCode is the CLI's exit status for this result: the verdict's
-	// (Verdict.ExitCode), except that a run interrupted through a context
-	// cancelled with a cause that has an ExitCode() int method takes that
-	// (the CLI's signals: 128+signal).
-	ExitCode int
 	// Result, ResultType and ResultRepr are the program's value (see
 	// protocol.Response); Result is nil when there is none.
 	Result     json.RawMessage
@@ -28,9 +21,9 @@ type Result struct {
 	OutputTruncated bool
 	OutputBytes     int64
 	// Error is the program's error or the reason the run failed.
-	Error *protocol.Error
+	Error *ErrorDetail
 	// Exec is the exit of an exec-mode command.
-	Exec *protocol.Exit
+	Exec *ExecExit
 	// ContainerExit is the exit status of `docker run`, when it exited.
 	ContainerExit *int
 	// RunID, Container and Image identify the run and its container; empty
@@ -50,27 +43,6 @@ type Result struct {
 	// set whenever a hello could be decoded, even one that failed the
 	// judgement.
 	Selfcheck *protocol.Selfcheck
-}
-
-// resultJSON is the wire form of Result: every key, always.
-type resultJSON struct {
-	Verdict         Verdict         `json:"verdict"`
-	ExitCode        int             `json:"exit_code"`
-	Result          json.RawMessage `json:"result"`
-	ResultType      *string         `json:"result_type"`
-	ResultRepr      bool            `json:"result_repr"`
-	Output          string          `json:"output"`
-	OutputTruncated bool            `json:"output_truncated"`
-	OutputBytes     int64           `json:"output_bytes"`
-	Error           *protocol.Error `json:"error"`
-	ExecExit        *protocol.Exit  `json:"exec_exit"`
-	ContainerExit   *int            `json:"container_exit"`
-	RunID           *string         `json:"run_id"`
-	Container       *string         `json:"container"`
-	Image           *string         `json:"image"`
-	Sandboxed       bool            `json:"sandboxed"`
-	DurationMS      int64           `json:"duration_ms"`
-	Timings         Timings         `json:"timings"`
 }
 
 // Timings splits a run's time, in milliseconds unless named otherwise,
@@ -94,40 +66,6 @@ type Timings struct {
 	// CleanupMS is from the response (or the client's end, when there was
 	// none) to the container gone: its exit, --rm, any removal.
 	CleanupMS *int64 `json:"cleanup_ms"`
-}
-
-// MarshalJSON writes every key for every verdict, null for no value.
-func (r Result) MarshalJSON() ([]byte, error) {
-	orNull := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	value := r.Result
-	if len(value) == 0 {
-		value = json.RawMessage("null")
-	}
-	return json.Marshal(resultJSON{
-		Verdict: r.Verdict, ExitCode: r.ExitCode, Result: value, ResultType: orNull(r.ResultType), ResultRepr: r.ResultRepr,
-		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes, Error: r.Error,
-		ExecExit: r.Exec, ContainerExit: r.ContainerExit, RunID: orNull(r.RunID), Container: orNull(r.Container), Image: orNull(r.Image),
-		Sandboxed: r.Sandboxed, DurationMS: r.DurationMS, Timings: r.Timings,
-	})
-}
-
-// exitCoder is a cancellation cause that names its own exit status, as the
-// CLI's signals do (128+signal).
-type exitCoder interface{ ExitCode() int }
-
-// exitCodeOf is the verdict's exit status; an interrupted run takes its
-// cause's own when the cause names one.
-func exitCodeOf(v Verdict, err error) int {
-	var ec exitCoder
-	if v == Interrupted && errors.As(err, &ec) {
-		return ec.ExitCode()
-	}
-	return v.ExitCode()
 }
 
 // result builds the attempt's Result once, from what it learned and the
@@ -158,7 +96,6 @@ func (a *attempt) result(err error) Result {
 		res.Output, res.OutputTruncated, res.OutputBytes = r.Output, r.OutputTruncated, r.OutputBytes
 		res.Error, res.Exec = r.Error, r.Exit
 	}
-	res.ExitCode = exitCodeOf(res.Verdict, err)
 	res.Timings = a.timings(returned)
 	return res
 }

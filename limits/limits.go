@@ -3,7 +3,10 @@
 // grammar that flags, the audit and the argv share. It does no I/O.
 package limits
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Fixed bounds. They are not configurable: each is a boundary the tool
 // promises, and the audit checks argvs against exactly these values.
@@ -23,6 +26,9 @@ const (
 	TmpBytes = 32 << 20
 	// MaxRequestBytes bounds an encoded request.
 	MaxRequestBytes = 64 << 10
+	// MaxLineBytes bounds a batch line, without its newline: a request at
+	// its limit plus room for the id.
+	MaxLineBytes = MaxRequestBytes + 4<<10
 	// MaxOutputBytes bounds the captured program output; more is truncated and flagged.
 	MaxOutputBytes = 64 << 10
 	// MaxResponseBytes bounds the container's encoded response; more is a sandbox failure.
@@ -45,6 +51,10 @@ const (
 	// MaxIdle bounds how long a container started ahead of its request
 	// (a warm pool) waits for one before it ends on its own.
 	MaxIdle = 10 * time.Minute
+	// MinIdle is the shortest idle cap: a pool gives no request to a
+	// container within 5 s of its cap, so a shorter one would leave it
+	// nothing to serve.
+	MinIdle = 10 * time.Second
 )
 
 // Config is the configurable part of the policy. A zero field means its
@@ -82,6 +92,14 @@ func CheckMemory(n Bytes) error {
 		return &FieldError{Field: "memory", Value: n.String(), Msg: "must be at least " + MinMemory.String()}
 	case n > MaxMemory:
 		return &FieldError{Field: "memory", Value: n.String(), Msg: "must be at most " + MaxMemory.String()}
+	}
+	return nil
+}
+
+// CheckIdle checks an idle cap, from MinIdle to MaxIdle.
+func CheckIdle(d time.Duration) error {
+	if d < MinIdle || d > MaxIdle {
+		return &FieldError{Field: "idle", Value: d.String(), Msg: fmt.Sprintf("must be from %s to %s", MinIdle, MaxIdle)}
 	}
 	return nil
 }

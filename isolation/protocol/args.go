@@ -40,8 +40,10 @@ func (a Args) Validate() error {
 	if err := limits.CheckTimeout(a.Timeout); err != nil {
 		return err
 	}
-	if a.Idle < 0 || a.Idle > limits.MaxIdle {
-		return fmt.Errorf("idle: must be from 0 to %s (got %s)", limits.MaxIdle, a.Idle)
+	if a.Idle != 0 { // zero: no idle cap, a container run at once
+		if err := limits.CheckIdle(a.Idle); err != nil {
+			return err
+		}
 	}
 	if a.Exec != nil && (len(a.Exec) == 0 || a.Exec[0] == "") {
 		return errors.New("exec: the command must not be empty")

@@ -43,7 +43,8 @@ func TestParseArgsDefaultsAndRejects(t *testing.T) {
 		{[]string{"--verbose"}, `unknown argument "--verbose"`},
 		{[]string{"--idle"}, "--idle needs a value"},
 		{[]string{"--idle", "soon"}, `idle: must be a duration like 60s (got "soon")`},
-		{[]string{"--idle", "-1s"}, "idle: must be from 0 to 10m0s (got -1s)"},
+		{[]string{"--idle", "-1s"}, `idle: must be from 10s to 10m0s (got "-1s")`},
+		{[]string{"--idle", "5s"}, `idle: must be from 10s to 10m0s (got "5s")`},
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			_, err := ParseArgs(tc.argv)

@@ -16,8 +16,13 @@ import (
 
 // DecodeRequest strictly decodes the runner's request frame: one JSON
 // object with exactly the field "source" holding a string, nothing before
-// or after it, and the source's rules (CheckSource) for its mode.
+// or after it, and the source's rules (CheckSource) for its mode. A frame
+// over the request limit is refused as such, before decoding: a reader
+// keeps at most one byte more than the limit.
 func DecodeRequest(b []byte, starlark bool) (Request, error) {
+	if len(b) > limits.MaxRequestBytes {
+		return Request{}, requestTooLarge(-1)
+	}
 	fields, err := decodeObject(b, "source")
 	var req Request
 	if err == nil {
@@ -32,8 +37,13 @@ func DecodeRequest(b []byte, starlark bool) (Request, error) {
 
 // DecodeLine strictly decodes a batch line, {"id": ..., "source": "..."}:
 // the request, and its id (a string, a number or null) even when the rest
-// is refused, so the refusal can carry it.
+// is refused, so the refusal can carry it. A line longer than
+// limits.MaxLineBytes is longer than any whose request is within the
+// limit: a reader keeps at most one byte more of it, and it is refused.
 func DecodeLine(b []byte, starlark bool) (json.RawMessage, Request, error) {
+	if len(b) > limits.MaxLineBytes {
+		return nil, Request{}, requestTooLarge(-1)
+	}
 	fields, err := decodeObject(b, "id", "source")
 	if err != nil {
 		return nil, Request{}, err
@@ -68,7 +78,7 @@ func sourceOf(fields map[string]json.RawMessage, starlark bool) (Request, error)
 // a request at its limit and an id).
 func decodeObject(b []byte, names ...string) (map[string]json.RawMessage, error) {
 	if len(b) > maxObjectBytes {
-		return nil, RequestTooLarge(-1)
+		return nil, requestTooLarge(-1)
 	}
 	if err := checkUTF8(b); err != nil {
 		// encoding/json would silently replace invalid bytes with U+FFFD.
@@ -155,17 +165,39 @@ func EncodeRequest(r Request, starlark bool) ([]byte, error) {
 		return nil, err
 	}
 	if len(b) > limits.MaxRequestBytes {
-		return nil, RequestTooLarge(len(b))
+		return nil, requestTooLarge(len(b))
 	}
 	return b, nil
 }
 
-// RequestTooLarge is the one message for a request over the size limit,
+// ReadSource reads a program's source from r, at most the request limit
+// plus one byte, so an oversized source is refused without being read
+// whole, with the one message of a request over the limit. The source's
+// other rules are CheckSource's.
+func ReadSource(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limits.MaxRequestBytes+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > limits.MaxRequestBytes {
+		// Encoding never shrinks a source: this request is over the limit.
+		return "", requestTooLarge(-1)
+	}
+	return string(b), nil
+}
+
+// requestTooLarge is the one message for a request over the size limit,
 // however it arrived (--code, --file, stdin, a batch line): n is its
 // encoded size, or -1 when reading stopped at the bound, before the end.
-func RequestTooLarge(n int) error { return &tooLargeError{n: n} }
+func requestTooLarge(n int) error { return &tooLargeError{n: n} }
 
 type tooLargeError struct{ n int }
+
+// ErrTooLarge is what every refusal of a request over the size limit is
+// (errors.Is).
+var ErrTooLarge = errors.New("request too large")
+
+func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 func (e *tooLargeError) Error() string {
 	if e.n < 0 {

@@ -41,7 +41,7 @@ func TestDecodeRequestRejects(t *testing.T) {
 		`{"source":"a"`:                 "request: not JSON: EOF",
 		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
 		`{"source":"1\u0000+2"}`:        "request: source: NUL byte at offset 1 (Starlark would stop reading there)",
-		big:                             "request: 65549 bytes encoded, limit is 65536",
+		big:                             "request: more than 65536 bytes encoded, the limit",
 	} {
 		_, err := DecodeRequest([]byte(in), true)
 		assert.Check(t, err != nil && err.Error() == want, "%.40q: got %v, want %s", in, err, want)

@@ -269,8 +269,5 @@ func readRequest(stdin io.Reader, starlark bool) (protocol.Request, error) {
 			return protocol.Request{}, fmt.Errorf("request: reading stdin: %w", err)
 		}
 	}
-	if len(b) > limits.MaxRequestBytes {
-		return protocol.Request{}, protocol.RequestTooLarge(-1)
-	}
-	return protocol.DecodeRequest(b, starlark)
+	return protocol.DecodeRequest(b, starlark) // refuses b over the limit
 }

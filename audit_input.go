@@ -112,24 +112,9 @@ func splitShell(s string) ([]string, error) {
 			word.WriteString(string(r[i+1 : j]))
 			inWord, i = true, j
 		case c == '"':
-			j := i + 1
-			for ; j < len(r) && r[j] != '"'; j++ {
-				switch r[j] {
-				case '$', '`':
-					return nil, fmt.Errorf("shell line: %q inside double quotes would expand: use single quotes", r[j])
-				case '\\':
-					if j+1 < len(r) && strings.ContainsRune("$`\"\\\n", r[j+1]) {
-						j++
-						if r[j] != '\n' {
-							word.WriteRune(r[j])
-						}
-						continue
-					}
-				}
-				word.WriteRune(r[j])
-			}
-			if j >= len(r) {
-				return nil, errors.New("shell line: unterminated double quote")
+			j, err := doubleQuoted(r, i+1, &word)
+			if err != nil {
+				return nil, err
 			}
 			inWord, i = true, j
 		case c == '$' || c == '`':
@@ -151,4 +136,28 @@ func splitShell(s string) ([]string, error) {
 	}
 	end()
 	return words, nil
+}
+
+// doubleQuoted writes to word the double-quoted text that starts at r[i],
+// after its opening quote, and returns the index of its closing quote.
+func doubleQuoted(r []rune, i int, word *strings.Builder) (int, error) {
+	for ; i < len(r) && r[i] != '"'; i++ {
+		switch r[i] {
+		case '$', '`':
+			return 0, fmt.Errorf("shell line: %q inside double quotes would expand: use single quotes", r[i])
+		case '\\':
+			if i+1 < len(r) && strings.ContainsRune("$`\"\\\n", r[i+1]) {
+				i++
+				if r[i] != '\n' {
+					word.WriteRune(r[i])
+				}
+				continue
+			}
+		}
+		word.WriteRune(r[i])
+	}
+	if i >= len(r) {
+		return 0, errors.New("shell line: unterminated double quote")
+	}
+	return i, nil
 }

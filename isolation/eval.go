@@ -1,0 +1,59 @@
+package isolation
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/interp"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// evalErrorTypes spells the evaluator's failure kinds as the runner does.
+var evalErrorTypes = map[interp.ErrorKind]string{
+	interp.Syntax:    protocol.ErrSyntax,
+	interp.Runtime:   protocol.ErrRuntime,
+	interp.Cancelled: protocol.ErrTimeout,
+}
+
+// Eval evaluates trusted Starlark in this process, with NO isolation, for
+// at most timeout. Its result has a run's shape: ok, program_error, or
+// timeout (partial output discarded, as Run does), never sandboxed. The
+// source and the timeout are checked as Run checks them; a refusal is a
+// rejected *Error.
+func Eval(ctx context.Context, req Request, timeout time.Duration) (Result, error) {
+	if err := limits.CheckTimeout(timeout); err != nil {
+		return Result{Verdict: Rejected}, &Error{Verdict: Rejected, Err: err}
+	}
+	if err := protocol.CheckSource(req.Source, true); err != nil {
+		return Result{Verdict: Rejected}, &Error{Verdict: Rejected, Err: err}
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	r := interp.Eval(ctx, req.Source, interp.Options{})
+	res := Result{
+		Verdict: OK, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
+		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes,
+		DurationMS: time.Since(start).Milliseconds(),
+	}
+	if r.Err == nil {
+		return res, nil
+	}
+	res.Verdict = ProgramError
+	res.Error = &ErrorDetail{Type: evalErrorTypes[r.Err.Kind], Message: r.Err.Msg, Line: r.Err.Line, Col: r.Err.Col}
+	if r.Err.Kind != interp.Cancelled {
+		return res, nil
+	}
+	res.Output, res.OutputTruncated, res.OutputBytes = "", false, 0
+	if parent.Err() != nil {
+		res.Verdict = Interrupted
+		res.Error = &ErrorDetail{Type: string(Interrupted), Message: context.Cause(parent).Error()}
+		return res, &Error{Verdict: Interrupted, Err: context.Cause(parent)}
+	}
+	res.Verdict = Timeout
+	res.Error.Message = fmt.Sprintf("stopped at the timeout of %s", timeout)
+	return res, &Error{Verdict: Timeout, Err: fmt.Errorf("stopped at the timeout of %s", timeout)}
+}
