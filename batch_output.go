@@ -26,6 +26,9 @@ type batchOutput struct {
 	mu      sync.Mutex
 	counts  map[isolation.Verdict]int
 	execMS  []int64
+	cpuMS   int64 // the programs' CPU time, where measured
+	peak    int64 // the largest memory peak, where measured
+	metered bool  // some result had a usage
 	failed  bool
 	pending map[int][]byte // ordered: finished lines waiting for earlier ones
 	// writeErr is the first failed write of a result line: reading stops,
@@ -71,6 +74,15 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 	b.failed = b.failed || res.Verdict != isolation.OK
 	if res.Timings.ExecMS != nil {
 		b.execMS = append(b.execMS, *res.Timings.ExecMS)
+	}
+	if u := res.Usage; u != nil {
+		b.metered = true
+		if u.CPUMS != nil {
+			b.cpuMS += *u.CPUMS
+		}
+		if u.MemoryPeakBytes != nil {
+			b.peak = max(b.peak, *u.MemoryPeakBytes)
+		}
 	}
 	b.deliver(line, append(out, '\n'))
 	if b.progress {
@@ -137,8 +149,9 @@ func (b *batchOutput) seen() []isolation.Verdict {
 	return vs
 }
 
-// summary writes counts per verdict, the wall time and exec_ms
-// percentiles to stderr.
+// summary writes counts per verdict, the wall time, exec_ms percentiles
+// and the programs' usage (CPU time in all, the largest memory peak) to
+// stderr.
 func (b *batchOutput) summary(wall time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -154,6 +167,9 @@ func (b *batchOutput) summary(wall time.Duration) {
 		s := slices.Clone(b.execMS)
 		slices.Sort(s)
 		msg += fmt.Sprintf("; exec_ms p50 %d p95 %d", percentile(s, 50), percentile(s, 95))
+	}
+	if b.metered {
+		msg += fmt.Sprintf("; cpu_ms total %d; memory_peak_bytes max %d", b.cpuMS, b.peak)
 	}
 	fmt.Fprintln(b.errw, msg)
 }

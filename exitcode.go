@@ -22,6 +22,7 @@ var statuses = []struct {
 	{isolation.ProgramError, 1},
 	{isolation.Rejected, 2},
 	{isolation.Timeout, 124},
+	{isolation.CPUTimeout, 124}, // as a timeout: the JSON verdict tells them apart
 	{isolation.OOM, 137},
 	{isolation.CommandNotFound, 127},
 	{isolation.SandboxFailure, 3},

@@ -21,6 +21,7 @@ var verdictDocs = []struct {
 	{isolation.Rejected, "bad flags or input, before any container starts"},
 	{isolation.SandboxFailure, "the sandbox failed its hello (nothing was sent), or its response was bad"},
 	{isolation.Timeout, "the host deadline passed; the container was removed, its output discarded"},
+	{isolation.CPUTimeout, "the program used its --cpu-time of CPU and was stopped; its output discarded"},
 	{isolation.EngineFailure, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
 	{isolation.CommandNotFound, "exec mode: the interpreter is not in the image"},
 	{isolation.OOM, "the program exhausted its memory limit"},

@@ -58,6 +58,8 @@ func optionFlags() []cli.Flag {
 		imageFlag("immutable image `ID` (sha256:<64 hex>) to run"),
 		memoryFlag("memory `SIZE` per container (swap capped to the same), at least 64m"),
 		durationFlag("timeout", limits.DefaultTimeout, "wall-clock limit `DURATION` per program, like 10s"),
+		&cli.GenericFlag{Name: "cpu-time", Value: new(limits.Duration), DefaultText: "none",
+			Usage: "stop the program once it and all it started used `DURATION` of CPU time (verdict cpu_timeout)"},
 		runtimeFlag(),
 		cliFlag(),
 	}
@@ -149,7 +151,7 @@ func optionsFromFlags(c *cli.Context) (isolation.Options, error) {
 	return isolation.Options{
 		Engine:  engine(c),
 		Image:   image(c),
-		Limits:  limits.Config{Memory: memory(c), Timeout: duration(c, "timeout")},
+		Limits:  limits.Config{Memory: memory(c), Timeout: duration(c, "timeout"), CPUTime: duration(c, "cpu-time")},
 		Name:    c.String("name"),
 		Runtime: c.String("runtime"),
 		Exec:    exec,

@@ -27,6 +27,7 @@ type record struct {
 	Sandboxed       bool                   `json:"sandboxed"`
 	DurationMS      int64                  `json:"duration_ms"`
 	Timings         isolation.Timings      `json:"timings"`
+	Usage           isolation.Usage        `json:"usage"`
 }
 
 // newRecord is res's record, with the exit status exit.
@@ -41,12 +42,16 @@ func newRecord(res isolation.Result, exit int) record {
 	if len(value) == 0 {
 		value = json.RawMessage("null")
 	}
-	return record{
+	r := record{
 		Verdict: res.Verdict, ExitCode: exit, Result: value, ResultType: orNull(res.ResultType), ResultRepr: res.ResultRepr,
 		Output: res.Output, OutputTruncated: res.OutputTruncated, OutputBytes: res.OutputBytes, Error: res.Error,
 		ExecExit: res.Exec, ContainerExit: res.ContainerExit, RunID: orNull(res.RunID), Container: orNull(res.Container), Image: orNull(res.Image),
 		Sandboxed: res.Sandboxed, DurationMS: res.DurationMS, Timings: res.Timings,
 	}
+	if res.Usage != nil {
+		r.Usage = *res.Usage
+	}
+	return r
 }
 
 // batchRecord is a batch's result line: the request's id (null when the

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -240,4 +241,49 @@ var checks = []check{
 	{"sysctls", "no sysctls", []string{"sysctl"}, forbidden("sysctl")},
 	{"entrypoint", "runner entrypoint", []string{"entrypoint", "init"}, judgeEntrypoint},
 	{"runtime", "runtime", []string{"runtime"}, judgeRuntime},
+	{"cpu-time", "CPU-time limit", nil, judgeCPUTime},
+}
+
+// runnerCPUTime is the runner's argument for the CPU-time limit, which
+// isolation/protocol renders after the image (an audit test of a rendered
+// argv holds the two spellings together). The runner's arguments end at
+// --exec: what follows is the interpreter's command.
+const (
+	runnerCPUTime = "--cpu-time"
+	runnerTimeout = "--timeout"
+	runnerExec    = "--exec"
+)
+
+// judgeCPUTime reports the CPU-time limit the runner is given, which no
+// docker flag can set: none (the wall-clock limit alone), or a duration
+// within the policy's range. A malformed one is a runner that would refuse
+// to start, or a limit it could not keep.
+func judgeCPUTime(p *parsed) (Status, string) {
+	var cpu, timeout string
+	for i := 0; i+1 < len(p.args) && p.args[i] != runnerExec; i++ {
+		switch p.args[i] {
+		case runnerCPUTime:
+			cpu = p.args[i+1]
+		case runnerTimeout:
+			timeout = p.args[i+1]
+		}
+	}
+	if cpu == "" {
+		return Enforced, "none: the wall-clock timeout alone"
+	}
+	d, err := time.ParseDuration(cpu)
+	if err != nil {
+		return Violated, fmt.Sprintf("%s %q is not a duration", runnerCPUTime, cpu)
+	}
+	t, err := limits.ParseTimeout(timeout)
+	if timeout == "" {
+		t, err = limits.DefaultTimeout, nil
+	}
+	if err == nil {
+		err = limits.CheckCPUTime(d, t)
+	}
+	if err != nil {
+		return Violated, fmt.Sprintf("%s %s: %v", runnerCPUTime, cpu, err)
+	}
+	return Enforced, fmt.Sprintf("%s %s (runner argument)", runnerCPUTime, cpu)
 }

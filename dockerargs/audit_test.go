@@ -327,3 +327,37 @@ func TestAuditSeccompContent(t *testing.T) {
 	assert.Check(t, is.Len(SeccompPaths(withFlags("--security-opt", "seccomp=unconfined"), ""), 1))
 	assert.Check(t, is.Len(SeccompPaths([]string{"ls"}, ""), 0))
 }
+
+// TestAuditCPUTime: the CPU-time limit is a runner argument, not a docker
+// flag; audit reports it, and refuses one the runner could not keep.
+func TestAuditCPUTime(t *testing.T) {
+	argv := func(runner ...string) []string {
+		s := baseSpec()
+		s.Args = runner
+		c, err := Check(s)
+		assert.NilError(t, err)
+		return Render(c)
+	}
+	detail := func(r Report) string {
+		for _, f := range r.Findings {
+			if f.ID == "cpu-time" {
+				return string(f.Status) + ": " + f.Detail
+			}
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		runner []string
+		want   string
+	}{
+		{[]string{"--timeout", "10s"}, "enforced: none: the wall-clock timeout alone"},
+		{[]string{"--timeout", "10s", "--cpu-time", "1s"}, "enforced: --cpu-time 1s (runner argument)"},
+		{[]string{"--cpu-time", "1s"}, "enforced: --cpu-time 1s (runner argument)"},
+		{[]string{"--timeout", "10s", "--cpu-time", "soon"}, `violated: --cpu-time "soon" is not a duration`},
+		{[]string{"--timeout", "2s", "--cpu-time", "5s"}, "violated: --cpu-time 5s: cpu-time: must be at most the timeout (2s) (got \"5s\")"},
+		{[]string{"--timeout", "10s", "--cpu-time", "1ms"}, "violated: --cpu-time 1ms: cpu-time: must be at least 10ms (got \"1ms\")"},
+		{[]string{"--timeout", "10s", "--exec", "python3", "--cpu-time", "soon"}, "enforced: none: the wall-clock timeout alone"},
+	} {
+		assert.Check(t, is.Equal(detail(audit(t, argv(tc.runner...))), tc.want), "%q", tc.runner)
+	}
+}

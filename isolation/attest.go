@@ -229,12 +229,16 @@ func attest(s protocol.Selfcheck, memory limits.Bytes) []Check {
 
 // attestationError names every boundary the runner saw out of force, or
 // returns nil when all hold.
-func attestationError(s *protocol.Selfcheck, memory limits.Bytes) error {
+func attestationError(s *protocol.Selfcheck, lim limits.Config) error {
 	var wrong []string
 	for _, c := range attestChecks {
-		if _, w := c.judge(*s, memory); w != "" {
+		if _, w := c.judge(*s, lim.Memory); w != "" {
 			wrong = append(wrong, w)
 		}
+	}
+	if lim.CPUTime > 0 && !s.CPUCounter {
+		// The runner would have nothing to count the limit on.
+		wrong = append(wrong, "the runner cannot read its cgroup's CPU counter, so the CPU-time limit cannot be enforced")
 	}
 	if len(wrong) == 0 {
 		return nil

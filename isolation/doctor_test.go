@@ -64,12 +64,12 @@ func TestCompareSelfcheck(t *testing.T) {
 
 func TestAttestationErrorNamesEachBoundary(t *testing.T) {
 	good := goodSelfcheck()
-	assert.NilError(t, attestationError(&good, limits.DefaultMemory))
+	assert.NilError(t, attestationError(&good, limits.Config{Memory: limits.DefaultMemory}))
 
 	// An image that carries its own /tmp: the message says how to fix it.
 	tmp := goodSelfcheck()
 	tmp.TmpMode, tmp.TmpWritable = "755", false
-	assert.ErrorContains(t, attestationError(&tmp, limits.DefaultMemory),
+	assert.ErrorContains(t, attestationError(&tmp, limits.Config{Memory: limits.DefaultMemory}),
 		"/tmp is mode 755 and writable false, want 1777 and writable: the image carries its own /tmp, whose mode docker keeps over the tmpfs; build the image without /tmp, or with /tmp mode 1777")
 
 	// What Debian's runsc shows from inside with the whole argv applied.
@@ -77,7 +77,7 @@ func TestAttestationErrorNamesEachBoundary(t *testing.T) {
 	weak.TmpOptions, weak.TmpBytes = "rw,nosuid,nodev,relatime", 8<<30
 	weak.MemoryMax, weak.SwapMax, weak.PidsMax, weak.CPUMax = -1, -1, -1, ""
 	weak.DevShmWritable = true
-	err := attestationError(&weak, limits.DefaultMemory)
+	err := attestationError(&weak, limits.Config{Memory: limits.DefaultMemory})
 	assert.Assert(t, verdictOf(err) == SandboxFailure)
 	assert.Error(t, err, "sandbox failure: the container does not enforce the policy: memory limit not visible; "+
 		"swap limit not visible; pids.max not visible; cpu.max not visible; /tmp is executable; "+

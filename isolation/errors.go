@@ -12,9 +12,12 @@ const (
 	Rejected       Verdict = "rejected"
 	SandboxFailure Verdict = "sandbox_failure"
 	Timeout        Verdict = "timeout"
-	EngineFailure  Verdict = "engine_failure"
-	OOM            Verdict = "oom"
-	Interrupted    Verdict = "interrupted"
+	// CPUTimeout is the program stopped at its CPU-time limit
+	// (limits.Config.CPUTime), where Timeout is the wall-clock limit.
+	CPUTimeout    Verdict = "cpu_timeout"
+	EngineFailure Verdict = "engine_failure"
+	OOM           Verdict = "oom"
+	Interrupted   Verdict = "interrupted"
 	// CommandNotFound is exec mode's interpreter missing from the image
 	// (or not executable there): the image's fault, not the program's.
 	CommandNotFound Verdict = "command_not_found"
@@ -24,6 +27,7 @@ const (
 // message is its cause alone.
 var prefixes = map[Verdict]string{
 	Timeout:         "timeout: ",
+	CPUTimeout:      "cpu timeout: ",
 	OOM:             "out of memory: ",
 	CommandNotFound: "command not found: ",
 	SandboxFailure:  "sandbox failure: ",

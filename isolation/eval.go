@@ -3,6 +3,7 @@ package isolation
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
@@ -15,6 +16,15 @@ var evalErrorTypes = map[interp.ErrorKind]string{
 	interp.Syntax:    protocol.ErrSyntax,
 	interp.Runtime:   protocol.ErrRuntime,
 	interp.Cancelled: protocol.ErrTimeout,
+}
+
+// processCPU is this process's CPU time, user plus system; -1 if unknown.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return -1
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Eval evaluates trusted Starlark in this process, with NO isolation, for
@@ -32,12 +42,19 @@ func Eval(ctx context.Context, req Request, timeout time.Duration) (Result, erro
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start := time.Now()
+	start, cpuBefore := time.Now(), processCPU()
 	r := interp.Eval(ctx, req.Source, interp.Options{})
 	res := Result{
 		Verdict: OK, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
 		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes,
 		DurationMS: time.Since(start).Milliseconds(),
+	}
+	if cpuBefore >= 0 {
+		// This process's CPU time while it evaluated, the evaluation's in
+		// all but the runtime's own background work; no peak: the
+		// process's peak is not the program's.
+		ms := (processCPU() - cpuBefore).Milliseconds()
+		res.Usage = &Usage{CPUMS: &ms}
 	}
 	if r.Err == nil {
 		return res, nil

@@ -50,7 +50,7 @@ func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration
 		return a.refuse(l, &Error{Verdict: SandboxFailure, Err: err}, true)
 	}
 	a.selfcheck = h.Selfcheck
-	if err := attestationError(h.Selfcheck, l.plan.Limits.Memory); err != nil {
+	if err := attestationError(h.Selfcheck, l.plan.Limits); err != nil {
 		return a.refuse(l, err, true)
 	}
 	if err := l.out.begin(); err != nil {

@@ -21,7 +21,7 @@ func BenchmarkJudgeHello(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := attestationError(h.Selfcheck, limits.DefaultMemory); err != nil {
+		if err := attestationError(h.Selfcheck, limits.Config{Memory: limits.DefaultMemory}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -106,7 +106,7 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 	if err != nil {
 		return runPlan{}, err
 	}
-	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.selfcheck}
+	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.selfcheck, CPUTime: lim.CPUTime}
 	if err := runner.Validate(); err != nil {
 		return runPlan{}, err
 	}

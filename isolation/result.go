@@ -39,10 +39,30 @@ type Result struct {
 	DurationMS int64
 	// Timings splits a run's time; each is nil where it does not apply.
 	Timings Timings
+	// Usage is what the program used, nil where no program ran (or none
+	// answered: a host timeout, a sandbox failure).
+	Usage *Usage
 	// Selfcheck is the runner's view of the sandbox from its hello; it is
 	// set whenever a hello could be decoded, even one that failed the
 	// judgement.
 	Selfcheck *protocol.Selfcheck
+}
+
+// Usage is what a run's program used, as the runner measured it on its
+// container's cgroup and the host bounded it. Each is null where it was
+// not measured.
+type Usage struct {
+	// CPUMS is the CPU time, user plus system, of the program and every
+	// process it started, from the request's arrival until all of them
+	// were reaped, the runner's own share while it watched included (a few
+	// ms per second of run). Never more than the CPU quota allows over
+	// the time the host measured around the program.
+	CPUMS *int64 `json:"cpu_ms"`
+	// MemoryPeakBytes is the highest memory the container's cgroup
+	// reached (cgroup v1 memory.max_usage_in_bytes, v2 memory.peak): page
+	// cache and /tmp included, and the runner's own, a few MiB, which is
+	// its floor. Never more than the memory limit.
+	MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
 }
 
 // Timings splits a run's time, in milliseconds unless named otherwise,
@@ -97,6 +117,7 @@ func (a *attempt) result(err error) Result {
 		res.Error, res.Exec = r.Error, r.Exit
 	}
 	res.Timings = a.timings(returned)
+	res.Usage = a.usage
 	return res
 }
 

@@ -69,6 +69,7 @@ type attempt struct {
 	sandboxed                        bool // the hello was judged and passed: only then is the request sent
 	exit                             *int
 	response                         *protocol.Response // a valid response that Run accepted
+	usage                            *Usage             // the program's, from a response within its bounds
 	// selfcheck is the runner's view of the sandbox from its hello,
 	// accepted or not (doctor lists it either way).
 	selfcheck *protocol.Selfcheck
@@ -166,6 +167,16 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
 	a.handshook = time.Duration(resp.HandshakeMicros) * time.Microsecond
+	if a.usage, err = a.bound(resp.Usage); err != nil {
+		return &Error{Verdict: SandboxFailure, Err: err}
+	}
+	if resp.Error != nil && resp.Error.Type == protocol.ErrCPUTime {
+		if a.plan.Limits.CPUTime == 0 {
+			return &Error{Verdict: SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
+		}
+		return &Error{Verdict: CPUTimeout, Err: fmt.Errorf("the runner stopped the program at its CPU-time limit of %s: %s",
+			a.plan.Limits.CPUTime, resp.Error.Message)}
+	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrOOM {
 		// The runner outlived the program and says why, with its evidence:
 		// its own guard, or the cgroup's OOM-kill counter.

@@ -65,6 +65,10 @@ type Config struct {
 	Memory Bytes
 	// Timeout is the host-enforced wall-clock limit for one run.
 	Timeout time.Duration
+	// CPUTime, when set, is the CPU time (user plus system, of the program
+	// and everything it started) after which the runner stops the program.
+	// Zero means none: the wall-clock Timeout alone bounds the run.
+	CPUTime time.Duration
 }
 
 // Resolve returns c with its zero fields set to the defaults, or the first
@@ -82,7 +86,29 @@ func (c Config) Resolve() (Config, error) {
 	if err := CheckTimeout(c.Timeout); err != nil {
 		return Config{}, err
 	}
+	if err := CheckCPUTime(c.CPUTime, c.Timeout); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// MinCPUTime is the shortest CPU-time limit: the runner samples the CPU
+// counter every 10 ms, so a shorter limit could not be kept to its word.
+const MinCPUTime = 10 * time.Millisecond
+
+// CheckCPUTime checks a CPU-time limit (zero: none). It may not exceed
+// the wall-clock timeout: with one CPU a program cannot use more CPU time
+// than wall time, so a larger limit could never be reached.
+func CheckCPUTime(d, timeout time.Duration) error {
+	switch {
+	case d == 0:
+		return nil
+	case d < MinCPUTime:
+		return &FieldError{Field: "cpu-time", Value: d.String(), Msg: "must be at least " + MinCPUTime.String()}
+	case d > timeout:
+		return &FieldError{Field: "cpu-time", Value: d.String(), Msg: "must be at most the timeout (" + timeout.String() + ")"}
+	}
+	return nil
 }
 
 // CheckMemory checks a memory limit against the policy's range.

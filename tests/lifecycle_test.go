@@ -214,6 +214,8 @@ func TestHostileImage(t *testing.T) {
 		"unknown-field":    `unknown field "callable"`,
 		"nonzero-valid":    "container exited 1 (a valid response needs exit 0)",
 		"old-version":      "response: protocol version 1, want 2",
+		"cpu-claim":        "response: claims 1h0m0s of CPU time in ",
+		"peak-claim":       "response: claims a memory peak of 1099511627776 bytes, over the 512m limit",
 	} {
 		r := tool(t, nil, "", "run", "--image", hostileImage, "--code", mode)
 		assert.Check(t, is.Equal(r.code, 3), "%s: %s", mode, r.stderr)

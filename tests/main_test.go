@@ -177,6 +177,10 @@ type runJSON struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
 	} `json:"error"`
+	Usage struct {
+		CPUMS           *int64 `json:"cpu_ms"`
+		MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
+	} `json:"usage"`
 }
 
 // tool runs synapse-isolation with extra environment and stdin.

@@ -14,6 +14,7 @@ const (
 	argTimeout   = "--timeout"
 	argExec      = "--exec"
 	argSelfcheck = "--selfcheck"
+	argCPUTime   = "--cpu-time"
 )
 
 // Args is the runner's command line: what the host renders after the image
@@ -33,6 +34,10 @@ type Args struct {
 	// Selfcheck makes the runner report what the container sees instead of
 	// running a program.
 	Selfcheck bool
+	// CPUTime, when set, is the program's CPU-time limit, counted on the
+	// container's cgroup from the request: the runner stops the program
+	// when it is reached. Zero means none.
+	CPUTime time.Duration
 }
 
 // Validate reports what makes a an invalid command line.
@@ -51,16 +56,19 @@ func (a Args) Validate() error {
 	if a.Exec != nil && a.Selfcheck {
 		return errors.New("conflicting options: exec and selfcheck")
 	}
-	return nil
+	return limits.CheckCPUTime(a.CPUTime, a.Timeout)
 }
 
-// Args renders a as the runner's argv: --timeout D, --idle D when set,
-// then --selfcheck or --exec CMD ARGS... (last, since everything after it
-// is the command).
+// Args renders a as the runner's argv: --timeout D, --idle D and
+// --cpu-time D when set, then --selfcheck or --exec CMD ARGS... (last,
+// since everything after it is the command).
 func (a Args) Args() []string {
 	out := []string{argTimeout, a.Timeout.String()}
 	if a.Idle > 0 {
 		out = append(out, argIdle, a.Idle.String())
+	}
+	if a.CPUTime > 0 {
+		out = append(out, argCPUTime, a.CPUTime.String())
 	}
 	switch {
 	case a.Selfcheck:
@@ -96,6 +104,16 @@ func ParseArgs(argv []string) (Args, error) {
 				return a, fmt.Errorf("idle: must be a duration like 60s (got %q)", argv[i+1])
 			}
 			a.Idle = d
+			i++
+		case argCPUTime:
+			if i+1 >= len(argv) {
+				return a, errors.New("--cpu-time needs a value")
+			}
+			d, err := time.ParseDuration(argv[i+1])
+			if err != nil {
+				return a, fmt.Errorf("cpu-time: must be a duration like 1s (got %q)", argv[i+1])
+			}
+			a.CPUTime = d
 			i++
 		case argSelfcheck:
 			a.Selfcheck = true

@@ -253,6 +253,10 @@ func (r Response) check() error {
 		return errors.New("response: not ok and no error")
 	case r.Error != nil && r.Error.Type == "":
 		return errors.New("response: error without a type")
+	case r.Usage != nil && r.Usage.CPUMicros != nil && *r.Usage.CPUMicros < 0:
+		return fmt.Errorf("response: negative cpu_us %d", *r.Usage.CPUMicros)
+	case r.Usage != nil && r.Usage.MemoryPeakBytes != nil && *r.Usage.MemoryPeakBytes < 0:
+		return fmt.Errorf("response: negative memory_peak_bytes %d", *r.Usage.MemoryPeakBytes)
 	}
 	return nil
 }

@@ -34,6 +34,7 @@ const (
 	ErrSyntax   = "syntax"   // the program does not parse or resolve
 	ErrRuntime  = "runtime"  // the program raised while running
 	ErrTimeout  = "timeout"  // the runner's own deadline stopped the program
+	ErrCPUTime  = "cpu_time" // the program reached its CPU-time limit (--cpu-time) and was stopped
 	ErrRequest  = "request"  // the runner refused the request
 	ErrExec     = "exec"     // exec mode: the command failed
 	ErrCommand  = "command"  // exec mode: the command could not be started (not in the image, not executable)
@@ -82,4 +83,23 @@ type Response struct {
 	// the request's arrival: the handshake's cost (the host's judgement and
 	// the two trips through docker). The runner's word, like ElapsedMicros.
 	HandshakeMicros int64 `json:"handshake_us,omitempty"`
+	// Usage is what the program used, read by the runner from its
+	// container's cgroup; absent when the runner ran no program.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is what a program used, the runner's word: the host bounds each
+// value by what it can check and decides nothing else by them. A field is
+// null where the runner could not read it.
+type Usage struct {
+	// CPUMicros is the CPU time (user plus system) of the container's
+	// cgroup from the request's arrival until every process of the program
+	// was reaped: the program and all it started, plus the runner's own
+	// share while it watched (a few ms per second).
+	CPUMicros *int64 `json:"cpu_us"`
+	// MemoryPeakBytes is the highest memory the container's cgroup reached
+	// (v1 memory.max_usage_in_bytes, v2 memory.peak), page cache and /tmp
+	// included: the container's whole life, so the runner's own at rest
+	// (a few MiB) is its floor.
+	MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
 }

@@ -19,11 +19,14 @@ type Selfcheck struct {
 	SwapMax int64 `json:"swap_max"`
 	PidsMax int64 `json:"pids_max"`
 	// CPUMax is "quota period" in microseconds, as cgroup v2 cpu.max shows it.
-	CPUMax     string `json:"cpu_max"`
-	NoFileSoft int64  `json:"nofile_soft"`
-	NoFileHard int64  `json:"nofile_hard"`
-	CoreSoft   int64  `json:"core_soft"`
-	CoreHard   int64  `json:"core_hard"`
+	CPUMax string `json:"cpu_max"`
+	// CPUCounter is whether the cgroup's CPU-time counter could be read:
+	// a program's cpu_us comes from it, and a CPU-time limit needs it.
+	CPUCounter bool  `json:"cpu_counter"`
+	NoFileSoft int64 `json:"nofile_soft"`
+	NoFileHard int64 `json:"nofile_hard"`
+	CoreSoft   int64 `json:"core_soft"`
+	CoreHard   int64 `json:"core_hard"`
 	// TmpOptions are /tmp's mount options; TmpBytes its size.
 	TmpOptions string `json:"tmp_options"`
 	TmpBytes   int64  `json:"tmp_bytes"`

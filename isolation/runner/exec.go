@@ -32,6 +32,7 @@ func execute(ctx context.Context, argv []string, source string, g *guard) protoc
 	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, argv...)...)
 	cmd.Stdin = strings.NewReader(source)
 	cmd.ExtraFiles = []*os.File{statusW}
+	g.cpu.begin() // the interpreter's start is the program's cost
 	c, err := startChild(cmd, true, limits.MaxOutputBytes, g.cg)
 	statusW.Close()
 	if err != nil {
@@ -46,10 +47,12 @@ func execute(ctx context.Context, argv []string, source string, g *guard) protoc
 	}
 	s := c.supervise(ctx, g)
 	resp.Output, resp.OutputBytes, resp.OutputTruncated = s.out.Text(), s.out.Total(), s.out.Truncated()
-	resp.Exit = exitOf(s.state)
+	resp.Exit, resp.Usage = exitOf(s.state), s.usage
 	switch {
 	case s.oom != "":
 		resp.Error = &protocol.Error{Type: protocol.ErrOOM, Message: s.oom}
+	case s.cpu != "":
+		resp.Error = &protocol.Error{Type: protocol.ErrCPUTime, Message: s.cpu}
 	case s.timedOut:
 		resp.Error = &protocol.Error{Type: protocol.ErrTimeout, Message: "stopped: " + context.Cause(ctx).Error()}
 	case s.waitErr != nil:

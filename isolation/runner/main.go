@@ -117,7 +117,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		return
 	}
 	_ = lockText() // best effort; see there
-	cg := newCgroupMem(cgroupRoot)
+	cg := newCgroup(cgroupRoot)
 	var sl *starlarkChildProc
 	starlark := cfg.Exec == nil && !cfg.Selfcheck
 	var probe *procProbe
@@ -162,6 +162,16 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
 	}
+	child := sl
+	sl = nil // handed over: serve's eval reaps it
+	r.send(serve(cfg, req, &guard{cg: cg, limit: sc.MemoryMax, cpu: &meter{cg: cg, limit: cfg.CPUTime}}, child, r))
+	return
+}
+
+// serve runs the program under the runner's deadline, whose watchdog
+// answers for it if it cannot be stopped, and the guard's limits, and
+// returns the response.
+func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildProc, r *responder) protocol.Response {
 	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
 		fmt.Errorf("runner deadline of %s", cfg.Timeout))
 	defer cancel()
@@ -180,15 +190,10 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		// killLeftovers, as PID 1, ends it.
 		startDecoy()
 	}
-	g := &guard{cg: cg, limit: sc.MemoryMax}
 	if cfg.Exec != nil {
-		r.send(execute(ctx, cfg.Exec, req.Source, g))
-		return
+		return execute(ctx, cfg.Exec, req.Source, g)
 	}
-	child := sl
-	sl = nil // handed over: eval reaps it
-	r.send(child.eval(ctx, req.Source, g))
-	return
+	return sl.eval(ctx, req.Source, g)
 }
 
 // errorTypes maps the evaluator's failure kinds to the wire's error types.

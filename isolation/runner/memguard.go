@@ -35,19 +35,19 @@ const (
 // the runner itself never has to fight for pages.
 func headroom(limit int64) int64 { return max(limit/16, 4<<20) }
 
-// cgroupMem reads the memory cgroup the runner is in, v1 or v2, from root
+// cgroup reads the memory cgroup the runner is in, v1 or v2, from root
 // (/sys/fs/cgroup in the container; recorded files in tests).
-type cgroupMem struct {
+type cgroup struct {
 	root string
 	v2   bool
 }
 
-func newCgroupMem(root string) cgroupMem {
+func newCgroup(root string) cgroup {
 	_, err := os.Stat(filepath.Join(root, "cgroup.controllers"))
-	return cgroupMem{root: root, v2: err == nil}
+	return cgroup{root: root, v2: err == nil}
 }
 
-func (c cgroupMem) file(v1, v2 string) string {
+func (c cgroup) file(v1, v2 string) string {
 	if c.v2 {
 		return filepath.Join(c.root, v2)
 	}
@@ -56,7 +56,7 @@ func (c cgroupMem) file(v1, v2 string) string {
 
 // usage returns the cgroup's anonymous memory (what a program allocates;
 // page cache is reclaimable and not counted) and its major page faults.
-func (c cgroupMem) usage() (anon, majfaults int64, err error) {
+func (c cgroup) usage() (anon, majfaults int64, err error) {
 	r, err := c.openStat()
 	if err != nil {
 		return 0, 0, err
@@ -72,7 +72,7 @@ type statReader struct {
 	v2  bool
 }
 
-func (c cgroupMem) openStat() (*statReader, error) {
+func (c cgroup) openStat() (*statReader, error) {
 	f, err := os.Open(c.file("memory.stat", "memory.stat"))
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func parseInt(b []byte) int64 {
 
 // oomKills returns the cgroup's own count of processes the OOM killer
 // killed (v1 memory.oom_control, v2 memory.events).
-func (c cgroupMem) oomKills() (int64, error) {
+func (c cgroup) oomKills() (int64, error) {
 	m, err := readCounters(c.file("memory.oom_control", "memory.events"))
 	if err != nil {
 		return 0, err
@@ -169,29 +169,47 @@ func readCounters(path string) (map[string]int64, error) {
 }
 
 // guard watches the cgroup while a child runs and calls stop, once, when
-// anonymous memory comes within headroom of the limit or the cgroup
-// thrashes. Why it stopped is kept for the response.
+// anonymous memory comes within headroom of the limit, the cgroup
+// thrashes, or the program reaches its CPU-time limit (cpu). Why it
+// stopped is kept for the response.
 type guard struct {
-	cg    cgroupMem
+	cg    cgroup
 	limit int64
+	cpu   *meter
 
 	mu     sync.Mutex
-	reason string
+	reason string // memory exhausted
+	cpuHit string // the CPU-time limit reached
 }
 
 // watch polls until done is closed. Its steady state allocates nothing,
-// in Go or in the kernel (one open file, read again at offset 0 into one
-// buffer): near the limit every new page the runner needs could be the one
-// that makes the kernel kill the runner instead of the program.
+// in Go or in the kernel (open files, read again at offset 0 into fixed
+// buffers): near the limit every new page the runner needs could be the
+// one that makes the kernel kill the runner instead of the program.
 func (g *guard) watch(done <-chan struct{}, stop func()) {
-	if g.limit <= 0 {
-		return // no limit visible: the attestation already refuses the run
+	var (
+		r     *statReader
+		total *numberFile
+	)
+	if g.limit > 0 { // no limit visible: the attestation already refuses the run
+		if sr, err := g.cg.openStat(); err == nil {
+			r = sr
+			defer r.close()
+		}
+		// The cgroup's whole usage, page cache included, is a cheap upper
+		// bound of anonymous memory: below half the limit, where neither
+		// headroom nor thrashing can be near, memory.stat (which the kernel
+		// sums up on every read, at a cost of ms per second of polling) is
+		// not read at all.
+		if n, err := openNumber(g.cg.file("memory.usage_in_bytes", "memory.current")); err == nil {
+			total = n
+			defer total.close()
+		}
 	}
-	r, err := g.cg.openStat()
-	if err != nil {
+	cpuLimited := g.cpu != nil && g.cpu.limit > 0
+	if r == nil && !cpuLimited {
 		return
 	}
-	defer r.close()
 	j := judge{limit: g.limit}
 	timer := time.NewTimer(guardEvery)
 	defer timer.Stop()
@@ -200,22 +218,43 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 		case <-done:
 			return
 		case now := <-timer.C:
-			anon, faults, err := r.usage()
-			if err != nil {
-				timer.Reset(guardEvery)
-				continue
+			next := guardEvery
+			if cpuLimited {
+				if why := g.cpu.over(); why != "" {
+					stop()
+					g.set(&g.cpuHit, why)
+					return
+				}
 			}
-			why, next := j.observe(now, anon, faults)
-			if why != "" {
-				stop()
-				g.mu.Lock()
-				g.reason = why
-				g.mu.Unlock()
-				return
+			if r != nil && !below(total, g.limit/2) {
+				if anon, faults, err := r.usage(); err == nil {
+					var why string
+					if why, next = j.observe(now, anon, faults); why != "" {
+						stop()
+						g.set(&g.reason, why)
+						return
+					}
+				}
 			}
 			timer.Reset(next)
 		}
 	}
+}
+
+// below reports whether the cgroup's usage, read from n, is under bound;
+// false when it cannot be read.
+func below(n *numberFile, bound int64) bool {
+	if n == nil {
+		return false
+	}
+	v, err := n.read()
+	return err == nil && v < bound
+}
+
+func (g *guard) set(field *string, why string) {
+	g.mu.Lock()
+	*field = why
+	g.mu.Unlock()
 }
 
 // judge decides, from one sample of the cgroup after another, whether the
@@ -261,9 +300,10 @@ func (j *judge) observe(now time.Time, anon, faults int64) (why string, next tim
 	return "", next
 }
 
-// stopped returns why the guard stopped the child, or "".
-func (g *guard) stopped() string {
+// stopped returns why the guard stopped the child, memory or CPU time;
+// each "" if not that.
+func (g *guard) stopped() (memory, cpu string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.reason
+	return g.reason, g.cpuHit
 }

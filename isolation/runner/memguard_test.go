@@ -13,7 +13,7 @@ import (
 )
 
 func TestCgroupMemRecordedFiles(t *testing.T) {
-	v1 := newCgroupMem("testdata/cgroup-v1")
+	v1 := newCgroup("testdata/cgroup-v1")
 	assert.Assert(t, !v1.v2)
 	anon, faults, err := v1.usage()
 	assert.NilError(t, err)
@@ -23,7 +23,7 @@ func TestCgroupMemRecordedFiles(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Equal(t, kills, int64(3))
 
-	v2 := newCgroupMem("testdata/cgroup-v2")
+	v2 := newCgroup("testdata/cgroup-v2")
 	assert.Assert(t, v2.v2)
 	anon, faults, err = v2.usage()
 	assert.NilError(t, err)
@@ -33,7 +33,7 @@ func TestCgroupMemRecordedFiles(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Equal(t, kills, int64(2))
 
-	_, err = newCgroupMem(t.TempDir()).oomKills()
+	_, err = newCgroup(t.TempDir()).oomKills()
 	assert.Assert(t, err != nil, "no cgroup files: an error, never a zero count")
 }
 
@@ -56,7 +56,7 @@ func TestGuardWatchStopsOverTheLimit(t *testing.T) {
 	dir, set := fakeV2(t)
 	const limit = 64 << 20
 	set(limit-headroom(limit), 0)
-	g := &guard{cg: newCgroupMem(dir), limit: limit}
+	g := &guard{cg: newCgroup(dir), limit: limit}
 	var stops atomic.Int32
 	finished := make(chan struct{})
 	go func() { g.watch(make(chan struct{}), func() { stops.Add(1) }); close(finished) }()
@@ -66,11 +66,12 @@ func TestGuardWatchStopsOverTheLimit(t *testing.T) {
 		t.Fatal("the guard did not stop the program within its headroom")
 	}
 	assert.Equal(t, stops.Load(), int32(1))
-	assert.Check(t, is.Contains(g.stopped(), "memory exhausted: 62914560 of 67108864 bytes in use (runner guard)"))
+	why, _ := g.stopped()
+	assert.Check(t, is.Contains(why, "memory exhausted: 62914560 of 67108864 bytes in use (runner guard)"))
 
 	// Under the limit, watch keeps watching until done.
 	set(10<<20, 0)
-	g = &guard{cg: newCgroupMem(dir), limit: limit}
+	g = &guard{cg: newCgroup(dir), limit: limit}
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() { g.watch(done, func() { stops.Add(1) }); close(finished) }()
 	select {
@@ -81,7 +82,8 @@ func TestGuardWatchStopsOverTheLimit(t *testing.T) {
 	close(done)
 	<-finished
 	assert.Equal(t, stops.Load(), int32(1))
-	assert.Equal(t, g.stopped(), "")
+	why, cpu := g.stopped()
+	assert.Equal(t, why+cpu, "")
 }
 
 // samples feeds the judge one sample every step from t0 and returns the
@@ -134,4 +136,32 @@ func TestJudgePollsFasterPastHalfTheLimit(t *testing.T) {
 	assert.Equal(t, next, guardEvery)
 	_, next = j.observe(time.Unix(0, int64(guardEvery)), 40<<20, 0)
 	assert.Equal(t, next, guardFast)
+}
+
+// TestGuardSkipsTheStatBelowHalf: while the cgroup's whole usage (a cheap
+// read) is under half the limit, memory.stat is not read, since anonymous
+// memory cannot be more; above it, the stat decides as before.
+func TestGuardSkipsTheStatBelowHalf(t *testing.T) {
+	dir, set := fakeV2(t)
+	const limit = 64 << 20
+	set(limit, 0) // the stat alone would stop the program
+	current := filepath.Join(dir, "memory.current")
+	assert.NilError(t, os.WriteFile(current, []byte("1048576\n"), 0o644))
+	g := &guard{cg: newCgroup(dir), limit: limit}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() { g.watch(done, func() {}); close(finished) }()
+	select {
+	case <-finished:
+		t.Fatal("memory.stat was read below half the limit")
+	case <-time.After(10 * guardEvery):
+	}
+	assert.NilError(t, os.WriteFile(current, []byte(fmt.Sprintf("%020d\n", limit)), 0o644))
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the guard did not read memory.stat above half the limit")
+	}
+	why, _ := g.stopped()
+	assert.Check(t, is.Contains(why, "memory exhausted"))
+	close(done)
 }

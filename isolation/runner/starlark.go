@@ -37,7 +37,7 @@ type starlarkChildProc struct {
 //
 // The child is also the /proc probe (procProbe): as it starts it writes
 // its probe's line to a pipe of its own, fd 3.
-func startStarlarkChild(timeout time.Duration, cg cgroupMem) (*starlarkChildProc, *procProbe, error) {
+func startStarlarkChild(timeout time.Duration, cg cgroup) (*starlarkChildProc, *procProbe, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -68,17 +68,28 @@ func (p *starlarkChildProc) abort() {
 	p.c.abort()
 }
 
-// eval hands the source to the child and turns how it ended into a response.
+// eval hands the source to the child and turns how it ended, and what it
+// used, into a response.
 func (p *starlarkChildProc) eval(ctx context.Context, source string, g *guard) protocol.Response {
+	g.cpu.begin()
 	go func() {
 		// A child that dies early makes this write fail; supervise tells why.
 		_, _ = io.WriteString(p.stdin, source)
 		p.stdin.Close()
 	}()
 	s := p.c.supervise(ctx, g)
+	resp := answer(ctx, s)
+	resp.Usage = s.usage
+	return resp
+}
+
+// answer is the response for how the child ended: its own, or why not.
+func answer(ctx context.Context, s supervised) protocol.Response {
 	switch {
 	case s.oom != "":
 		return failure(protocol.ErrOOM, s.oom)
+	case s.cpu != "":
+		return failure(protocol.ErrCPUTime, s.cpu)
 	case s.timedOut:
 		return failure(protocol.ErrTimeout, "stopped: "+context.Cause(ctx).Error())
 	case s.waitErr != nil:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // drainGrace bounds how long the runner waits for the output pipe to close
@@ -26,6 +27,10 @@ type supervised struct {
 	// oom says why the end was memory exhaustion, with its evidence; "" if
 	// it was not.
 	oom string
+	// cpu says how the program reached its CPU-time limit; "" if it did not.
+	cpu string
+	// usage is what the program used, read once it was gone.
+	usage *protocol.Usage
 }
 
 // child is a program the runner started and supervises.
@@ -44,7 +49,7 @@ type child struct {
 // the cgroup's OOM-kill counter first, so a kill during the run shows.
 // cmd is the runner itself, re-executed as the Starlark child or the exec
 // trampoline, each of which raises its own OOM score.
-func startChild(cmd *exec.Cmd, combined bool, limit int, cg cgroupMem) (*child, error) {
+func startChild(cmd *exec.Cmd, combined bool, limit int, cg cgroup) (*child, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("pipe: %w", err)
@@ -85,8 +90,13 @@ func (c *child) supervise(ctx context.Context, g *guard) supervised {
 	defer c.pr.Close()
 	pid := c.cmd.Process.Pid
 	res := supervised{out: c.out}
-	guardDone := make(chan struct{})
-	go g.watch(guardDone, func() { _ = syscall.Kill(-pid, syscall.SIGKILL) })
+	guardDone, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		// The whole container, not only the group: the limit is the
+		// program's, whatever it started.
+		g.watch(guardDone, func() { killLeftovers(pid) })
+	}()
 
 	select {
 	case res.waitErr = <-c.waited:
@@ -96,6 +106,7 @@ func (c *child) supervise(ctx context.Context, g *guard) supervised {
 		res.waitErr = <-c.waited
 	}
 	close(guardDone)
+	<-watched // it reads the CPU counter, which usage then closes
 	res.state = c.cmd.ProcessState
 	killLeftovers(pid)
 	select {
@@ -105,10 +116,13 @@ func (c *child) supervise(ctx context.Context, g *guard) supervised {
 		<-c.drained
 	}
 	reapOrphans()
+	res.usage = g.cpu.usage()
 
-	switch why := g.stopped(); {
+	switch why, cpu := g.stopped(); {
 	case why != "":
 		res.oom, res.timedOut = why, false
+	case cpu != "":
+		res.cpu, res.timedOut = cpu, false
 	case c.countErr == nil:
 		if after, err := g.cg.oomKills(); err == nil && after > c.killsBefore {
 			res.oom = fmt.Sprintf("memory exhausted: the kernel's OOM killer ended a process at the %d byte limit (cgroup oom_kill counter %d -> %d)",

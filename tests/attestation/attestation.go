@@ -16,7 +16,7 @@ import (
 func Perfect(memory int64) protocol.Selfcheck {
 	return protocol.Selfcheck{
 		UID: limits.UID, GID: limits.GID, Groups: []int{limits.GID}, CapEff: "0000000000000000", NoNewPrivs: 1, Seccomp: 2,
-		CgroupVersion: 1, MemoryMax: memory, SwapMax: 0, PidsMax: limits.PIDs, CPUMax: "100000 100000",
+		CgroupVersion: 1, MemoryMax: memory, SwapMax: 0, PidsMax: limits.PIDs, CPUMax: "100000 100000", CPUCounter: true,
 		NoFileSoft: limits.NoFile, NoFileHard: limits.NoFile, CoreSoft: 0, CoreHard: 0,
 		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: limits.TmpBytes, TmpMode: "1777", TmpWritable: true,
 		RootReadOnly: true, Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"},
@@ -28,7 +28,7 @@ func Perfect(memory int64) protocol.Selfcheck {
 // here: /tmp executable and unbounded, no cgroups, /dev/shm writable).
 func Weak() protocol.Selfcheck {
 	s := Perfect(-1)
-	s.SwapMax, s.PidsMax, s.CPUMax = -1, -1, ""
+	s.SwapMax, s.PidsMax, s.CPUMax, s.CPUCounter = -1, -1, "", false
 	s.TmpOptions, s.TmpBytes, s.DevShmWritable = "rw,nosuid,nodev,relatime", 8<<30, true
 	s.Problems = []string{"memory.limit_in_bytes: no such file or directory"}
 	return s

@@ -87,6 +87,11 @@ func hostile() {
 	case "nonzero-valid":
 		fmt.Println(ok)
 		os.Exit(1)
+	case "cpu-claim":
+		// An hour of CPU time in the moment it took to answer.
+		fmt.Println(`{"v":2,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":3600000000,"memory_peak_bytes":1000000}}`)
+	case "peak-claim":
+		fmt.Println(`{"v":2,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1000,"memory_peak_bytes":1099511627776}}`)
 	default:
 		os.Exit(3)
 	}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+)
+
+// cpuCounter reads the cgroup's CPU time (user plus system, of every
+// process in it) again and again without allocating: v1
+// cpuacct/cpuacct.usage in nanoseconds, v2 cpu.stat's usage_usec.
+type cpuCounter struct {
+	f   *os.File
+	buf [1024]byte
+	v2  bool
+}
+
+// cpuPath is the cgroup's CPU counter. On v1 the cpuacct controller may be
+// mounted alone or with cpu (cpu,cpuacct); docker links cpuacct either way.
+func (c cgroup) cpuPath() string {
+	if c.v2 {
+		return filepath.Join(c.root, "cpu.stat")
+	}
+	return filepath.Join(c.root, "cpuacct", "cpuacct.usage")
+}
+
+func (c cgroup) openCPU() (*cpuCounter, error) {
+	f, err := os.Open(c.cpuPath())
+	if err != nil {
+		return nil, err
+	}
+	r := &cpuCounter{f: f, v2: c.v2}
+	if _, err := r.micros(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *cpuCounter) close() { r.f.Close() }
+
+var keyUsageUsec = []byte("usage_usec ")
+
+// micros returns the cgroup's CPU time so far, in microseconds.
+func (r *cpuCounter) micros() (int64, error) {
+	n, err := r.f.ReadAt(r.buf[:], 0)
+	if err != nil && n == 0 {
+		return 0, err
+	}
+	b := r.buf[:n]
+	if !r.v2 {
+		if len(b) == 0 || b[0] < '0' || b[0] > '9' {
+			return 0, fmt.Errorf("%s: not a number", r.f.Name())
+		}
+		return parseInt(b) / 1000, nil
+	}
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
+		}
+		if bytes.HasPrefix(line, keyUsageUsec) {
+			return parseInt(line[len(keyUsageUsec):]), nil
+		}
+	}
+	return 0, fmt.Errorf("%s: no usage_usec", r.f.Name())
+}
+
+// numberFile reads a cgroup file of one number again and again without
+// allocating (memory.usage_in_bytes, memory.current).
+type numberFile struct {
+	f   *os.File
+	buf [64]byte
+}
+
+func openNumber(path string) (*numberFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &numberFile{f: f}, nil
+}
+
+func (n *numberFile) close() { n.f.Close() }
+
+func (n *numberFile) read() (int64, error) {
+	k, err := n.f.ReadAt(n.buf[:], 0)
+	if err != nil && k == 0 {
+		return 0, err
+	}
+	if k == 0 || n.buf[0] < '0' || n.buf[0] > '9' {
+		return 0, fmt.Errorf("%s: not a number", n.f.Name())
+	}
+	return parseInt(n.buf[:k]), nil
+}
+
+// memoryPeak returns the highest memory the cgroup has used: v1
+// memory.max_usage_in_bytes, v2 memory.peak (Linux 5.19 and later; an
+// older kernel has none, and the peak is then not reported).
+func (c cgroup) memoryPeak() (int64, error) {
+	b, err := os.ReadFile(c.file("memory.max_usage_in_bytes", "memory.peak"))
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
+}
+
+// meter measures a program's usage on the cgroup: its CPU time from begin,
+// and, when a limit is set, whether it reached it.
+type meter struct {
+	cg    cgroup
+	limit time.Duration // CPU-time limit; zero: none
+	cpu   *cpuCounter   // nil where the counter cannot be read
+	base  int64
+}
+
+// begin opens the CPU counter and reads where the program's time starts.
+func (m *meter) begin() {
+	if m == nil {
+		return
+	}
+	if m.cpu == nil {
+		m.cpu, _ = m.cg.openCPU()
+	}
+	if m.cpu != nil {
+		m.base, _ = m.cpu.micros()
+	}
+}
+
+// over reports, once the CPU-time limit is reached, how far: the CPU time
+// used; "" while below it or with no limit.
+func (m *meter) over() string {
+	if m == nil || m.limit == 0 || m.cpu == nil {
+		return ""
+	}
+	now, err := m.cpu.micros()
+	if err != nil || time.Duration(now-m.base)*time.Microsecond < m.limit {
+		return ""
+	}
+	return fmt.Sprintf("CPU time limit of %s reached: %s of CPU used", m.limit,
+		(time.Duration(now-m.base) * time.Microsecond).Round(time.Millisecond))
+}
+
+// usage is what the program used since begin: read once it and every
+// process it started are gone. A value that cannot be read is nil.
+func (m *meter) usage() *protocol.Usage {
+	if m == nil {
+		return nil
+	}
+	var u protocol.Usage
+	if m.cpu != nil {
+		if now, err := m.cpu.micros(); err == nil {
+			d := max(now-m.base, 0)
+			u.CPUMicros = &d
+		}
+		m.cpu.close()
+		m.cpu = nil
+	}
+	if peak, err := m.cg.memoryPeak(); err == nil {
+		u.MemoryPeakBytes = &peak
+	}
+	return &u
+}

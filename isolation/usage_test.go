@@ -1,0 +1,85 @@
+package isolation
+
+import (
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// TestRunUsage: the runner's usage reaches the result, in ms; a claim the
+// quota or the limit makes impossible is a hostile response, refused; a
+// CPU-time stop is its own verdict, and a lie when no limit was set.
+func TestRunUsage(t *testing.T) {
+	t.Parallel()
+	res, _, err := runFake(t, "usage")
+	assert.NilError(t, err)
+	assert.Assert(t, res.Usage != nil && res.Usage.CPUMS != nil && res.Usage.MemoryPeakBytes != nil, "%+v", res.Usage)
+	assert.Equal(t, *res.Usage.CPUMS, int64(1))
+	assert.Equal(t, *res.Usage.MemoryPeakBytes, int64(9000000))
+
+	res, _, err = runFake(t, "usage-cpu-claim")
+	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Check(t, is.ErrorContains(err, "response: claims 5s of CPU time in "))
+	assert.Check(t, res.Usage == nil)
+
+	res, _, err = runFake(t, "usage-peak-claim")
+	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Check(t, is.ErrorContains(err, "response: claims a memory peak of 99999999999 bytes, over the 512m limit"))
+
+	// (The fake answers at once: 50 ms of CPU is within what one CPU
+	// allows in the time around it, one CFS period included.)
+	res, _, err = runFake(t, "cpu-limit", func(o *Options) { o.Limits.CPUTime = time.Second })
+	assert.Equal(t, res.Verdict, CPUTimeout, "%v", err)
+	assert.Check(t, is.ErrorContains(err, "cpu timeout: the runner stopped the program at its CPU-time limit of 1s: CPU time limit of 1s reached"))
+	assert.Check(t, res.Usage != nil && *res.Usage.CPUMS == 50, "%+v", res.Usage)
+
+	res, _, err = runFake(t, "cpu-limit")
+	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Check(t, is.ErrorContains(err, "a CPU-time stop, with no CPU-time limit set"))
+}
+
+// TestCPUTimeNeedsTheCounter: a run with a CPU-time limit is refused at
+// the hello when the runner cannot read the CPU counter; without a limit
+// the same container serves.
+func TestCPUTimeNeedsTheCounter(t *testing.T) {
+	t.Parallel()
+	s := goodSelfcheck()
+	s.CPUCounter = false
+	err := attestationError(&s, limitsWithCPU(0))
+	assert.NilError(t, err)
+	err = attestationError(&s, limitsWithCPU(time.Second))
+	assert.ErrorContains(t, err, "the runner cannot read its cgroup's CPU counter, so the CPU-time limit cannot be enforced")
+}
+
+func limitsWithCPU(d time.Duration) limits.Config {
+	c, err := limits.Config{CPUTime: d}.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// TestArgvCarriesTheCPUTimeAndAuditSeesIt: the CPU-time limit is the
+// runner's argument after the image, as protocol renders it; audit reads
+// the same spelling and reports the value.
+func TestArgvCarriesTheCPUTimeAndAuditSeesIt(t *testing.T) {
+	o := Options{Image: testImage, Engine: Engine{Env: []string{"HOME=/nonexistent", "XDG_CACHE_HOME=" + t.TempDir()}},
+		Limits: limits.Config{CPUTime: 1500 * time.Millisecond}}
+	argv, err := Argv(o, time.Unix(0, 0))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, argv[len(argv)-4:], []string{"--timeout", "10s", "--cpu-time", "1.5s"})
+	r, err := dockerargs.Audit(argv, dockerargs.AuditOptions{})
+	assert.NilError(t, err)
+	var found string
+	for _, f := range r.Findings {
+		if f.ID == "cpu-time" {
+			found = string(f.Status) + ": " + f.Detail
+		}
+	}
+	assert.Equal(t, found, "enforced: --cpu-time 1.5s (runner argument)")
+}
