@@ -174,8 +174,7 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 		if a.plan.Limits.CPUTime == 0 {
 			return &Error{Verdict: SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
 		}
-		return &Error{Verdict: CPUTimeout, Err: fmt.Errorf("the runner stopped the program at its CPU-time limit of %s: %s",
-			a.plan.Limits.CPUTime, resp.Error.Message)}
+		return &Error{Verdict: CPUTimeout, Err: fmt.Errorf("the runner stopped the program: %s", resp.Error.Message)}
 	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrOOM {
 		// The runner outlived the program and says why, with its evidence:

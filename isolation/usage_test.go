@@ -35,7 +35,7 @@ func TestRunUsage(t *testing.T) {
 	// allows in the time around it, one CFS period included.)
 	res, _, err = runFake(t, "cpu-limit", func(o *Options) { o.Limits.CPUTime = time.Second })
 	assert.Equal(t, res.Verdict, CPUTimeout, "%v", err)
-	assert.Check(t, is.ErrorContains(err, "cpu timeout: the runner stopped the program at its CPU-time limit of 1s: CPU time limit of 1s reached"))
+	assert.Check(t, is.ErrorContains(err, "cpu timeout: the runner stopped the program: CPU-time limit of 1s reached: 1s used"))
 	assert.Check(t, res.Usage != nil && *res.Usage.CPUMS == 50, "%+v", res.Usage)
 
 	res, _, err = runFake(t, "cpu-limit")

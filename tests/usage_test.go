@@ -117,7 +117,7 @@ func TestCPUTimeLimit(t *testing.T) {
 			got := cpuMS(t, r)
 			t.Logf("%s: stopped at cpu_ms %d, %s after the start", name, got, time.Since(start).Round(time.Millisecond))
 			assert.Check(t, got >= 1000 && got <= 1100, "cpu_ms %d", got)
-			assert.Check(t, is.Contains(r.stderr, "CPU time limit of 1s reached"))
+			assert.Check(t, is.Contains(r.stderr, "cpu timeout: the runner stopped the program: CPU-time limit of 1s reached: "))
 		})
 	}
 	t.Run("starlark", func(t *testing.T) {

@@ -144,7 +144,7 @@ func (m *meter) over() string {
 	if err != nil || time.Duration(now-m.base)*time.Microsecond < m.limit {
 		return ""
 	}
-	return fmt.Sprintf("CPU time limit of %s reached: %s of CPU used", m.limit,
+	return fmt.Sprintf("CPU-time limit of %s reached: %s used", m.limit,
 		(time.Duration(now-m.base) * time.Microsecond).Round(time.Millisecond))
 }
 

@@ -91,7 +91,7 @@ func TestGuardStopsAtTheCPULimit(t *testing.T) {
 	assert.Equal(t, stops.Load(), int32(1))
 	why, cpu := g.stopped()
 	assert.Equal(t, why, "")
-	assert.Equal(t, cpu, "CPU time limit of 1s reached: 1s of CPU used")
+	assert.Equal(t, cpu, "CPU-time limit of 1s reached: 1s used")
 	u := g.cpu.usage()
 	assert.Equal(t, *u.CPUMicros, int64(1_000_000))
 	assert.Equal(t, *u.MemoryPeakBytes, int64(12345678))

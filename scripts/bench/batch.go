@@ -51,17 +51,54 @@ func benchBatch(tool, image string, n int) error {
 
 // warmLatency feeds one request at a time to a running batch.
 func warmLatency(tool, image string, n int) error {
+	lat, err := warmSamples(tool, image, n)
+	if err != nil {
+		return err
+	}
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	fmt.Printf("warm latency, request written to result line read: p50 %.1f ms, p95 %.1f ms, min %.1f, max %.1f (%d requests, 0.5 s apart)\n",
+		median(lat), s[(len(s)-1)*95/100], s[0], s[len(s)-1], n)
+	return nil
+}
+
+// warmPaired measures the warm latency of tool and of an earlier build,
+// base, in alternating rounds of 10 requests each, n rounds each, and
+// prints each one's median and the difference of the medians.
+func warmPaired(tool, image, baseTool, baseImage string, n int) error {
+	var now, before []float64
+	for i := 0; i < n; i++ {
+		for _, first := range []bool{i%2 == 0, i%2 != 0} {
+			t, img, into := tool, image, &now
+			if !first {
+				t, img, into = baseTool, baseImage, &before
+			}
+			lat, err := warmSamples(t, img, 10)
+			if err != nil {
+				return err
+			}
+			*into = append(*into, lat...)
+		}
+	}
+	fmt.Printf("warm latency p50: this build %.2f ms, earlier build %.2f ms, difference %+.2f ms (%d rounds of 10 requests each, alternating)\n",
+		median(now), median(before), median(now)-median(before), n)
+	return nil
+}
+
+// warmSamples writes n requests to one batch, 0.5 s apart, each once the
+// result of the one before was read, and returns each one's latency in ms.
+func warmSamples(tool, image string, n int) ([]float64, error) {
 	cmd := exec.Command(tool, "batch", "--image", image, "--parallel", "1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
 	r := bufio.NewReader(out)
 	var lat []float64
@@ -71,18 +108,14 @@ func warmLatency(tool, image string, n int) error {
 		fmt.Fprintf(stdin, `{"id": %d, "source": "1+2"}`+"\n", i)
 		line, err := r.ReadString('\n')
 		if err != nil || !strings.Contains(line, `"verdict":"ok"`) {
-			return fmt.Errorf("warm latency: %v: %s", err, line)
+			return nil, fmt.Errorf("warm latency: %v: %s", err, line)
 		}
 		lat = append(lat, float64(time.Since(start).Microseconds())/1000)
 		time.Sleep(500 * time.Millisecond) // its replacement starts meanwhile
 	}
 	stdin.Close()
 	_ = cmd.Wait()
-	s := slices.Clone(lat)
-	slices.Sort(s)
-	fmt.Printf("warm latency, request written to result line read: p50 %.1f ms, p95 %.1f ms, min %.1f, max %.1f (%d requests, 0.5 s apart)\n",
-		median(lat), s[(len(s)-1)*95/100], s[0], s[len(s)-1], n)
-	return nil
+	return lat, nil
 }
 
 // runBatch runs n requests of 1+2 through batch at parallelism p and

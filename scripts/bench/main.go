@@ -32,6 +32,7 @@ func main() {
 	batchMode := flag.Bool("batch", false, "measure batch: warm latency, throughput against bare docker run, peak RSS")
 	python := flag.String("python", "", "Python image ID: measure print(1+2) there against 1+2 on -image")
 	seccomp := flag.Bool("seccomp", false, "measure the policy's seccomp profile against the engine's default, bare docker runs")
+	warmBase := flag.String("warm-against", "", "TOOL,IMAGE of an earlier build: batch's warm latency of both, in alternating rounds")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
 	if *baseline != "" {
@@ -45,6 +46,10 @@ func main() {
 	}
 	if *seccomp {
 		run = func() error { return profileCost(*tool, *image, *n) }
+	}
+	if *warmBase != "" {
+		baseTool, baseImage, _ := strings.Cut(*warmBase, ",")
+		run = func() error { return warmPaired(*tool, *image, baseTool, baseImage, *n) }
 	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

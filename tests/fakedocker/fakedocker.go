@@ -336,7 +336,7 @@ func run(mode, state string, args []string) int {
 	case "usage-peak-claim":
 		respond(`{"v":2,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1500,"memory_peak_bytes":99999999999}}`)
 	case "cpu-limit":
-		respond(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"cpu_time","message":"CPU time limit of 1s reached: 1s of CPU used"},"usage":{"cpu_us":50000,"memory_peak_bytes":9000000}}`)
+		respond(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"cpu_time","message":"CPU-time limit of 1s reached: 1s used"},"usage":{"cpu_us":50000,"memory_peak_bytes":9000000}}`)
 	case "exec-oom", "exec-oom-events-fail":
 		respond(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`)
 	default:
