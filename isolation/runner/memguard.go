@@ -22,6 +22,17 @@ const (
 	// limit: a program that allocates fast crosses the headroom between two
 	// slow polls and leaves the kill to the kernel.
 	guardFast = 2 * time.Millisecond
+	// guardIdle is the poll interval while the cgroup uses less than a
+	// quarter of the limit: every wake-up is CPU time the program is
+	// charged (about 0.2 ms here: polled every 25 ms, a sleeping program
+	// was charged 9 ms a second, every 200 ms 1 ms). A program that fills
+	// the rest faster meets the kernel's OOM killer, which takes it (its
+	// score is 1000) and which the cgroup's counter reports; the guard is
+	// for the slow end, the thrashing near the limit, which it still sees.
+	guardIdle = 100 * time.Millisecond
+	// guardCPU is the poll interval, memory low, with a CPU-time limit to
+	// keep: the limit is kept within this and a kill.
+	guardCPU = 25 * time.Millisecond
 	// thrashWindow and thrashFaults: this many major faults within the
 	// window, with anonymous memory past thrashShare of the limit, is
 	// thrashing.
@@ -226,7 +237,14 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 					return
 				}
 			}
-			if r != nil && !below(total, g.limit/2) {
+			use, known := read(total)
+			switch low := known && use < g.limit/4; {
+			case low && cpuLimited:
+				next = guardCPU
+			case low:
+				next = guardIdle
+			}
+			if r != nil && !(known && use < g.limit/2) {
 				if anon, faults, err := r.usage(); err == nil {
 					var why string
 					if why, next = j.observe(now, anon, faults); why != "" {
@@ -241,14 +259,14 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 	}
 }
 
-// below reports whether the cgroup's usage, read from n, is under bound;
-// false when it cannot be read.
-func below(n *numberFile, bound int64) bool {
+// read reads the cgroup's whole usage from n; known is false when it
+// cannot be read.
+func read(n *numberFile) (use int64, known bool) {
 	if n == nil {
-		return false
+		return 0, false
 	}
 	v, err := n.read()
-	return err == nil && v < bound
+	return v, err == nil
 }
 
 func (g *guard) set(field *string, why string) {
