@@ -41,7 +41,6 @@ func runBatch(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o.Engine.Context = "" // batch's --context is a list, read below as the pool's engines
 	// Written out, 0 is not "the default" (as for sizes and durations),
 	// which the library's zero means; every other value is the pool's to
 	// check, and both say its one range.

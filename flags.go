@@ -92,8 +92,14 @@ func cliFlag() cli.Flag {
 	return &cli.StringFlag{Name: "cli", Value: "docker", Usage: "docker-compatible client `BINARY`", TakesFile: true}
 }
 
+// engine is the client and engine the flags name: one --context, where
+// the command has a single one (batch's is a list of engines, its own).
 func engine(c *cli.Context) isolation.Engine {
-	return isolation.Engine{CLI: c.String("cli"), Context: c.String("context"), Env: environ(c)}
+	e := isolation.Engine{CLI: c.String("cli"), Env: environ(c)}
+	if name, single := c.Value("context").(string); single {
+		e.Context = name
+	}
+	return e
 }
 
 // oneOf is the value of an enumerated flag: one of its choices, the first

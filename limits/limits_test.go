@@ -81,6 +81,9 @@ func TestResolve(t *testing.T) {
 	c, err := Config{}.Resolve()
 	assert.NilError(t, err)
 	assert.Equal(t, c, Config{Memory: DefaultMemory, Timeout: DefaultTimeout})
+	c, err = Config{Timeout: 2 * time.Second, CPUTime: 2 * time.Second}.Resolve()
+	assert.NilError(t, err)
+	assert.Equal(t, c.CPUTime, 2*time.Second, "up to the timeout itself")
 	for _, tc := range []struct {
 		c    Config
 		want string
@@ -90,6 +93,9 @@ func TestResolve(t *testing.T) {
 		{Config{Memory: -1}, `memory: must be at least 64m (got "-1")`},
 		{Config{Timeout: -time.Second}, `timeout: must be greater than 0 (got "-1s")`},
 		{Config{Timeout: 11 * time.Minute}, `timeout: must be at most 10m0s (got "11m0s")`},
+		{Config{CPUTime: 11 * time.Second}, `cpu-time: must be at most the timeout (10s) (got "11s")`},
+		{Config{CPUTime: 9 * time.Millisecond}, `cpu-time: must be at least 10ms (got "9ms")`},
+		{Config{CPUTime: -time.Second}, `cpu-time: must be at least 10ms (got "-1s")`},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			_, err := tc.c.Resolve()

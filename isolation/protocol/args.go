@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -95,25 +96,16 @@ func ParseArgs(argv []string) (Args, error) {
 			}
 			a.Timeout = d
 			i++
-		case argIdle:
-			if i+1 >= len(argv) {
-				return a, errors.New("--idle needs a value")
-			}
-			d, err := time.ParseDuration(argv[i+1])
+		case argIdle, argCPUTime:
+			d, err := durationAfter(argv, i)
 			if err != nil {
-				return a, fmt.Errorf("idle: must be a duration like 60s (got %q)", argv[i+1])
+				return a, err
 			}
-			a.Idle = d
-			i++
-		case argCPUTime:
-			if i+1 >= len(argv) {
-				return a, errors.New("--cpu-time needs a value")
+			if argv[i] == argIdle {
+				a.Idle = d
+			} else {
+				a.CPUTime = d
 			}
-			d, err := time.ParseDuration(argv[i+1])
-			if err != nil {
-				return a, fmt.Errorf("cpu-time: must be a duration like 1s (got %q)", argv[i+1])
-			}
-			a.CPUTime = d
 			i++
 		case argSelfcheck:
 			a.Selfcheck = true
@@ -125,4 +117,18 @@ func ParseArgs(argv []string) (Args, error) {
 		}
 	}
 	return a, a.Validate()
+}
+
+// durationAfter reads the duration after the flag argv[i] (--idle or
+// --cpu-time); its range is Validate's to check.
+func durationAfter(argv []string, i int) (time.Duration, error) {
+	name := strings.TrimPrefix(argv[i], "--")
+	if i+1 >= len(argv) {
+		return 0, fmt.Errorf("%s needs a value", argv[i])
+	}
+	d, err := time.ParseDuration(argv[i+1])
+	if err != nil {
+		return 0, fmt.Errorf("%s: must be a duration like 60s (got %q)", name, argv[i+1])
+	}
+	return d, nil
 }

@@ -15,6 +15,7 @@ func TestArgsRoundTrip(t *testing.T) {
 		{Timeout: 5 * time.Second, Idle: time.Minute, Exec: []string{"python3", "-"}},
 		{Timeout: 1500 * time.Millisecond, Selfcheck: true},
 		{Timeout: time.Minute, Exec: []string{"python3", "-"}},
+		{Timeout: 5 * time.Second, Idle: time.Minute, CPUTime: 1500 * time.Millisecond, Exec: []string{"python3", "-"}},
 		// Everything after --exec is the command, runner flags included.
 		{Timeout: time.Second, Exec: []string{"sh", "--timeout", "--selfcheck", "--exec"}},
 	} {
@@ -45,6 +46,10 @@ func TestParseArgsDefaultsAndRejects(t *testing.T) {
 		{[]string{"--idle", "soon"}, `idle: must be a duration like 60s (got "soon")`},
 		{[]string{"--idle", "-1s"}, `idle: must be from 10s to 10m0s (got "-1s")`},
 		{[]string{"--idle", "5s"}, `idle: must be from 10s to 10m0s (got "5s")`},
+		{[]string{"--cpu-time"}, "--cpu-time needs a value"},
+		{[]string{"--cpu-time", "soon"}, `cpu-time: must be a duration like 60s (got "soon")`},
+		{[]string{"--timeout", "2s", "--cpu-time", "5s"}, `cpu-time: must be at most the timeout (2s) (got "5s")`},
+		{[]string{"--cpu-time", "1ms"}, `cpu-time: must be at least 10ms (got "1ms")`},
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			_, err := ParseArgs(tc.argv)

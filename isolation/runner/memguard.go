@@ -112,12 +112,8 @@ func (r *statReader) usage() (anon, majfaults int64, err error) {
 	b := r.buf[:n]
 	haveAnon, haveMaj := false, false
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		switch {
 		case r.v2 && bytes.HasPrefix(line, keyAnon):
 			anon, haveAnon = parseInt(line[len(keyAnon):]), true
@@ -135,6 +131,15 @@ func (r *statReader) usage() (anon, majfaults int64, err error) {
 		return 0, 0, errStatShort
 	}
 	return anon, majfaults, nil
+}
+
+// cutLine splits b at its first newline: the line before it and the rest
+// after it (nil at the end).
+func cutLine(b []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i], b[i+1:]
+	}
+	return b, nil
 }
 
 // parseInt reads a non-negative decimal; memory.stat has nothing else.

@@ -60,12 +60,8 @@ func (r *cpuCounter) micros() (int64, error) {
 		return parseInt(b) / 1000, nil
 	}
 	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		if bytes.HasPrefix(line, keyUsageUsec) {
 			return parseInt(line[len(keyUsageUsec):]), nil
 		}
