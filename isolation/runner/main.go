@@ -162,9 +162,14 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
 	}
+	g := &guard{cg: cg, limit: sc.MemoryMax, cpu: &meter{cg: cg, limit: cfg.CPUTime}}
+	if err := g.cpu.open(); err != nil {
+		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred abort ends the idle child
+		return
+	}
 	child := sl
 	sl = nil // handed over: serve's eval reaps it
-	r.send(serve(cfg, req, &guard{cg: cg, limit: sc.MemoryMax, cpu: &meter{cg: cg, limit: cfg.CPUTime}}, child, r))
+	r.send(serve(cfg, req, g, child, r))
 	return
 }
 

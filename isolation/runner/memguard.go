@@ -213,9 +213,9 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 			defer r.close()
 		}
 		// The cgroup's whole usage, page cache included, is a cheap upper
-		// bound of anonymous memory: below half the limit, where neither
-		// headroom nor thrashing can be near, memory.stat (which the kernel
-		// sums up on every read, at a cost of ms per second of polling) is
+		// bound of anonymous memory (one counter, where memory.stat is
+		// summed up by the kernel on every read): below half the limit,
+		// where neither headroom nor thrashing can be near, memory.stat is
 		// not read at all.
 		if n, err := openNumber(g.cg.file("memory.usage_in_bytes", "memory.current")); err == nil {
 			total = n

@@ -117,7 +117,24 @@ type meter struct {
 	base  int64
 }
 
-// begin opens the CPU counter and reads where the program's time starts.
+// open opens the CPU counter ahead of the program. Without it a CPU-time
+// limit cannot be kept, and the program must not run (the host refuses
+// such a runner at its hello already; this holds if the counter went
+// away since).
+func (m *meter) open() error {
+	if m.cpu != nil {
+		return nil
+	}
+	c, err := m.cg.openCPU()
+	if err != nil && m.limit > 0 {
+		return fmt.Errorf("the CPU counter cannot be read, so the CPU-time limit cannot be kept: %w", err)
+	}
+	m.cpu = c
+	return nil
+}
+
+// begin reads where the program's time starts (opening the counter if
+// open was not called).
 func (m *meter) begin() {
 	if m == nil {
 		return

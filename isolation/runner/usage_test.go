@@ -111,3 +111,14 @@ func TestGuardStopsAtTheCPULimit(t *testing.T) {
 	_, cpu = g.stopped()
 	assert.Check(t, is.Equal(cpu, ""))
 }
+
+// TestMeterRefusesALimitItCannotKeep: with a CPU-time limit and no
+// counter, the program must not start; without a limit, usage is null.
+func TestMeterRefusesALimitItCannotKeep(t *testing.T) {
+	m := &meter{cg: newCgroup(t.TempDir()), limit: time.Second}
+	assert.ErrorContains(t, m.open(), "the CPU counter cannot be read, so the CPU-time limit cannot be kept")
+	m = &meter{cg: newCgroup(t.TempDir())}
+	assert.NilError(t, m.open())
+	m.begin()
+	assert.Check(t, m.usage().CPUMicros == nil)
+}
