@@ -39,8 +39,9 @@ type Result struct {
 	DurationMS int64
 	// Timings splits a run's time; each is nil where it does not apply.
 	Timings Timings
-	// Usage is what the program used, nil where no program ran (or none
-	// answered: a host timeout, a sandbox failure).
+	// Usage is what the program used, as its runner answered; nil where
+	// there was no such answer: no program ran, the host ended the
+	// container (timeout), or the response was refused.
 	Usage *Usage
 	// Selfcheck is the runner's view of the sandbox from its hello; it is
 	// set whenever a hello could be decoded, even one that failed the
@@ -61,7 +62,8 @@ type Usage struct {
 	// MemoryPeakBytes is the highest memory the container's cgroup
 	// reached (cgroup v1 memory.max_usage_in_bytes, v2 memory.peak): page
 	// cache and /tmp included, and the runner's own, a few MiB, which is
-	// its floor. Never more than the memory limit.
+	// its floor. Never more than the memory limit and 4 MiB (cgroup v1
+	// charges in batches and can read a few pages over).
 	MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
 }
 

@@ -167,13 +167,14 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
 	a.handshook = time.Duration(resp.HandshakeMicros) * time.Microsecond
+	cpuStop := resp.Error != nil && resp.Error.Type == protocol.ErrCPUTime
+	if cpuStop && a.plan.Limits.CPUTime == 0 {
+		return &Error{Verdict: SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
+	}
 	if a.usage, err = a.bound(resp.Usage); err != nil {
 		return &Error{Verdict: SandboxFailure, Err: err}
 	}
-	if resp.Error != nil && resp.Error.Type == protocol.ErrCPUTime {
-		if a.plan.Limits.CPUTime == 0 {
-			return &Error{Verdict: SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
-		}
+	if cpuStop {
 		return &Error{Verdict: CPUTimeout, Err: fmt.Errorf("the runner stopped the program: %s", resp.Error.Message)}
 	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrOOM {

@@ -41,6 +41,7 @@ func TestRunUsage(t *testing.T) {
 	res, _, err = runFake(t, "cpu-limit")
 	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
 	assert.Check(t, is.ErrorContains(err, "a CPU-time stop, with no CPU-time limit set"))
+	assert.Check(t, res.Usage == nil, "a refused response's usage is not taken")
 }
 
 // TestCPUTimeNeedsTheCounter: a run with a CPU-time limit is refused at

@@ -39,11 +39,9 @@ func DecodeRequest(b []byte, starlark bool) (Request, error) {
 // the request, and its id (a string, a number or null) even when the rest
 // is refused, so the refusal can carry it. A line longer than
 // limits.MaxLineBytes is longer than any whose request is within the
-// limit: a reader keeps at most one byte more of it, and it is refused.
+// limit: a reader keeps at most one byte more of it, and decodeObject
+// refuses it.
 func DecodeLine(b []byte, starlark bool) (json.RawMessage, Request, error) {
-	if len(b) > limits.MaxLineBytes {
-		return nil, Request{}, requestTooLarge(-1)
-	}
 	fields, err := decodeObject(b, "id", "source")
 	if err != nil {
 		return nil, Request{}, err
@@ -74,10 +72,10 @@ func sourceOf(fields map[string]json.RawMessage, starlark bool) (Request, error)
 
 // decodeObject decodes one JSON object whose fields are among names, each
 // at most once, with nothing before or after it, from at most
-// limits.MaxRequestBytes+4 KiB of valid UTF-8 (the bound of a batch line:
-// a request at its limit and an id).
+// limits.MaxLineBytes of valid UTF-8 (a batch line: a request at its limit
+// and an id).
 func decodeObject(b []byte, names ...string) (map[string]json.RawMessage, error) {
-	if len(b) > maxObjectBytes {
+	if len(b) > limits.MaxLineBytes {
 		return nil, requestTooLarge(-1)
 	}
 	if err := checkUTF8(b); err != nil {
@@ -115,9 +113,6 @@ func decodeObject(b []byte, names ...string) (map[string]json.RawMessage, error)
 	}
 	return fields, nil
 }
-
-// maxObjectBytes bounds what decodeObject reads.
-const maxObjectBytes = limits.MaxRequestBytes + 4<<10
 
 func quoteAll(names []string) string {
 	q := make([]string, len(names))
