@@ -64,8 +64,12 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 		id = json.RawMessage("null")
 	}
 	out, err := json.Marshal(batchRecord{ID: id, Line: line, record: newRecord(res, b.status(res.Verdict))})
-	if err != nil { // a record holds nothing json cannot encode
-		panic(err)
+	if err != nil {
+		// Every value was decoded or built as JSON already; should one
+		// not encode, the line still gets a result, the tool's failure.
+		res = isolation.Result{Verdict: isolation.EngineFailure,
+			Error: &isolation.ErrorDetail{Type: string(isolation.EngineFailure), Message: "encoding the result: " + err.Error()}}
+		out, _ = json.Marshal(batchRecord{ID: json.RawMessage("null"), Line: line, record: newRecord(res, b.status(res.Verdict))})
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

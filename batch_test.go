@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/limits"
 	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
@@ -293,4 +294,18 @@ func TestBatchParallelRange(t *testing.T) {
 		assert.Check(t, is.Equal(code, 2), n)
 		assert.Check(t, is.Equal(errOut, `synapse-isolation: --parallel: must be from 1 to 64 (got "`+n+`")`+"\n"), n)
 	}
+}
+
+// TestBatchLineThatCannotBeEncoded: a result whose value is not JSON
+// still gets its line, as the tool's own failure, never a crash.
+func TestBatchLineThatCannotBeEncoded(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	out := newBatchOutput(&stdout, &stderr, false, 1, status)
+	out.slots <- struct{}{}
+	out.emit(1, json.RawMessage(`"a"`), isolation.Result{Verdict: isolation.OK, Result: json.RawMessage("{not json")})
+	var line map[string]any
+	assert.NilError(t, json.Unmarshal(stdout.Bytes(), &line), stdout.String())
+	assert.Check(t, is.Equal(line["verdict"], "engine_failure"))
+	assert.Check(t, is.Equal(line["line"], float64(1)))
+	assert.Check(t, is.Equal(out.worst(), isolation.EngineFailure))
 }
