@@ -22,7 +22,7 @@ func evalCommand() *cli.Command {
 			&cli.BoolFlag{Name: "sandbox", Usage: "refused: eval never sandboxes (use run --image)", DisableDefaultText: true},
 		),
 		Action: func(c *cli.Context) error {
-			format := c.String("format")
+			format := format(c)
 			reject := func(err error) error { return report(c, format, rejectedResult(err), err) }
 			// Checked before anything the action reads: the source is
 			// neither read nor parsed, and Docker is never consulted.

@@ -112,8 +112,7 @@ type oneOf struct {
 
 func (o *oneOf) Set(s string) error {
 	if !slices.Contains(o.choices, s) {
-		n := len(o.choices)
-		return fmt.Errorf("must be %s or %s", strings.Join(o.choices[:n-1], ", "), o.choices[n-1])
+		return fmt.Errorf("must be %s", orList(o.choices))
 	}
 	o.value = s
 	return nil
@@ -124,9 +123,13 @@ func (o *oneOf) String() string { return o.value }
 // enumFlag is a flag whose value is one of choices, the first by default;
 // usage names the value's placeholder, which the choices follow.
 func enumFlag(name, usage string, choices ...string) cli.Flag {
+	return &cli.GenericFlag{Name: name, Value: &oneOf{choices: choices, value: choices[0]}, Usage: usage + ": " + orList(choices)}
+}
+
+// orList spells choices as "a, b or c", for the usage and the refusal.
+func orList(choices []string) string {
 	n := len(choices)
-	list := strings.Join(choices[:n-1], ", ") + " or " + choices[n-1]
-	return &cli.GenericFlag{Name: name, Value: &oneOf{choices: choices, value: choices[0]}, Usage: usage + ": " + list}
+	return strings.Join(choices[:n-1], ", ") + " or " + choices[n-1]
 }
 
 // enum reads an enumFlag.

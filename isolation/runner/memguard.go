@@ -78,20 +78,19 @@ func (c cgroup) usage() (anon, majfaults int64, err error) {
 
 // statReader reads memory.stat again and again without allocating.
 type statReader struct {
-	f   *os.File
-	buf []byte
-	v2  bool
+	file *cgroupFile
+	v2   bool
 }
 
 func (c cgroup) openStat() (*statReader, error) {
-	f, err := os.Open(c.file("memory.stat", "memory.stat"))
+	f, err := openCgroupFile(c.file("memory.stat", "memory.stat"), 16<<10)
 	if err != nil {
 		return nil, err
 	}
-	return &statReader{f: f, buf: make([]byte, 16<<10), v2: c.v2}, nil
+	return &statReader{file: f, v2: c.v2}, nil
 }
 
-func (r *statReader) close() { r.f.Close() }
+func (r *statReader) close() { r.file.close() }
 
 // Keys of memory.stat: v2 names anonymous memory and major faults itself;
 // v1 counts them for the whole hierarchy under total_*.
@@ -105,11 +104,10 @@ var (
 )
 
 func (r *statReader) usage() (anon, majfaults int64, err error) {
-	n, err := r.f.ReadAt(r.buf, 0)
-	if err != nil && n == 0 {
+	b, err := r.file.read()
+	if err != nil {
 		return 0, 0, err
 	}
-	b := r.buf[:n]
 	haveAnon, haveMaj := false, false
 	for len(b) > 0 {
 		var line []byte
@@ -205,7 +203,7 @@ type guard struct {
 func (g *guard) watch(done <-chan struct{}, stop func()) {
 	var (
 		r     *statReader
-		total *numberFile
+		total *cgroupFile
 	)
 	if g.limit > 0 { // no limit visible: the attestation already refuses the run
 		if sr, err := g.cg.openStat(); err == nil {
@@ -217,7 +215,7 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 		// summed up by the kernel on every read): below half the limit,
 		// where neither headroom nor thrashing can be near, memory.stat is
 		// not read at all.
-		if n, err := openNumber(g.cg.file("memory.usage_in_bytes", "memory.current")); err == nil {
+		if n, err := openCgroupFile(g.cg.file("memory.usage_in_bytes", "memory.current"), 64); err == nil {
 			total = n
 			defer total.close()
 		}
@@ -266,11 +264,11 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 
 // read reads the cgroup's whole usage from n; known is false when it
 // cannot be read.
-func read(n *numberFile) (use int64, known bool) {
+func read(n *cgroupFile) (use int64, known bool) {
 	if n == nil {
 		return 0, false
 	}
-	v, err := n.read()
+	v, err := n.number()
 	return v, err == nil
 }
 

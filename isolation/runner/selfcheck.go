@@ -114,13 +114,14 @@ const cgroupRoot = "/sys/fs/cgroup"
 // readCgroup fills the limits from cgroup v2 if mounted, else from v1.
 func readCgroup(s *protocol.Selfcheck, problem func(string, error)) {
 	const root = cgroupRoot
-	if c, err := newCgroup(root).openCPU(); err != nil {
+	cg := newCgroup(root)
+	if c, err := cg.openCPU(); err != nil {
 		problem("cpu counter", err)
 	} else {
 		s.CPUCounter = true
 		c.close()
 	}
-	if newCgroup(root).v2 {
+	if cg.v2 {
 		s.CgroupVersion = 2
 		s.MemoryMax = readLimit(filepath.Join(root, "memory.max"), problem)
 		s.SwapMax = readLimit(filepath.Join(root, "memory.swap.max"), problem)

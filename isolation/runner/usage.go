@@ -11,13 +11,52 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-// cpuCounter reads the cgroup's CPU time (user plus system, of every
-// process in it) again and again without allocating: v1
-// cpuacct/cpuacct.usage in nanoseconds, v2 cpu.stat's usage_usec.
-type cpuCounter struct {
+// cgroupFile is a cgroup file read again and again, at offset 0 into a
+// fixed buffer, without allocating: near the memory limit every new page
+// the runner needs could be the one the kernel takes it for.
+type cgroupFile struct {
 	f   *os.File
-	buf [1024]byte
-	v2  bool
+	buf []byte
+}
+
+func openCgroupFile(path string, size int) (*cgroupFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	return &cgroupFile{f: f, buf: make([]byte, size)}, nil
+}
+
+func (c *cgroupFile) close() { c.f.Close() }
+
+// read returns the file's contents as the kernel shows them now.
+func (c *cgroupFile) read() ([]byte, error) {
+	n, err := c.f.ReadAt(c.buf, 0)
+	if err != nil && n == 0 {
+		return nil, err
+	}
+	return c.buf[:n], nil
+}
+
+// number reads a file of one number (memory.usage_in_bytes,
+// memory.current, cpuacct.usage).
+func (c *cgroupFile) number() (int64, error) {
+	b, err := c.read()
+	if err != nil {
+		return 0, err
+	}
+	if len(b) == 0 || b[0] < '0' || b[0] > '9' {
+		return 0, fmt.Errorf("%s: not a number", c.f.Name())
+	}
+	return parseInt(b), nil
+}
+
+// cpuCounter reads the cgroup's CPU time (user plus system, of every
+// process in it): v1 cpuacct/cpuacct.usage in nanoseconds, v2 cpu.stat's
+// usage_usec.
+type cpuCounter struct {
+	file *cgroupFile
+	v2   bool
 }
 
 // cpuPath is the cgroup's CPU counter. On v1 the cpuacct controller may be
@@ -30,34 +69,31 @@ func (c cgroup) cpuPath() string {
 }
 
 func (c cgroup) openCPU() (*cpuCounter, error) {
-	f, err := os.Open(c.cpuPath())
+	f, err := openCgroupFile(c.cpuPath(), 1024)
 	if err != nil {
 		return nil, err
 	}
-	r := &cpuCounter{f: f, v2: c.v2}
+	r := &cpuCounter{file: f, v2: c.v2}
 	if _, err := r.micros(); err != nil {
-		f.Close()
+		f.close()
 		return nil, err
 	}
 	return r, nil
 }
 
-func (r *cpuCounter) close() { r.f.Close() }
+func (r *cpuCounter) close() { r.file.close() }
 
 var keyUsageUsec = []byte("usage_usec ")
 
 // micros returns the cgroup's CPU time so far, in microseconds.
 func (r *cpuCounter) micros() (int64, error) {
-	n, err := r.f.ReadAt(r.buf[:], 0)
-	if err != nil && n == 0 {
-		return 0, err
-	}
-	b := r.buf[:n]
 	if !r.v2 {
-		if len(b) == 0 || b[0] < '0' || b[0] > '9' {
-			return 0, fmt.Errorf("%s: not a number", r.f.Name())
-		}
-		return parseInt(b) / 1000, nil
+		ns, err := r.file.number()
+		return ns / 1000, err
+	}
+	b, err := r.file.read()
+	if err != nil {
+		return 0, err
 	}
 	for len(b) > 0 {
 		var line []byte
@@ -66,35 +102,7 @@ func (r *cpuCounter) micros() (int64, error) {
 			return parseInt(line[len(keyUsageUsec):]), nil
 		}
 	}
-	return 0, fmt.Errorf("%s: no usage_usec", r.f.Name())
-}
-
-// numberFile reads a cgroup file of one number again and again without
-// allocating (memory.usage_in_bytes, memory.current).
-type numberFile struct {
-	f   *os.File
-	buf [64]byte
-}
-
-func openNumber(path string) (*numberFile, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return &numberFile{f: f}, nil
-}
-
-func (n *numberFile) close() { n.f.Close() }
-
-func (n *numberFile) read() (int64, error) {
-	k, err := n.f.ReadAt(n.buf[:], 0)
-	if err != nil && k == 0 {
-		return 0, err
-	}
-	if k == 0 || n.buf[0] < '0' || n.buf[0] > '9' {
-		return 0, fmt.Errorf("%s: not a number", n.f.Name())
-	}
-	return parseInt(n.buf[:k]), nil
+	return 0, fmt.Errorf("%s: no usage_usec", r.file.f.Name())
 }
 
 // memoryPeak returns the highest memory the cgroup has used: v1
@@ -133,15 +141,13 @@ func (m *meter) open() error {
 	return nil
 }
 
-// begin reads where the program's time starts (opening the counter if
-// open was not called).
+// begin reads where the program's time starts, opening the counter if
+// open was not called (whose refusal the runner acted on before).
 func (m *meter) begin() {
 	if m == nil {
 		return
 	}
-	if m.cpu == nil {
-		m.cpu, _ = m.cg.openCPU()
-	}
+	_ = m.open()
 	if m.cpu != nil {
 		m.base, _ = m.cpu.micros()
 	}
