@@ -55,14 +55,8 @@ func (r Report) Problems() []Finding {
 	return out
 }
 
-// check inspects the parsed argv for one boundary and the flags it claims,
-// so that every flag is judged by exactly one check or found harmless.
-type check struct {
-	id       string
-	boundary string
-	claims   []string
-	judge    func(p *parsed) (Status, string)
-}
+// judge inspects the parsed argv for one boundary.
+type judge func(p *parsed) (Status, string)
 
 // UnreadableError is an argv that is not a `docker run` command line at
 // all: nothing to judge, rather than a finding.
@@ -123,28 +117,13 @@ func Audit(argv []string, o AuditOptions) (Report, error) {
 	}
 	p.allowRuntimes = o.AllowRuntimes
 	p.seccomp = o.Seccomp
-	claimed := map[string]bool{}
 	var r Report
-	for _, c := range checks {
-		st, detail := c.judge(p)
-		r.Findings = append(r.Findings, Finding{ID: c.id, Boundary: c.boundary, Status: st, Detail: detail})
-		for _, f := range c.claims {
-			claimed[f] = true
+	for _, b := range limits.Boundaries {
+		if b.Audit == "" {
+			continue
 		}
-	}
-	var other []string
-	for name := range p.values {
-		if !claimed[name] && !harmless[name] {
-			other = append(other, "--"+name)
-		}
-	}
-	other = append(other, p.unknown...)
-	sort.Strings(other)
-	if len(other) > 0 {
-		r.Findings = append(r.Findings, Finding{ID: "other-flags", Boundary: "other flags", Status: Violated,
-			Detail: "not allowed by the policy: " + strings.Join(other, ", ")})
-	} else {
-		r.Findings = append(r.Findings, Finding{ID: "other-flags", Boundary: "other flags", Status: Enforced, Detail: "none outside the policy"})
+		st, detail := judges[b.ID](p)
+		r.Findings = append(r.Findings, Finding{ID: b.ID, Boundary: b.Name, Status: st, Detail: detail})
 	}
 	return r, nil
 }
@@ -211,37 +190,69 @@ func forbidden(flags ...string) func(p *parsed) (Status, string) {
 	}
 }
 
-var checks = []check{
-	{"ephemeral", "ephemeral (--rm)", []string{"rm"}, boolean("rm", true)},
-	{"user", "user 65534:65534", []string{"user"}, single("user", user)},
-	{"capabilities", "capabilities dropped", []string{"cap-drop", "cap-add"}, judgeCaps},
-	{"no-new-privileges", "no new privileges", []string{"security-opt"}, judgeNoNewPrivileges},
-	{"seccomp", "seccomp allowlist", []string{"security-opt"}, judgeSeccomp},
-	{"security-profiles", "security profiles", nil, judgeProfiles},
-	{"read-only-root", "read-only root", []string{"read-only"}, boolean("read-only", true)},
-	{"tmp", "bounded /tmp", []string{"tmpfs"}, judgeTmpfs},
-	{"network", "no network", []string{"network"}, judgeNetwork},
-	{"cpus", "one cpu", []string{"cpus"}, judgeCPUs},
-	{"pids", "pids limit", []string{"pids-limit"}, judgeRange("pids-limit", limits.PIDs)},
-	{"nofile", "open files limit", []string{"ulimit"}, judgeUlimit("nofile", 1, limits.NoFile)},
-	{"core", "no core dumps", nil, judgeUlimit("core", 0, limits.Core)},
-	{"memory", "memory limit", []string{"memory", "oom-kill-disable"}, judgeMemory},
-	{"swap", "no swap", []string{"memory-swap"}, judgeSwap},
-	{"ipc", "ipc none", []string{"ipc"}, single("ipc", "none")},
-	{"log-driver", "no daemon-side log", []string{"log-driver"}, single("log-driver", "none")},
-	{"pull", "no pulls", []string{"pull"}, single("pull", "never")},
-	{"image", "immutable image id", nil, judgeImage},
-	{"privileged", "not privileged", []string{"privileged"}, boolean("privileged", false)},
-	{"mounts", "no mounts", []string{"volume", "mount", "volumes-from", "use-api-socket"}, forbidden("volume", "mount", "volumes-from", "use-api-socket")},
-	{"devices", "no devices", []string{"device", "device-cgroup-rule", "gpus"}, forbidden("device", "device-cgroup-rule", "gpus")},
-	{"ports", "no published ports", []string{"publish", "publish-all"}, judgePorts},
-	{"namespaces", "no host namespaces", []string{"pid", "uts", "userns", "cgroupns"}, judgeNamespaces},
-	{"environment", "no host environment", []string{"env", "env-file"}, forbidden("env", "env-file")},
-	{"groups", "no extra groups", []string{"group-add"}, forbidden("group-add")},
-	{"sysctls", "no sysctls", []string{"sysctl"}, forbidden("sysctl")},
-	{"entrypoint", "runner entrypoint", []string{"entrypoint", "init"}, judgeEntrypoint},
-	{"runtime", "runtime", []string{"runtime"}, judgeRuntime},
-	{"cpu-time", "CPU-time limit", nil, judgeCPUTime},
+// judges are the audit rules by boundary id: every row of the boundary
+// table with an audit rule has one here, and nothing else (a test holds
+// the two together). The flags each judges are the row's claims.
+var judges = map[string]judge{
+	"ephemeral":         boolean("rm", true),
+	"user":              single("user", limits.User),
+	"capabilities":      judgeCaps,
+	"no-new-privileges": judgeNoNewPrivileges,
+	"seccomp":           judgeSeccomp,
+	"security-profiles": judgeProfiles,
+	"read-only-root":    boolean("read-only", true),
+	"tmp":               judgeTmpfs,
+	"network":           judgeNetwork,
+	"cpus":              judgeCPUs,
+	"pids":              judgeRange("pids-limit", limits.PIDs),
+	"nofile":            judgeUlimit("nofile", 1, limits.NoFile),
+	"core":              judgeUlimit("core", 0, limits.Core),
+	"memory":            judgeMemory,
+	"swap":              judgeSwap,
+	"ipc":               single("ipc", limits.None),
+	"log-driver":        single("log-driver", limits.None),
+	"pull":              single("pull", limits.PullNever),
+	"image":             judgeImage,
+	"privileged":        boolean("privileged", false),
+	"mounts":            forbidden("volume", "mount", "volumes-from", "use-api-socket"),
+	"devices":           forbidden("device", "device-cgroup-rule", "gpus"),
+	"ports":             judgePorts,
+	"namespaces":        judgeNamespaces,
+	"environment":       forbidden("env", "env-file"),
+	"groups":            forbidden("group-add"),
+	"sysctls":           forbidden("sysctl"),
+	"entrypoint":        judgeEntrypoint,
+	"runtime":           judgeRuntime,
+	"cpu-time":          judgeCPUTime,
+	"other-flags":       judgeOtherFlags,
+}
+
+// claimed are the flags some row of the boundary table judges.
+var claimed = func() map[string]bool {
+	m := map[string]bool{}
+	for _, b := range limits.Boundaries {
+		for _, f := range b.Claims {
+			m[f] = true
+		}
+	}
+	return m
+}()
+
+// judgeOtherFlags fails closed: a flag that no row claims must be known
+// and harmless.
+func judgeOtherFlags(p *parsed) (Status, string) {
+	var other []string
+	for name := range p.values {
+		if !claimed[name] && !harmless[name] {
+			other = append(other, "--"+name)
+		}
+	}
+	other = append(other, p.unknown...)
+	sort.Strings(other)
+	if len(other) > 0 {
+		return Violated, "not allowed by the policy: " + strings.Join(other, ", ")
+	}
+	return Enforced, "none outside the policy"
 }
 
 // runnerCPUTime is the runner's argument for the CPU-time limit, which

@@ -149,7 +149,7 @@ func judgeTmpfs(p *parsed) (Status, string) {
 			set[k] = v
 		}
 	}
-	for _, need := range []string{"noexec", "nosuid", "nodev"} {
+	for _, need := range limits.TmpFlags {
 		if _, ok := set[need]; !ok {
 			return Violated, "--tmpfs /tmp without " + need
 		}

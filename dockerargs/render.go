@@ -5,30 +5,14 @@
 package dockerargs
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// Flag spellings of Render. The audit reads flags by docker's own table
-// (flags.go); the property test Audit(Render(spec)) keeps the two in step.
+// Flag spellings of Render beyond the boundary table's: the channel to
+// the runner and the per-run ones.
 const (
-	flagRm          = "--rm"
-	flagUser        = "--user"
-	flagCapDrop     = "--cap-drop"
-	flagSecurityOpt = "--security-opt"
-	flagReadOnly    = "--read-only"
-	flagTmpfs       = "--tmpfs"
-	flagNetwork     = "--network"
-	flagCPUs        = "--cpus"
-	flagPidsLimit   = "--pids-limit"
-	flagUlimit      = "--ulimit"
-	flagMemory      = "--memory"
-	flagMemorySwap  = "--memory-swap"
-	flagIPC         = "--ipc"
-	flagLogDriver   = "--log-driver"
-	flagPull        = "--pull"
 	flagInteractive = "--interactive"
 	flagRuntime     = "--runtime"
 	flagName        = "--name"
@@ -36,18 +20,21 @@ const (
 	flagContext     = "--context"
 )
 
-// Policy values rendered into the argv.
-var (
-	// user is the numeric user and group; numeric so no passwd file in the image can remap it.
-	user = fmt.Sprintf("%d:%d", limits.UID, limits.GID)
-	// tmpfsOptions mounts /tmp as the only writable place: bounded, no exec, no setuid, no devices.
-	tmpfsOptions = "rw,noexec,nosuid,nodev,size=" + limits.Bytes(limits.TmpBytes).String() + ",mode=1777"
-	// tmpfs is the --tmpfs value.
-	tmpfs          = "/tmp:" + tmpfsOptions
-	ulimitNoFile   = fmt.Sprintf("nofile=%d:%d", limits.NoFile, limits.NoFile)
-	ulimitCore     = fmt.Sprintf("core=%d:%d", limits.Core, limits.Core)
-	noNewPrivilege = "no-new-privileges"
-)
+// policyOrder is the fixed order of the boundary table's argv in Render's
+// output (golden-tested): the table's order, but with the seccomp profile
+// after --interactive (stdinAfter), where it was added when the profile
+// became the project's own. A test holds it to the table's rows with argv.
+var policyOrder = []string{
+	"ephemeral", "user", "capabilities", "no-new-privileges", "read-only-root", "tmp", "network", "cpus", "pids",
+	"nofile", "core", "memory", "swap", "ipc", "log-driver", "pull", "seccomp",
+}
+
+// stdinAfter is the row after whose argv Render emits --interactive, the
+// runner's channel (no boundary of its own).
+const stdinAfter = "pull"
+
+// tmpfs is the --tmpfs value, as the table renders it.
+var tmpfs = "/tmp:" + limits.TmpfsOptions
 
 // Label keys the tool puts on its containers; gc finds leftovers by them.
 const (
@@ -101,31 +88,12 @@ func Render(c Checked) []string {
 	if cli == "" {
 		cli = DefaultCLI
 	}
-	mem := s.Memory.String()
 	argv := []string{cli}
 	if s.Context != "" {
 		argv = append(argv, flagContext, s.Context)
 	}
-	argv = append(argv, "run",
-		flagRm,
-		flagUser, user,
-		flagCapDrop+"=ALL",
-		flagSecurityOpt, noNewPrivilege,
-		flagReadOnly,
-		flagTmpfs, tmpfs,
-		flagNetwork, "none",
-		flagCPUs, strconv.Itoa(limits.CPUs),
-		flagPidsLimit, strconv.Itoa(limits.PIDs),
-		flagUlimit, ulimitNoFile,
-		flagUlimit, ulimitCore,
-		flagMemory, mem,
-		flagMemorySwap, mem,
-		flagIPC, "none",
-		flagLogDriver, "none",
-		flagPull, "never",
-		flagInteractive,
-		flagSecurityOpt, "seccomp="+s.Seccomp,
-	)
+	argv = append(argv, "run")
+	argv = appendPolicy(argv, s.Memory.String(), "seccomp="+s.Seccomp)
 	if s.Runtime != "" {
 		argv = append(argv, flagRuntime, s.Runtime)
 	}
@@ -139,4 +107,26 @@ func Render(c Checked) []string {
 	}
 	argv = append(argv, s.Image)
 	return append(argv, s.Args...)
+}
+
+// appendPolicy appends the boundary table's argv in policyOrder, with the
+// run's memory limit and seccomp option in place of the table's
+// placeholders.
+func appendPolicy(argv []string, memory, seccomp string) []string {
+	for _, id := range policyOrder {
+		b, _ := limits.Lookup(id)
+		for _, a := range b.Argv {
+			switch a {
+			case limits.ArgMemory:
+				a = memory
+			case limits.ArgSeccomp:
+				a = seccomp
+			}
+			argv = append(argv, a)
+		}
+		if id == stdinAfter {
+			argv = append(argv, flagInteractive)
+		}
+	}
+	return argv
 }

@@ -1,0 +1,137 @@
+package limits
+
+import "fmt"
+
+// Runtime names an OCI runtime. Each is a column of the boundary table:
+// the argv and the audit are the same under every runtime, but each shows
+// the boundary to the runner inside its own way.
+type Runtime string
+
+// Runc is the reference runtime. An engine's default runtime is judged as
+// runc.
+const Runc Runtime = "runc"
+
+// RuntimeOf returns the column that proves a run under the runtime named
+// as --runtime names it; empty is the engine's default, judged as runc.
+func RuntimeOf(name string) Runtime {
+	if name == "" {
+		return Runc
+	}
+	return Runtime(name)
+}
+
+// Boundary is one row of the boundary table: one boundary the policy
+// promises, and every view of it. Render emits Argv, Audit judges a
+// captured argv by the rule dockerargs keeps under ID, and the runner's
+// hello proves it by the Proofs of the run's runtime.
+type Boundary struct {
+	// ID is stable, for machines: the audit finding's id.
+	ID string
+	// Name is the boundary as people read it: the audit finding's boundary.
+	Name string
+	// Value is the policy's value, in words.
+	Value string
+	// Argv is what Render emits for it, flags and values; ArgMemory and
+	// ArgSeccomp stand for the run's own values. Nil: no flag sets it (the
+	// boundary is that a flag is never rendered).
+	Argv []string
+	// Claims are the docker run flags (canonical long names) the audit
+	// judges under this boundary; any flag no row claims must be harmless.
+	Claims []string
+	// Audit says how Audit judges a captured argv for it; empty means the
+	// argv cannot show it, and Audit has no finding for it.
+	Audit string
+	// Hello holds, per runtime, the checks of the runner's hello that
+	// prove it, as doctor prints them.
+	Hello map[Runtime][]Proof
+}
+
+// Proof is one check of the runner's hello (protocol.Selfcheck). The code
+// that reads the hello lives with the host (isolation), one judge per
+// Judge; its expected values are this package's.
+type Proof struct {
+	// Check is the check's name, as doctor and a refusal print it.
+	Check string
+	// Proves is what the check proves, in words.
+	Proves string
+	// Judge names the code that reads the hello for it.
+	Judge string
+	// Shows is what the hello shows when the boundary holds.
+	Shows string
+}
+
+// Placeholders in Boundary.Argv for the values of one run.
+const (
+	// ArgMemory is the run's memory limit (--memory and --memory-swap).
+	ArgMemory = "M"
+	// ArgSeccomp is the --security-opt value naming the run's profile file.
+	ArgSeccomp = "seccomp=FILE"
+)
+
+// Policy values the argv, the audit, the hello and its test doubles share.
+const (
+	// CapEffNone is /proc/self/status's CapEff with no capability.
+	CapEffNone = "0000000000000000"
+	// NoNewPrivsOn is /proc/self/status's NoNewPrivs when no_new_privs is set.
+	NoNewPrivsOn = 1
+	// SeccompModeFilter is /proc/self/status's Seccomp under a filter.
+	SeccompModeFilter = 2
+	// CFSPeriodMicros is the CFS period docker sets with --cpus, in µs.
+	CFSPeriodMicros = 100000
+	// TmpMode is /tmp's mode: every user may create files, none may remove
+	// another's.
+	TmpMode = "1777"
+	// None is --network, --ipc and --log-driver's value: none at all.
+	None = "none"
+	// PullNever is --pull's value: never pull, use the reviewed image.
+	PullNever = "never"
+)
+
+// Policy values built from the bounds. They are read, never written.
+var (
+	// User is the numeric user and group; numeric so no passwd file in the
+	// image can remap it.
+	User = fmt.Sprintf("%d:%d", UID, GID)
+	// CPUMax is one CPU of quota as cgroup v2's cpu.max spells it
+	// (quota period, µs).
+	CPUMax = fmt.Sprintf("%d %d", CPUs*CFSPeriodMicros, CFSPeriodMicros)
+	// TmpFlags are the mount options /tmp must carry: no exec, no setuid,
+	// no devices.
+	TmpFlags = []string{"noexec", "nosuid", "nodev"}
+	// TmpfsOptions mounts /tmp as the only writable place: bounded, no
+	// exec, no setuid, no devices.
+	TmpfsOptions = "rw,noexec,nosuid,nodev,size=" + Bytes(TmpBytes).String() + ",mode=" + TmpMode
+	// UlimitNoFile and UlimitCore are the --ulimit values.
+	UlimitNoFile = ulimit("nofile", NoFile)
+	UlimitCore   = ulimit("core", Core)
+	// Interfaces are the only network interfaces the program sees.
+	Interfaces = []string{"lo"}
+	// EngineEnv is the environment the engine itself gives every
+	// container; any other key came from somewhere else (a -e, a proxy).
+	EngineEnv = []string{"HOME", "HOSTNAME", "PATH"}
+)
+
+// Pair spells a soft and hard limit the way --ulimit and the messages do.
+func Pair(soft, hard int64) string { return fmt.Sprintf("%d:%d", soft, hard) }
+
+func ulimit(name string, n int64) string { return name + "=" + Pair(n, n) }
+
+// Lookup returns the row with the given ID.
+func Lookup(id string) (Boundary, bool) {
+	for _, b := range Boundaries {
+		if b.ID == id {
+			return b, true
+		}
+	}
+	return Boundary{}, false
+}
+
+// HelloProofs returns the checks of the hello under runtime r, in the
+// table's order.
+func HelloProofs(r Runtime) []Proof {
+	var out []Proof
+	for _, b := range Boundaries {
+		out = append(out, b.Hello[r]...)
+	}
+	return out
+}
