@@ -11,17 +11,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// dockerEnv is the environment Docker itself gives every container; any
-// other key came from somewhere else (a -e, a proxy setting).
-var dockerEnv = []string{"HOME", "HOSTNAME", "PATH"}
-
-// wantCPUMax is one CPU as cgroup v2's cpu.max spells it (quota period, µs).
-const wantCPUMax = "100000 100000"
-
-// wantTmpMode is /tmp's mode as the tmpfs option mode=1777 sets it: every
-// user may create files, none may remove another's.
-const wantTmpMode = "1777"
-
 // errnoName spells a probe's errno for people: its name where Go knows
 // one, "success" for 0.
 func errnoName(e int) string {
@@ -41,37 +30,40 @@ func orNone(s string) string {
 	return s
 }
 
-// attestCheck is one boundary as the runner sees it from inside. Every
-// runner's hello carries its view (protocol.Selfcheck, read before it
-// reads anything); Run sends the request only if every check passes, and
-// doctor prints them all.
-type attestCheck struct {
-	name   string
-	proves string
+// helloJudge reads the runner's hello for one kind of proof of the
+// boundary table (limits.Proof.Judge). Every runner's hello carries its
+// view (protocol.Selfcheck, read before it reads anything); Run sends the
+// request only if every check passes, and doctor prints them all.
+type helloJudge struct {
+	kind string
 	// judge returns what was seen and, when the boundary is not in force,
 	// what is wrong, in words that name the boundary.
 	judge func(s protocol.Selfcheck, memory limits.Bytes) (seen, wrong string)
 }
 
-var attestChecks = []attestCheck{
-	{"uid/gid", "the program runs as 65534:65534 with no other group", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+// helloJudges are the judges in the order doctor prints their checks,
+// the order of the runner's account. A runtime's column in the boundary
+// table picks the ones that prove it there; a test holds every Judge of
+// the table to one here, and each here to a row.
+var helloJudges = []helloJudge{
+	{"ids", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("uid %d gid %d groups %v", s.UID, s.GID, s.Groups)
 		ok := s.UID == limits.UID && s.GID == limits.GID
 		for _, g := range s.Groups {
 			ok = ok && g == limits.GID
 		}
-		return seen, unless(ok, "runs as "+seen+", not 65534:65534")
+		return seen, unless(ok, "runs as "+seen+", not "+limits.User)
 	}},
-	{"capabilities", "no capability is effective", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		return "CapEff " + s.CapEff, unless(s.CapEff == "0000000000000000", "capabilities are not dropped (CapEff "+s.CapEff+")")
+	{"cap-eff", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		return "CapEff " + s.CapEff, unless(s.CapEff == limits.CapEffNone, "capabilities are not dropped (CapEff "+s.CapEff+")")
 	}},
-	{"no new privileges", "setuid binaries cannot raise privileges", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		return fmt.Sprintf("NoNewPrivs %d", s.NoNewPrivs), unless(s.NoNewPrivs == 1, "no_new_privs is not set")
+	{"status-no-new-privs", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		return fmt.Sprintf("NoNewPrivs %d", s.NoNewPrivs), unless(s.NoNewPrivs == limits.NoNewPrivsOn, "no_new_privs is not set")
 	}},
-	{"seccomp", "a seccomp filter is in force", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		return fmt.Sprintf("Seccomp %d", s.Seccomp), unless(s.Seccomp == 2, fmt.Sprintf("no seccomp filter (Seccomp %d)", s.Seccomp))
+	{"status-seccomp", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		return fmt.Sprintf("Seccomp %d", s.Seccomp), unless(s.Seccomp == limits.SeccompModeFilter, fmt.Sprintf("no seccomp filter (Seccomp %d)", s.Seccomp))
 	}},
-	{"syscall filter", "the policy's seccomp allowlist is the filter in force", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"syscall-probes", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		var seen, wrong []string
 		for _, name := range limits.SeccompProbes {
 			e, ok := s.SyscallProbes[name]
@@ -90,7 +82,7 @@ var attestChecks = []attestCheck{
 		}
 		return fmt.Sprintf("%d refused syscalls answered errno %d", len(limits.SeccompProbes), limits.FilterErrno), ""
 	}},
-	{"runner /proc", "the program cannot open the runner's memory, descriptors, environment or OOM score", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"proc-probes", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		var seen, wrong []string
 		for _, name := range protocol.ProcProbeFiles {
 			e, ok := s.ProcProbes[name]
@@ -107,7 +99,7 @@ var attestChecks = []attestCheck{
 		}
 		return strings.Join(seen, ", "), strings.Join(wrong, "; ")
 	}},
-	{"memory", "the cgroup memory limit is the planned one", func(s protocol.Selfcheck, memory limits.Bytes) (string, string) {
+	{"cgroup-memory", func(s protocol.Selfcheck, memory limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("%d bytes (cgroup v%d)", s.MemoryMax, s.CgroupVersion)
 		switch {
 		case s.MemoryMax < 0:
@@ -117,7 +109,7 @@ var attestChecks = []attestCheck{
 		}
 		return seen, ""
 	}},
-	{"swap", "the program gets no swap", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"cgroup-swap", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("%d bytes of swap", s.SwapMax)
 		switch {
 		case s.SwapMax < 0:
@@ -127,7 +119,7 @@ var attestChecks = []attestCheck{
 		}
 		return seen, ""
 	}},
-	{"pids", "at most 64 tasks", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"cgroup-pids", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("pids.max %d", s.PidsMax)
 		switch {
 		case s.PidsMax < 0:
@@ -137,25 +129,25 @@ var attestChecks = []attestCheck{
 		}
 		return seen, ""
 	}},
-	{"cpu", "one CPU of quota", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"cgroup-cpu", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := "cpu.max " + s.CPUMax
 		switch {
 		case s.CPUMax == "":
 			return seen, "cpu.max not visible"
-		case s.CPUMax != wantCPUMax:
-			return seen, "cpu.max is " + s.CPUMax + ", want " + wantCPUMax
+		case s.CPUMax != limits.CPUMax:
+			return seen, "cpu.max is " + s.CPUMax + ", want " + limits.CPUMax
 		}
 		return seen, ""
 	}},
-	{"open files", "at most 64 open files", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"rlimit-nofile", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("nofile %d:%d", s.NoFileSoft, s.NoFileHard)
-		return seen, unless(s.NoFileSoft == limits.NoFile && s.NoFileHard == limits.NoFile, "open files limit is "+seen[7:]+", want 64:64")
+		return seen, unless(s.NoFileSoft == limits.NoFile && s.NoFileHard == limits.NoFile, "open files limit is "+seen[7:]+", want "+limits.Pair(limits.NoFile, limits.NoFile))
 	}},
-	{"core dumps", "no core dumps", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"rlimit-core", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("core %d:%d", s.CoreSoft, s.CoreHard)
-		return seen, unless(s.CoreSoft == 0 && s.CoreHard == 0, "core dumps allowed ("+seen+")")
+		return seen, unless(s.CoreSoft == limits.Core && s.CoreHard == limits.Core, "core dumps allowed ("+seen+")")
 	}},
-	{"/tmp", "/tmp is a 32 MiB tmpfs, writable by the sandbox user (1777), without exec, setuid or devices", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"tmp-mount", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("%s, %d bytes, mode %s, writable %t", s.TmpOptions, s.TmpBytes, s.TmpMode, s.TmpWritable)
 		opts := strings.Split(s.TmpOptions, ",")
 		var wrong []string
@@ -170,36 +162,36 @@ var attestChecks = []attestCheck{
 		if s.TmpBytes != limits.TmpBytes {
 			wrong = append(wrong, fmt.Sprintf("/tmp is %d bytes, want %d", s.TmpBytes, limits.TmpBytes))
 		}
-		if s.TmpMode != wantTmpMode || !s.TmpWritable {
+		if s.TmpMode != limits.TmpMode || !s.TmpWritable {
 			wrong = append(wrong, fmt.Sprintf("/tmp is mode %s and writable %t, want %s and writable: "+
 				"the image carries its own /tmp, whose mode docker keeps over the tmpfs; "+
-				"build the image without /tmp, or with /tmp mode 1777", orNone(s.TmpMode), s.TmpWritable, wantTmpMode))
+				"build the image without /tmp, or with /tmp mode "+limits.TmpMode, orNone(s.TmpMode), s.TmpWritable, limits.TmpMode))
 		}
 		return seen, strings.Join(wrong, "; ")
 	}},
-	{"read-only root", "the root filesystem cannot be written", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"root-read-only", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("read-only %t", s.RootReadOnly), unless(s.RootReadOnly, "the root filesystem is writable")
 	}},
-	{"network", "no network interface but loopback", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"interfaces", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := "interfaces " + strings.Join(s.Interfaces, ",")
-		return seen, unless(slices.Equal(s.Interfaces, []string{"lo"}), "network interfaces other than lo: "+strings.Join(s.Interfaces, ","))
+		return seen, unless(slices.Equal(s.Interfaces, limits.Interfaces), "network interfaces other than lo: "+strings.Join(s.Interfaces, ","))
 	}},
-	{"/dev/shm", "no second writable area", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"dev-shm", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("writable %t", s.DevShmWritable), unless(!s.DevShmWritable, "/dev/shm is writable")
 	}},
-	{"docker socket", "no way to the Docker daemon", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"docker-socket", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("present %t", s.DockerSocket), unless(!s.DockerSocket, "a docker socket is present")
 	}},
-	{"environment", "nothing of the host's environment", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"env-keys", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		var extra []string
 		for _, k := range s.EnvKeys {
-			if !slices.Contains(dockerEnv, k) {
+			if !slices.Contains(limits.EngineEnv, k) {
 				extra = append(extra, k)
 			}
 		}
 		return "keys " + strings.Join(s.EnvKeys, ","), unless(len(extra) == 0, "environment keys from outside: "+strings.Join(extra, ","))
 	}},
-	{"selfcheck problems", "every value above could be read", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"problems", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		return "none", unless(len(s.Problems) == 0, "could not read: "+strings.Join(s.Problems, "; "))
 	}},
 }
@@ -211,17 +203,44 @@ func unless(ok bool, wrong string) string {
 	return wrong
 }
 
+// attestCheck is one check of a runtime's hello: its judge and the
+// boundary table's words for it.
+type attestCheck struct {
+	limits.Proof
+	judge func(s protocol.Selfcheck, memory limits.Bytes) (seen, wrong string)
+}
+
+// attestChecks returns the checks that prove the boundary under runtime
+// r, in the judges' order.
+func attestChecks(r limits.Runtime) []attestCheck {
+	proofs := map[string]limits.Proof{}
+	for _, p := range limits.HelloProofs(r) {
+		proofs[p.Judge] = p
+	}
+	var cs []attestCheck
+	for _, j := range helloJudges {
+		if p, ok := proofs[j.kind]; ok {
+			cs = append(cs, attestCheck{Proof: p, judge: j.judge})
+		}
+	}
+	return cs
+}
+
+// runcChecks are the checks every hello is judged by today: the engine's
+// default runtime is judged as runc.
+var runcChecks = attestChecks(limits.Runc)
+
 // attest judges the runner's view against the planned memory limit and
 // the fixed policy: one Check per boundary.
 func attest(s protocol.Selfcheck, memory limits.Bytes) []Check {
-	cs := make([]Check, 0, len(attestChecks))
-	for _, c := range attestChecks {
+	cs := make([]Check, 0, len(runcChecks))
+	for _, c := range runcChecks {
 		seen, wrong := c.judge(s, memory)
-		ch := pass(c.name, seen)
+		ch := pass(c.Check, seen)
 		if wrong != "" {
-			ch = fail(c.name, wrong+" (seen: "+seen+")")
+			ch = fail(c.Check, wrong+" (seen: "+seen+")")
 		}
-		ch.Proves = c.proves
+		ch.Proves = c.Proves
 		cs = append(cs, ch)
 	}
 	return cs
@@ -231,7 +250,7 @@ func attest(s protocol.Selfcheck, memory limits.Bytes) []Check {
 // returns nil when all hold.
 func attestationError(s *protocol.Selfcheck, lim limits.Config) error {
 	var wrong []string
-	for _, c := range attestChecks {
+	for _, c := range runcChecks {
 		if _, w := c.judge(*s, lim.Memory); w != "" {
 			wrong = append(wrong, w)
 		}

@@ -30,7 +30,7 @@ type Selfcheck struct {
 	// TmpOptions are /tmp's mount options; TmpBytes its size.
 	TmpOptions string `json:"tmp_options"`
 	TmpBytes   int64  `json:"tmp_bytes"`
-	// TmpMode is /tmp's permission bits in octal ("1777"): docker keeps
+	// TmpMode is /tmp's permission bits in octal (limits.TmpMode): docker keeps
 	// the mode of an image's own /tmp directory over the tmpfs, whatever
 	// mode= says. TmpWritable is whether the runner could create a file
 	// there as the sandbox user.

@@ -6,6 +6,8 @@ package attestation
 
 import (
 	"encoding/json"
+	"slices"
+	"strconv"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -15,13 +17,20 @@ import (
 // with the given memory limit.
 func Perfect(memory int64) protocol.Selfcheck {
 	return protocol.Selfcheck{
-		UID: limits.UID, GID: limits.GID, Groups: []int{limits.GID}, CapEff: "0000000000000000", NoNewPrivs: 1, Seccomp: 2,
-		CgroupVersion: 1, MemoryMax: memory, SwapMax: 0, PidsMax: limits.PIDs, CPUMax: "100000 100000", CPUCounter: true,
-		NoFileSoft: limits.NoFile, NoFileHard: limits.NoFile, CoreSoft: 0, CoreHard: 0,
-		TmpOptions: "rw,nosuid,nodev,noexec,relatime,size=32768k", TmpBytes: limits.TmpBytes, TmpMode: "1777", TmpWritable: true,
-		RootReadOnly: true, Interfaces: []string{"lo"}, EnvKeys: []string{"HOME", "HOSTNAME", "PATH"},
+		UID: limits.UID, GID: limits.GID, Groups: []int{limits.GID},
+		CapEff: limits.CapEffNone, NoNewPrivs: limits.NoNewPrivsOn, Seccomp: limits.SeccompModeFilter,
+		CgroupVersion: 1, MemoryMax: memory, SwapMax: 0, PidsMax: limits.PIDs, CPUMax: limits.CPUMax, CPUCounter: true,
+		NoFileSoft: limits.NoFile, NoFileHard: limits.NoFile, CoreSoft: limits.Core, CoreHard: limits.Core,
+		TmpOptions: tmpOptions(), TmpBytes: limits.TmpBytes, TmpMode: limits.TmpMode, TmpWritable: true,
+		RootReadOnly: true, Interfaces: slices.Clone(limits.Interfaces), EnvKeys: slices.Clone(limits.EngineEnv),
 		SyscallProbes: FilteredProbes(), ProcProbes: ClosedProc(),
 	}
+}
+
+// tmpOptions are /tmp's mount options as the kernel shows a tmpfs mounted
+// with the policy's: its flags, in the kernel's order, and size in KiB.
+func tmpOptions() string {
+	return "rw,nosuid,nodev,noexec,relatime,size=" + strconv.Itoa(limits.TmpBytes>>10) + "k"
 }
 
 // Weak is the selfcheck under a runtime that drops limits (as gVisor does
