@@ -84,39 +84,47 @@ func parseRun(argv []string, cli string) (*parsed, error) {
 // flag consumes one flag argument (and its value argument if separate),
 // returning how many arguments it used.
 func (p *parsed) flag(args []string) (int, error) {
-	a := args[0]
-	if strings.HasPrefix(a, "--") {
-		name, val, hasVal := strings.Cut(a[2:], "=")
-		if c, ok := aliases[name]; ok {
-			name = c
-		}
-		kind, ok := runFlags[name]
-		if !ok {
-			p.unknown = append(p.unknown, "--"+name)
-			if hasVal || len(args) < 2 || strings.HasPrefix(args[1], "-") {
-				return 1, nil
-			}
-			// An unknown flag's arity is unknown; a following non-flag is
-			// taken as its value, which keeps the image position honest
-			// only if the next token is not the image. Either way the
-			// unknown flag alone already fails the audit.
-			return 2, nil
-		}
-		switch {
-		case kind == boolFlag && !hasVal:
-			p.add(name, "true")
+	if strings.HasPrefix(args[0], "--") {
+		return p.longFlag(args)
+	}
+	return p.shortFlags(args)
+}
+
+// longFlag consumes --name, --name=value or --name value.
+func (p *parsed) longFlag(args []string) (int, error) {
+	name, val, hasVal := strings.Cut(args[0][2:], "=")
+	if c, ok := aliases[name]; ok {
+		name = c
+	}
+	kind, ok := runFlags[name]
+	if !ok {
+		p.unknown = append(p.unknown, "--"+name)
+		if hasVal || len(args) < 2 || strings.HasPrefix(args[1], "-") {
 			return 1, nil
-		case hasVal:
-			p.add(name, val)
-			return 1, nil
-		case len(args) < 2:
-			return 0, fmt.Errorf("flag needs an argument: --%s", name)
 		}
-		p.add(name, args[1])
+		// An unknown flag's arity is unknown; a following non-flag is
+		// taken as its value, which keeps the image position honest
+		// only if the next token is not the image. Either way the
+		// unknown flag alone already fails the audit.
 		return 2, nil
 	}
-	// One or more shorthands: -it, -v /a:/b, -itv/a:/b, -e=X.
-	s := a[1:]
+	switch {
+	case kind == boolFlag && !hasVal:
+		p.add(name, "true")
+		return 1, nil
+	case hasVal:
+		p.add(name, val)
+		return 1, nil
+	case len(args) < 2:
+		return 0, fmt.Errorf("flag needs an argument: --%s", name)
+	}
+	p.add(name, args[1])
+	return 2, nil
+}
+
+// shortFlags consumes one or more shorthands: -it, -v /a:/b, -itv/a:/b, -e=X.
+func (p *parsed) shortFlags(args []string) (int, error) {
+	s := args[0][1:]
 	for j := 0; j < len(s); j++ {
 		name, ok := shorthands[s[j]]
 		if !ok {
