@@ -59,8 +59,8 @@ var globalFlags = map[string]flagKind{
 var globalShorthands = map[byte]string{'c': "context", 'D': "debug", 'H': "host", 'l': "log-level"}
 
 // harmless lists run flags that cannot weaken any boundary of the policy
-// (they name, label, schedule or throttle). Any other flag that no check
-// below claims is reported as a violation, so the audit fails closed.
+// (they name, label, schedule or throttle). Any other flag that no row of the
+// boundary table claims is reported as a violation, so the audit fails closed.
 var harmless = map[string]bool{
 	"add-host": true, "annotation": true, "attach": true, "blkio-weight": true, "blkio-weight-device": true,
 	"cgroup-parent": true, "cidfile": true, "cpu-count": true, "cpu-percent": true, "cpu-period": true,

@@ -134,7 +134,7 @@ func judgeTmpfs(p *parsed) (Status, string) {
 	}
 	opts, ok := mounts["/tmp"]
 	if !ok {
-		return Missing, "--tmpfs " + tmpfs + " not set"
+		return Missing, "--tmpfs " + limits.Tmpfs + " not set"
 	}
 	set := map[string]string{}
 	for _, o := range strings.Split(opts, ",") {

@@ -33,9 +33,6 @@ var policyOrder = []string{
 // runner's channel (no boundary of its own).
 const stdinAfter = "pull"
 
-// tmpfs is the --tmpfs value, as the table renders it.
-var tmpfs = "/tmp:" + limits.TmpfsOptions
-
 // Label keys the tool puts on its containers; gc finds leftovers by them.
 const (
 	LabelRunID    = "io.synapse-isolation.run-id"

@@ -101,6 +101,8 @@ var (
 	// TmpfsOptions mounts /tmp as the only writable place: bounded, no
 	// exec, no setuid, no devices.
 	TmpfsOptions = "rw,noexec,nosuid,nodev,size=" + Bytes(TmpBytes).String() + ",mode=" + TmpMode
+	// Tmpfs is the --tmpfs value.
+	Tmpfs = "/tmp:" + TmpfsOptions
 	// UlimitNoFile and UlimitCore are the --ulimit values.
 	UlimitNoFile = ulimit("nofile", NoFile)
 	UlimitCore   = ulimit("core", Core)

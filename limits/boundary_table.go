@@ -43,7 +43,7 @@ var Boundaries = []Boundary{
 		Hello: runc(Proof{Check: "read-only root", Proves: "the root filesystem cannot be written", Judge: "root-read-only",
 			Shows: "/ mounted read-only"})},
 	{ID: "tmp", Name: "bounded /tmp", Value: "the only writable place, " + Bytes(TmpBytes).String(),
-		Argv: []string{"--tmpfs", "/tmp:" + TmpfsOptions}, Claims: []string{"tmpfs"},
+		Argv: []string{"--tmpfs", Tmpfs}, Claims: []string{"tmpfs"},
 		Audit: "no --tmpfs but /tmp, with " + strings.Join(TmpFlags, ", ") + " and size= at most " + Bytes(TmpBytes).String(),
 		Hello: runc(Proof{Check: "/tmp", Judge: "tmp-mount",
 			Proves: fmt.Sprintf("/tmp is a %d MiB tmpfs, writable by the sandbox user (%s), without exec, setuid or devices", TmpBytes>>20, TmpMode),
