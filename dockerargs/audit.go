@@ -214,17 +214,24 @@ var judges = map[string]judge{
 	"pull":              single("pull", limits.PullNever),
 	"image":             judgeImage,
 	"privileged":        boolean("privileged", false),
-	"mounts":            forbidden("volume", "mount", "volumes-from", "use-api-socket"),
-	"devices":           forbidden("device", "device-cgroup-rule", "gpus"),
+	"mounts":            forbiddenClaims("mounts"),
+	"devices":           forbiddenClaims("devices"),
 	"ports":             judgePorts,
 	"namespaces":        judgeNamespaces,
-	"environment":       forbidden("env", "env-file"),
-	"groups":            forbidden("group-add"),
-	"sysctls":           forbidden("sysctl"),
+	"environment":       forbiddenClaims("environment"),
+	"groups":            forbiddenClaims("groups"),
+	"sysctls":           forbiddenClaims("sysctls"),
 	"entrypoint":        judgeEntrypoint,
 	"runtime":           judgeRuntime,
 	"cpu-time":          judgeCPUTime,
 	"other-flags":       judgeOtherFlags,
+}
+
+// forbiddenClaims judges the flags a row claims as flags that must not
+// appear at all.
+func forbiddenClaims(id string) judge {
+	b, _ := limits.Lookup(id)
+	return forbidden(b.Claims...)
 }
 
 // claimed are the flags some row of the boundary table judges.
