@@ -148,9 +148,8 @@ func (l *launched) kill() {
 
 // clientEnd is how docker run ended.
 type clientEnd struct {
-	at     time.Time // when it was waited for
-	code   int       // its exit status, -1 when a signal killed it
-	waited bool      // it was started and waited for, so code is its own
+	at   time.Time // when it was waited for
+	code int       // its exit status, -1 when a signal killed it
 }
 
 // wait waits for docker run and returns how it ended; an error when it was
@@ -167,7 +166,7 @@ func (l *launched) wait() (clientEnd, error) {
 	if l.cmd.ProcessState == nil {
 		return end, &Error{Verdict: EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.path, l.waitErr)}
 	}
-	end.code, end.waited = l.cmd.ProcessState.ExitCode(), true
+	end.code = l.cmd.ProcessState.ExitCode()
 	return end, nil
 }
 

@@ -198,8 +198,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 		return err
 	}
 	defer p.release(w.e)
-	a.assigned = time.Now()
-	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
+	a.assign(w)
 	// The request's context holds until the response: ended, the client
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })

@@ -78,6 +78,12 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	return a.complete(l)
 }
 
+// assign gives the run a warm container, whose hello passed already.
+func (a *attempt) assign(w *warm) {
+	a.assigned = time.Now()
+	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
+}
+
 // encode is the one ingress check of a request on the host
 // (protocol.CheckSource), for Starlark unless an interpreter is named.
 func encode(req Request, exec []string) ([]byte, error) {
