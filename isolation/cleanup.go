@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// The removal loop's timings: the supervisor's loop (removeRun) and the
-// reaper's script (reaperScript) are both made of them.
+// The removal loop's timings, one set for both of its forms: the
+// supervisor's loop (removeRun) and the reaper's script (reaperScript),
+// which is rendered from them.
 const (
 	// cleanupTimeout bounds removal and its verification in all.
 	cleanupTimeout = 30 * time.Second
@@ -20,7 +21,8 @@ const (
 	retryEvery = 100 * time.Millisecond
 	// maxListErrors ends the cleanup early when the engine keeps failing to
 	// list containers (an unreachable daemon): the removal then stays
-	// unconfirmed, which is reported, not waited out.
+	// unconfirmed, which is reported, not waited out, and the reaper,
+	// which has nobody to report to, goes on for its rounds.
 	maxListErrors = 5
 )
 
