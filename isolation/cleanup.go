@@ -3,13 +3,12 @@ package isolation
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/synapse-lang/synapse-isolation/dockerargs"
 )
 
-// Cleanup bounds.
+// The removal loop's timings, one set for both of its forms: the
+// supervisor's loop (removeRun) and the reaper's script (reaperScript),
+// which is rendered from them.
 const (
 	// cleanupTimeout bounds removal and its verification in all.
 	cleanupTimeout = 30 * time.Second
@@ -22,11 +21,12 @@ const (
 	retryEvery = 100 * time.Millisecond
 	// maxListErrors ends the cleanup early when the engine keeps failing to
 	// list containers (an unreachable daemon): the removal then stays
-	// unconfirmed, which is reported, not waited out.
+	// unconfirmed, which is reported, not waited out, and the reaper,
+	// which has nobody to report to, goes on for its rounds.
 	maxListErrors = 5
 )
 
-// remove deletes the run's container daemon-side and confirms that it is
+// removeRun deletes the run's container daemon-side and confirms that it is
 // gone. Killing the `docker run` client removes nothing: the container
 // belongs to the daemon and keeps running, and --rm only applies once it
 // exits. So this runs synchronously, on a fresh context (the run's own may
@@ -43,7 +43,7 @@ const (
 // container, so an empty listing after that is final. found reports
 // whether a container of the run was there to remove. It gives up after
 // maxErrs listings in a row fail.
-func (c *client) remove(runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
+func removeRun(c *client, runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	var lastErr error
@@ -55,9 +55,7 @@ func (c *client) remove(runID string, clientDied time.Time, maxErrs int) (found 
 			lastErr, errs = err, errs+1
 		case len(ids) > 0:
 			errs, found = 0, true
-			// Failure here (already being removed by --rm, say) is
-			// fine: the next listing decides.
-			_, _ = c.output(ctx, append([]string{"rm", "-f"}, ids...)...)
+			c.rm(ctx, ids)
 			continue
 		case found || time.Since(clientDied) >= settle:
 			return found, nil
@@ -87,13 +85,3 @@ type unconfirmedError struct {
 
 func (e *unconfirmedError) Error() string { return e.msg + ": " + e.err.Error() }
 func (e *unconfirmedError) Unwrap() error { return e.err }
-
-// ours lists, by full ID and in any state, the containers that carry this
-// run's id label: exactly the ones this run may have created.
-func (c *client) ours(ctx context.Context, runID string) ([]string, error) {
-	out, err := c.output(ctx, "ps", "--all", "--quiet", "--no-trunc", "--filter", "label="+dockerargs.LabelRunID+"="+runID)
-	if err != nil {
-		return nil, err
-	}
-	return strings.Fields(out), nil
-}

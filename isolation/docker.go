@@ -4,18 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/environ"
 )
 
-// client runs docker CLI subcommands other than `run`: rm, ps, events,
-// info. Every call targets the engine it was made for.
+// client is the one owner of the docker CLI on the host: it builds every
+// docker command line (the run's own, the queries, the removals and the
+// reaper's), and this file is the only one that starts a process. Every
+// call targets the engine it was made for.
 type client struct {
 	path    string   // resolved CLI binary
 	context string   // --context, if any
@@ -57,13 +62,7 @@ func lookPath(bin string, env []string) (string, error) {
 		}
 		return bin, nil
 	}
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
+	for _, dir := range filepath.SplitList(environ.Get(env, "PATH")) {
 		if dir == "" {
 			dir = "."
 		}
@@ -77,6 +76,85 @@ func lookPath(bin string, env []string) (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("docker CLI %q: not found in PATH", bin)
+}
+
+// Exit statuses `docker run` keeps for itself: any of them is docker's own
+// failure, not the container's, told in docker's words on its stderr.
+const (
+	// exitDocker: the daemon or the client failed (a missing image, an
+	// unreachable daemon); a container may never have been started.
+	exitDocker = 125
+	// exitCannotInvoke: the container's command could not be run.
+	exitCannotInvoke = 126
+	// exitNotFound: the container's command was not found.
+	exitNotFound = 127
+)
+
+// dockerOwn reports whether code is one of docker run's own statuses.
+func dockerOwn(code int) bool {
+	return code == exitDocker || code == exitCannotInvoke || code == exitNotFound
+}
+
+// dockerFailed is docker's own failure, told by its own exit status, in
+// docker's words.
+func dockerFailed(code int, stderr *stderrWatch) error {
+	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", code, stderr.quoted())}
+}
+
+// waitDelay bounds how long a run waits for docker's pipes to close after
+// the client was killed.
+const waitDelay = 2 * time.Second
+
+// startRun starts the run's `docker run` (argv, client binary first) with
+// its stdin open. Its context ends the client: the whole process group is
+// killed.
+func (c *client) startRun(ctx context.Context, argv []string, stdout, stderr io.Writer) (*exec.Cmd, io.WriteCloser, error) {
+	cmd := exec.CommandContext(ctx, c.path, argv[1:]...)
+	cmd.Env = c.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	// Its own process group: a Ctrl-C on the terminal reaches only this
+	// process, which then kills the client and removes the container in
+	// order, instead of racing docker's own signal proxying.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = waitDelay
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("starting %s: %w", c.path, err)
+	}
+	return cmd, stdin, nil
+}
+
+// startReaper starts the reaper of runID on c's engine (reaperArgv), its
+// stdin the read end of a pipe whose write end it returns.
+func (c *client) startReaper(runID string) (*exec.Cmd, *os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reaper pipe: %w", err)
+	}
+	defer r.Close()
+	argv := c.reaperArgv(runID)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = c.env
+	cmd.Stdin = r
+	// Its own session: a signal to this process's group (a Ctrl-C, a
+	// kill of the group) does not reach it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, nil, fmt.Errorf("starting the run's reaper: %w", err)
+	}
+	return cmd, w, nil
+}
+
+// reaperArgv is the reaper's command line: the script, rendered from the
+// same docker commands and removal timings as the supervisor's own loop,
+// then the run id, the CLI and its --context.
+func (c *client) reaperArgv(runID string) []string {
+	return append([]string{"/bin/sh", "-c", reaperScript(listRunArgs, rmArgs), "reaper", runID, c.path}, c.withContext()...)
 }
 
 // maxAux bounds what an auxiliary docker command may print.
@@ -111,4 +189,88 @@ func (c *client) output(ctx context.Context, args ...string) (string, error) {
 		return "", fmt.Errorf("docker %s: %w", args[0], err)
 	}
 	return string(stdout.Bytes()), nil
+}
+
+// listRunArgs lists, by full ID and in any state, the containers that
+// carry runID's label: exactly the ones that run may have created. The
+// reaper's script renders it too, with runID a shell variable.
+func listRunArgs(runID string) []string {
+	return []string{"ps", "--all", "--quiet", "--no-trunc", "--filter", "label=" + dockerargs.LabelRunID + "=" + runID}
+}
+
+// rmArgs removes containers by full ID, running or not.
+func rmArgs(ids ...string) []string { return append([]string{"rm", "-f"}, ids...) }
+
+// ours lists the containers of runID (listRunArgs).
+func (c *client) ours(ctx context.Context, runID string) ([]string, error) {
+	out, err := c.output(ctx, listRunArgs(runID)...)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(out), nil
+}
+
+// rm removes containers by full ID. A failure (one being removed by --rm
+// already, say) is left to the next listing to judge.
+func (c *client) rm(ctx context.Context, ids []string) {
+	_, _ = c.output(ctx, rmArgs(ids...)...)
+}
+
+// eventQueryTimeout bounds an events query.
+const eventQueryTimeout = 10 * time.Second
+
+// recorded asks the daemon whether it recorded the container event (oom,
+// start) for this run's container, by its run-id label, so no other
+// container, of the same name or not, counts, between since and now.
+//
+// It runs on its own bounded context: the run's may be cancelled already.
+func (c *client) recorded(runID string, since time.Time, event string) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), eventQueryTimeout)
+	defer cancel()
+	out, err := c.output(ctx, "events",
+		"--since", unixArg(since.Add(-time.Second)), "--until", unixArg(time.Now()),
+		"--filter", "type=container", "--filter", "label="+dockerargs.LabelRunID+"="+runID,
+		"--filter", "event="+event, "--format", "{{.Status}}")
+	if err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.TrimSpace(line) == event {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func unixArg(t time.Time) string {
+	return fmt.Sprintf("%d.%09d", t.Unix(), t.Nanosecond())
+}
+
+// cliVersion is `docker --version`, which answers without the daemon.
+func (c *client) cliVersion(ctx context.Context) (string, error) {
+	return c.output(ctx, "--version")
+}
+
+// serverVersion is the engine's version: it fails when the daemon does
+// not answer.
+func (c *client) serverVersion(ctx context.Context) (string, error) {
+	return c.output(ctx, "version", "--format", "{{.Server.Version}}")
+}
+
+// info is `docker info` as JSON.
+func (c *client) info(ctx context.Context) (string, error) {
+	return c.output(ctx, "info", "--format", "{{json .}}")
+}
+
+// inspectImage formats a local image's inspection; nothing is pulled.
+func (c *client) inspectImage(ctx context.Context, format, image string) (string, error) {
+	return c.output(ctx, "image", "inspect", "--format", format, image)
+}
+
+// listLabelled lists every container with the tool's run-id label, one
+// line each: run id, deadline, state, names and owner, tab-separated.
+func (c *client) listLabelled(ctx context.Context) (string, error) {
+	label := func(k string) string { return `{{.Label "` + k + `"}}` }
+	return c.output(ctx, "ps", "--all", "--filter", "label="+dockerargs.LabelRunID, "--format",
+		label(dockerargs.LabelRunID)+`\t`+label(dockerargs.LabelDeadline)+`\t{{.State}}\t{{.Names}}\t`+label(dockerargs.LabelOwner))
 }

@@ -64,7 +64,7 @@ func Doctor(ctx context.Context, o Options) []Check {
 
 	// `docker --version` answers without the daemon, so an unreachable
 	// daemon fails only the daemon check below.
-	out, err := c.output(ctx, "--version")
+	out, err := c.cliVersion(ctx)
 	v, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(out), "Docker version "), ",")
 	switch {
 	case err != nil:
@@ -75,7 +75,7 @@ func Doctor(ctx context.Context, o Options) []Check {
 		add(pass("docker cli", c.path+" "+v))
 	}
 
-	out, err = c.output(ctx, "info", "--format", "{{json .}}")
+	out, err = c.info(ctx)
 	var info engineInfo
 	if err == nil {
 		err = json.Unmarshal([]byte(out), &info)
@@ -162,7 +162,7 @@ func imageChecks(ctx context.Context, c *client, image string) []Check {
 		return []Check{fail("image id", err.Error())}
 	}
 	cs := []Check{pass("image id", image)}
-	out, err := c.output(ctx, "image", "inspect", "--format", "{{.Id}}\t{{.Config.User}}\t{{.Size}}", image)
+	out, err := c.inspectImage(ctx, "{{.Id}}\t{{.Config.User}}\t{{.Size}}", image)
 	if err != nil {
 		return append(cs, fail("image present", err.Error()))
 	}

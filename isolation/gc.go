@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/synapse-lang/synapse-isolation/dockerargs"
 )
 
 // gcGrace is how long past its deadline a container may still be listed
@@ -53,8 +51,7 @@ func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Lefto
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.output(ctx, "ps", "--all", "--filter", "label="+dockerargs.LabelRunID,
-		"--format", `{{.Label "`+dockerargs.LabelRunID+`"}}\t{{.Label "`+dockerargs.LabelDeadline+`"}}\t{{.State}}\t{{.Names}}\t{{.Label "`+dockerargs.LabelOwner+`"}}`)
+	out, err := c.listLabelled(ctx)
 	if err != nil {
 		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
@@ -88,7 +85,7 @@ func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Lefto
 		return found, nil
 	}
 	for i := range found {
-		if _, err := c.remove(found[i].RunID, time.Time{}, maxListErrors); err != nil {
+		if _, err := removeRun(c, found[i].RunID, time.Time{}, maxListErrors); err != nil {
 			return found, fmt.Errorf("gc: %w", err)
 		}
 		found[i].Removed = true

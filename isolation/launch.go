@@ -7,15 +7,16 @@ import (
 	"io"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // launched is a `docker run` started with its request not yet sent: at
-// once for Run, ahead of time for a warm pool.
+// once for Run, ahead of time for a warm pool. It owns the client process
+// and what it printed; the run that holds it (attempt) decides from them.
 type launched struct {
 	plan    *runPlan
 	client  *client
@@ -36,6 +37,29 @@ type launched struct {
 
 	mu    sync.Mutex
 	timer *time.Timer
+}
+
+// Causes of an early stop. Each abort of a run sets one; the first wins,
+// and the verdict is decided from it.
+var (
+	errHostDeadline     = errors.New("host deadline")
+	errResponseTooLarge = fmt.Errorf("response larger than %d bytes", limits.MaxResponseBytes)
+)
+
+// requestEnded is the abort cause when a pool request's own context ended
+// while its program ran.
+type requestEnded struct{ cause error }
+
+func (e *requestEnded) Error() string { return e.cause.Error() }
+
+// warningError is the abort cause when docker printed a WARNING line: it
+// does so when it discards a limit it cannot apply.
+type warningError struct{ line string }
+
+func (e *warningError) Error() string { return e.line }
+
+func (e *warningError) refusal() error {
+	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", e.line)}
 }
 
 // firstByte is the bounded response capture that also notes when the
@@ -66,34 +90,20 @@ func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 	l.resp.OnOverflow = func() { abort(errResponseTooLarge) }
 	l.out = newFrames(l.resp)
 	l.stderr = &stderrWatch{onWarning: func(line string) { abort(&warningError{line: line}) }}
-	cmd := exec.CommandContext(runCtx, c.path, plan.Argv[1:]...)
-	cmd.Env = c.env
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		abort(nil)
-		return nil, &Error{Verdict: EngineFailure, Err: fmt.Errorf("stdin pipe: %w", err)}
-	}
-	cmd.Stdout, cmd.Stderr = l.out, l.stderr
-	// Its own process group: a Ctrl-C on the terminal reaches only this
-	// process, which then kills the client and removes the container in
-	// order, instead of racing docker's own signal proxying.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = waitDelay
-	l.cmd, l.stdin = cmd, stdin
-	if l.reaper, err = c.startReaper(plan.RunID); err != nil {
+	var err error
+	if l.reaper, err = newReaper(c, plan.RunID); err != nil {
 		abort(nil)
 		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
 	l.at = time.Now()
-	if err := cmd.Start(); err != nil {
+	if l.cmd, l.stdin, err = c.startRun(runCtx, plan.Argv, l.out, l.stderr); err != nil {
 		l.reaper.settle(true)
 		abort(nil)
-		return nil, &Error{Verdict: EngineFailure, Err: fmt.Errorf("starting %s: %w", c.path, err)}
+		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
-	l.reaper.watch(cmd.Process.Pid)
+	l.reaper.watch(l.cmd.Process.Pid)
 	go func() {
-		l.waitErr = cmd.Wait()
+		l.waitErr = l.cmd.Wait()
 		close(l.done)
 	}()
 	return l, nil
@@ -116,7 +126,7 @@ func (l *launched) send(body []byte, deadline time.Time) {
 }
 
 // remove removes the run's container daemon-side and confirms it gone
-// (client.remove), then tells the reaper: confirmed, it stands down;
+// (removeRun), then tells the reaper: confirmed, it stands down;
 // unconfirmed, it goes on trying on its own.
 func (l *launched) remove(clientDied time.Time) (found bool, err error) {
 	return l.removeWithin(clientDied, maxListErrors)
@@ -124,7 +134,7 @@ func (l *launched) remove(clientDied time.Time) (found bool, err error) {
 
 // removeWithin is remove giving up after attempts failed listings.
 func (l *launched) removeWithin(clientDied time.Time, attempts int) (found bool, err error) {
-	found, err = l.client.remove(l.plan.RunID, clientDied, attempts)
+	found, err = removeRun(l.client, l.plan.RunID, clientDied, attempts)
 	l.reaper.settle(err == nil)
 	return found, err
 }
@@ -136,11 +146,17 @@ func (l *launched) kill() {
 	<-l.done
 }
 
-// wait waits for docker run and notes how it ended. It returns the
-// client's exit status, -1 when it was killed by a signal.
-func (l *launched) wait(a *attempt) (int, error) {
+// clientEnd is how docker run ended.
+type clientEnd struct {
+	at   time.Time // when it was waited for
+	code int       // its exit status, -1 when a signal killed it
+}
+
+// wait waits for docker run and returns how it ended; an error when it was
+// not waited for (its process state is unknown).
+func (l *launched) wait() (clientEnd, error) {
 	<-l.done
-	a.end = time.Now()
+	end := clientEnd{at: time.Now(), code: -1}
 	l.mu.Lock()
 	if l.timer != nil {
 		l.timer.Stop()
@@ -148,70 +164,102 @@ func (l *launched) wait(a *attempt) (int, error) {
 	l.mu.Unlock()
 	l.stderr.finish() // a last WARNING line without a newline still aborts
 	if l.cmd.ProcessState == nil {
-		return -1, &Error{Verdict: EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.path, l.waitErr)}
+		return end, &Error{Verdict: EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.path, l.waitErr)}
 	}
-	a.started = true
-	code := l.cmd.ProcessState.ExitCode()
-	if code >= 0 {
-		a.exit = &code
-	}
-	return code, nil
+	end.code = l.cmd.ProcessState.ExitCode()
+	return end, nil
 }
 
-// finish waits for docker run after its request was sent and decides from
-// its end: the cause of an abort first, then the exit status, then
-// evidence. It returns the response bytes for a run that exited 0 and was
-// not aborted.
-func (l *launched) finish(a *attempt) ([]byte, error) {
-	defer l.abort(nil)
-	code, err := l.wait(a)
-	if err != nil {
-		return nil, err
+// cause is why the run was aborted, nil if it was not.
+func (l *launched) cause() error { return context.Cause(l.runCtx) }
+
+// interrupted is the run's outer context ending (a signal, say), nil if it
+// has not.
+func (l *launched) interrupted() error {
+	if l.parent.Err() != nil {
+		return &Error{Verdict: Interrupted, Err: context.Cause(l.parent)}
 	}
-	cause := context.Cause(l.runCtx)
-	var warning *warningError
-	var ended *requestEnded
-	switch {
-	case l.parent.Err() != nil:
-		return nil, &Error{Verdict: Interrupted, Err: context.Cause(l.parent)}
-	case errors.As(cause, &ended):
-		return nil, &Error{Verdict: Interrupted, Err: ended.cause}
-	case errors.Is(cause, errHostDeadline):
-		return nil, &Error{Verdict: Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
-			l.plan.Name, l.plan.Limits.Timeout)}
-	case errors.As(cause, &warning):
-		return nil, warning.refusal()
-	case errors.Is(cause, errResponseTooLarge):
-		return nil, &Error{Verdict: SandboxFailure, Err: errResponseTooLarge}
-	}
-	switch code {
-	case 0:
-		return l.resp.Bytes(), nil
-	case 137:
-		return nil, l.client.oomOrKill(l.plan.RunID, l.plan.Name, a.start, l.stderr)
-	case 125, 126, 127:
-		return nil, l.dockerFailed(code)
-	case -1:
-		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
-	}
-	return nil, &Error{Verdict: SandboxFailure, Err: &exitError{code: code, stderr: withStderr(l.stderr)}}
+	return nil
 }
 
-// exitError is docker run ending with a status that is neither docker's own
-// nor 0: the container's, unless the container outlived its client (a
-// transport that died, say), which the removal tells.
-type exitError struct {
-	code   int
-	stderr string
+// versionGrace is how long, after a hello wait ended in silence, the host
+// waits for an answer to the closed stdin: a runner of protocol v1 waits
+// for its request and, given EOF, answers at once, naming its version.
+const versionGrace = 500 * time.Millisecond
+
+// noHelloError is a hello that never came: the wait ended with the client
+// still running (within > 0), or the client ended first (exit).
+type noHelloError struct {
+	within  time.Duration
+	exit    int
+	version int // the protocol version of a runner that answered its closed stdin; 0 if none did
 }
 
-func (e *exitError) Error() string {
-	return fmt.Sprintf("container exited %d (a valid response needs exit 0)%s", e.code, e.stderr)
+func (e *noHelloError) Error() string {
+	msg := fmt.Sprintf("the container exited %d before the runner's hello", e.exit)
+	if e.within > 0 {
+		msg = fmt.Sprintf("no hello from the runner within %s", e.within)
+	}
+	if e.version != 0 {
+		msg += fmt.Sprintf(" (its stdin closed, it answered with protocol version %d, want %d)", e.version, protocol.Version)
+	}
+	return msg
 }
 
-// dockerFailed is docker's own failure, told by the statuses docker run
-// reserves for itself (125: the daemon or the client, 126/127: the
-// container's command), in docker's words.
-func (l *launched) dockerFailed(code int) error {
-	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", code, quoteStderr(l.stderr))}
+// awaitHello returns the hello line, or why none came: the deadline
+// passed, the client ended, or the run was aborted (a WARNING line, a
+// signal).
+func (l *launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, error) {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-l.out.ended:
+	case <-l.done:
+		// The client's output is all copied once it was waited for, so a
+		// hello it wrote has ended by now.
+		select {
+		case <-l.out.ended:
+		default:
+			return nil, &noHelloError{exit: l.cmd.ProcessState.ExitCode()}
+		}
+	case <-t.C:
+		return nil, &noHelloError{within: bound}
+	case <-l.runCtx.Done():
+		return nil, context.Cause(l.runCtx)
+	}
+	l.helloAt = time.Now()
+	return l.out.hello(), nil
+}
+
+// silenced ends a run whose hello did not pass: its stdin is closed with
+// nothing written, so not a byte of the source reaches it; a runner that
+// stayed silent is given versionGrace to name its protocol version in
+// answer; then the client is killed with cause.
+func (l *launched) silenced(cause error) {
+	_ = l.stdin.Close()
+	var silent *noHelloError
+	if errors.As(cause, &silent) && silent.within > 0 {
+		silent.version = l.answeredVersion()
+	}
+	l.abort(cause)
+}
+
+// answeredVersion waits briefly for an answer to the closed stdin and
+// returns the protocol version it names, 0 if none came.
+func (l *launched) answeredVersion() int {
+	t := time.NewTimer(versionGrace)
+	defer t.Stop()
+	select {
+	case <-l.out.ended:
+	case <-l.done:
+	case <-t.C:
+	}
+	select {
+	case <-l.out.ended:
+		if v, ok := protocol.PeekVersion(l.out.hello()); ok {
+			return v
+		}
+	default:
+	}
+	return 0
 }

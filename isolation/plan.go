@@ -64,19 +64,8 @@ type Options struct {
 	// Zero for a run that sends its request at once.
 	idle time.Duration
 	// profile is the path of the seccomp profile file (seccompFile), set
-	// by Run, Argv and Pool; a plan without one is refused.
+	// by planRun; a plan without one is refused.
 	profile string
-}
-
-// withProfile returns o with the seccomp profile file in place, checked
-// again for each run: owner, mode and content.
-func (o Options) withProfile() (Options, error) {
-	path, err := seccompFile(o.Engine.environ())
-	if err != nil {
-		return o, err
-	}
-	o.profile = path
-	return o, nil
 }
 
 // runPlan is a fully resolved, validated run: its identity, its bounds and
@@ -97,6 +86,24 @@ type runPlan struct {
 	Runner protocol.Args
 	// Argv is the exact docker argv, client binary first.
 	Argv []string
+}
+
+// planRun is the one plan step of every run, warm or not, and of Argv: it
+// puts the seccomp profile file in place, checked again for each run
+// (owner, mode and content), then validates o and renders the argv of a
+// run started at now. A profile it cannot trust is a sandbox failure;
+// options it cannot accept are rejected.
+func planRun(o Options, now time.Time) (runPlan, error) {
+	path, err := seccompFile(o.Engine.environ())
+	if err != nil {
+		return runPlan{}, &Error{Verdict: SandboxFailure, Err: err}
+	}
+	o.profile = path
+	plan, err := newPlan(o, now)
+	if err != nil {
+		return runPlan{}, &Error{Verdict: Rejected, Err: err}
+	}
+	return plan, nil
 }
 
 // newPlan validates o and renders the argv of a run started at now. It is
@@ -153,13 +160,9 @@ func Argv(o Options, at time.Time) ([]string, error) {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), o.Name)))
 		o.runID, o.owner = hex.EncodeToString(sum[:8]), ""
 	}
-	o, err := o.withProfile()
+	p, err := planRun(o, at)
 	if err != nil {
-		return nil, &Error{Verdict: SandboxFailure, Err: err}
-	}
-	p, err := newPlan(o, at)
-	if err != nil {
-		return nil, &Error{Verdict: Rejected, Err: err}
+		return nil, err
 	}
 	return p.Argv, nil
 }

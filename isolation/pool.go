@@ -126,12 +126,8 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	}
 	o.Run = o.Run.ownedBySelf()
 	o.Run.idle = o.Idle
-	var err error
-	if o.Run, err = o.Run.withProfile(); err != nil {
-		return nil, &Error{Verdict: SandboxFailure, Err: err}
-	}
-	if _, err := newPlan(o.Run, time.Now()); err != nil {
-		return nil, &Error{Verdict: Rejected, Err: err}
+	if _, err := planRun(o.Run, time.Now()); err != nil {
+		return nil, err
 	}
 	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{}),
 		closed: make(chan struct{})}
@@ -166,10 +162,10 @@ func checkEngine(ctx context.Context, c *client, image string) error {
 	if c.context != "" {
 		where = "context " + c.context
 	}
-	if _, err := c.output(qctx, "version", "--format", "{{.Server.Version}}"); err != nil {
+	if _, err := c.serverVersion(qctx); err != nil {
 		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%s: unreachable: %w", where, err)}
 	}
-	out, err := c.output(qctx, "image", "inspect", "--format", "{{.Id}}", image)
+	out, err := c.inspectImage(qctx, "{{.Id}}", image)
 	if err != nil || strings.TrimSpace(out) != image {
 		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err)}
 	}
@@ -202,8 +198,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 		return err
 	}
 	defer p.release(w.e)
-	a.assigned = time.Now()
-	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
+	a.assign(w)
 	// The request's context holds until the response: ended, the client
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })

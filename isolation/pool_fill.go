@@ -33,11 +33,7 @@ func (p *Pool) fill() {
 		p.mu.Unlock()
 		o := p.o.Run
 		o.Engine, o.Name, o.runID = e.engine, "", ""
-		o, err := o.withProfile()
-		var plan runPlan
-		if err == nil {
-			plan, err = newPlan(o, time.Now())
-		}
+		plan, err := planRun(o, time.Now())
 		var l *launched
 		if err == nil {
 			l, err = launch(p.ctx, e.client, &plan)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/environ"
 )
 
 // maxConfig bounds the docker config file read.
@@ -19,15 +21,7 @@ const maxConfig = 1 << 20
 // host configuration past the policy. The config is found as the CLI finds
 // it: $DOCKER_CONFIG/config.json, else ~/.docker/config.json.
 func proxyKeys(env []string) (path string, keys []string, err error) {
-	dir, home := "", ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "DOCKER_CONFIG="); ok {
-			dir = v
-		}
-		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
-			home = v
-		}
-	}
+	dir, home := environ.Get(env, "DOCKER_CONFIG"), environ.Get(env, "HOME")
 	if dir == "" {
 		if home == "" {
 			return "", nil, nil

@@ -5,10 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
-	"syscall"
-
-	"github.com/synapse-lang/synapse-isolation/dockerargs"
 )
 
 // reaperScript removes a run's containers once its supervisor is gone
@@ -16,29 +14,49 @@ import (
 // the run's docker client, then "done" once the supervisor confirmed the
 // container gone. EOF without "done" means the supervisor died (SIGKILL:
 // none of its own cleanup ran) or could not confirm the removal. It then
-// lists the run's containers by run id and removes them, until none is
-// listed for two rounds after the client ended (a create the client sent
-// may still land), for at most 30 rounds of half a second.
+// lists the run's containers by run id (list) and removes them (rm), with
+// the supervisor's own timings: a round every retryEvery, done once none
+// was listed for settle after the client ended (a create the client sent
+// may still land), for at most cleanupTimeout's worth of rounds.
 //
 // $1 is the run id; the rest is the docker CLI and its --context.
-const reaperScript = `id=$1; shift
+func reaperScript(list func(runID string) []string, rm func(ids ...string) []string) string {
+	return `id=$1; shift
 pid=
 while IFS= read -r line; do
   case $line in done) exit 0;; *) pid=$line;; esac
 done
 quiet=0 n=0
-while [ $n -lt 30 ]; do
-  ids=$("$@" ps --all --quiet --no-trunc --filter "label=` + dockerargs.LabelRunID + `=$id" 2>/dev/null)
+while [ $n -lt ` + strconv.Itoa(int(cleanupTimeout/retryEvery)) + ` ]; do
+  ids=$("$@" ` + shellWords(list("$id")) + ` 2>/dev/null)
   if [ -n "$ids" ]; then
-    "$@" rm -f $ids >/dev/null 2>&1; quiet=0
+    "$@" ` + shellWords(rm()) + ` $ids >/dev/null 2>&1; quiet=0
   elif [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     quiet=0
   else
-    quiet=$((quiet+1)); [ $quiet -ge 2 ] && exit 0
+    quiet=$((quiet+1)); [ $quiet -ge ` + strconv.Itoa(int(settle/retryEvery)) + ` ] && exit 0
   fi
-  n=$((n+1)); sleep 0.5 2>/dev/null || sleep 1
+  n=$((n+1)); sleep ` + strconv.FormatFloat(retryEvery.Seconds(), 'f', -1, 64) + ` 2>/dev/null || sleep 1
 done
 `
+}
+
+// shellWords spells args for the script: a word with a shell variable in
+// it is double-quoted (expanded, never split); the others, plain flags and
+// values, as they are. The words are this package's own constants.
+func shellWords(args []string) string {
+	words := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, "\"\\`") {
+			panic(fmt.Sprintf("reaper script: unquotable word %q", a))
+		}
+		words[i] = a
+		if strings.ContainsAny(a, "$ \t\n'*?[]{}()<>|&;~#") {
+			words[i] = `"` + a + `"`
+		}
+	}
+	return strings.Join(words, " ")
+}
 
 // reaper is a run's second, independent end: a process of its own session,
 // so it outlives this one, that removes the run's container if this
@@ -52,23 +70,11 @@ type reaper struct {
 	exited chan struct{} // closed once the reaper was waited for
 }
 
-// startReaper starts the reaper of runID on c's engine.
-func (c *client) startReaper(runID string) (*reaper, error) {
-	r, w, err := os.Pipe()
+// newReaper starts the reaper of runID on c's engine.
+func newReaper(c *client, runID string) (*reaper, error) {
+	cmd, w, err := c.startReaper(runID)
 	if err != nil {
-		return nil, fmt.Errorf("reaper pipe: %w", err)
-	}
-	defer r.Close()
-	args := append([]string{"-c", reaperScript, "reaper", runID, c.path}, c.withContext()...)
-	cmd := exec.Command("/bin/sh", args...)
-	cmd.Env = c.env
-	cmd.Stdin = r
-	// Its own session: a signal to this process's group (a Ctrl-C, a
-	// kill of the group) does not reach it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("starting the run's reaper: %w", err)
+		return nil, err
 	}
 	return &reaper{cmd: cmd, w: w, exited: make(chan struct{})}, nil
 }

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestReaperStandsDownOnceConfirmed(t *testing.T) {
 	t.Parallel()
 	cli, log := reaperCLI(t)
 	c := &client{path: cli, context: "remote", env: os.Environ()}
-	r, err := c.startReaper("feedface")
+	r, err := newReaper(c, "feedface")
 	assert.NilError(t, err)
 	r.watch(os.Getpid())
 	r.settle(true)
@@ -57,7 +58,7 @@ func TestReaperRemovesWhenTheSupervisorIsGone(t *testing.T) {
 	t.Parallel()
 	cli, log := reaperCLI(t)
 	c := &client{path: cli, context: "remote", env: os.Environ()}
-	r, err := c.startReaper("feedface")
+	r, err := newReaper(c, "feedface")
 	assert.NilError(t, err)
 	r.watch(1 << 30) // no such process: the client has ended
 	start := time.Now()
@@ -74,5 +75,25 @@ func TestReaperRemovesWhenTheSupervisorIsGone(t *testing.T) {
 	assert.Equal(t, got[1], "--context remote rm -f c0ffee")
 	for _, call := range got[2:] {
 		assert.Equal(t, call, got[0])
+	}
+}
+
+// TestReaperArgvIsTheClients: the reaper's command line is the client's:
+// its docker commands are the ones the supervisor's removal runs, and its
+// rounds, quiet rounds and interval are the same removal timings.
+func TestReaperArgvIsTheClients(t *testing.T) {
+	t.Parallel()
+	c := &client{path: "/usr/bin/docker", context: "remote"}
+	argv := c.reaperArgv("feedface")
+	assert.DeepEqual(t, argv[:2], []string{"/bin/sh", "-c"})
+	assert.DeepEqual(t, argv[3:], []string{"reaper", "feedface", "/usr/bin/docker", "--context", "remote"})
+	for _, want := range []string{
+		fmt.Sprintf("[ $n -lt %d ]", int(cleanupTimeout/retryEvery)),
+		fmt.Sprintf("[ $quiet -ge %d ]", int(settle/retryEvery)),
+		fmt.Sprintf("sleep %g ", retryEvery.Seconds()),
+		`"$@" ps --all --quiet --no-trunc --filter "label=io.synapse-isolation.run-id=$id" 2>/dev/null`,
+		`"$@" rm -f $ids >/dev/null`,
+	} {
+		assert.Check(t, strings.Contains(argv[2], want), "%q not in the script:\n%s", want, argv[2])
 	}
 }

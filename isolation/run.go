@@ -14,33 +14,6 @@ import (
 // Request is one program to run: source code only.
 type Request = protocol.Request
 
-// waitDelay bounds how long Run waits for docker's pipes to close after
-// the client was killed.
-const waitDelay = 2 * time.Second
-
-// Causes of an early stop. Each abort of a run sets one; the first wins,
-// and the verdict is decided from it.
-var (
-	errHostDeadline     = errors.New("host deadline")
-	errResponseTooLarge = fmt.Errorf("response larger than %d bytes", limits.MaxResponseBytes)
-)
-
-// requestEnded is the abort cause when a pool request's own context ended
-// while its program ran.
-type requestEnded struct{ cause error }
-
-func (e *requestEnded) Error() string { return e.cause.Error() }
-
-// warningError is the abort cause when docker printed a WARNING line: it
-// does so when it discards a limit it cannot apply.
-type warningError struct{ line string }
-
-func (e *warningError) Error() string { return e.line }
-
-func (e *warningError) refusal() error {
-	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", e.line)}
-}
-
 // Run executes req in a fresh container under the policy and returns one
 // verdict. It validates everything before starting any process; on every
 // path except a clean exit it removes the run's container and confirms it
@@ -80,13 +53,9 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err != nil {
 		return err
 	}
-	o, err = o.withProfile()
+	plan, err := planRun(o.ownedBySelf(), a.start)
 	if err != nil {
-		return &Error{Verdict: SandboxFailure, Err: err}
-	}
-	plan, err := newPlan(o.ownedBySelf(), a.start)
-	if err != nil {
-		return &Error{Verdict: Rejected, Err: err}
+		return err
 	}
 	a.plan = &plan
 	c, err := newClient(o.Engine)
@@ -109,6 +78,12 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	return a.complete(l)
 }
 
+// assign gives the run a warm container, whose hello passed already.
+func (a *attempt) assign(w *warm) {
+	a.assigned = time.Now()
+	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
+}
+
 // encode is the one ingress check of a request on the host
 // (protocol.CheckSource), for Starlark unless an interpreter is named.
 func encode(req Request, exec []string) ([]byte, error) {
@@ -124,7 +99,7 @@ func encode(req Request, exec []string) ([]byte, error) {
 // the response.
 func (a *attempt) complete(l *launched) error {
 	a.sent = l.sent
-	stdout, err := l.finish(a)
+	stdout, err := a.finish(l)
 	a.responded = l.resp.arrived()
 	if !a.started {
 		l.reaper.settle(false) // no exit status: the reaper makes sure
@@ -149,7 +124,7 @@ func (a *attempt) complete(l *launched) error {
 			// there when the client ended was not what ended it: the
 			// client failed (its transport died, say), not the sandbox.
 			return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d while its container still ran; it was removed: %s",
-				exit.code, quoteStderr(l.stderr))}
+				exit.code, l.stderr.quoted())}
 		}
 	}
 	if err != nil {
@@ -193,7 +168,7 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 		// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM
 		// killer picks the largest process, which is the child, not the
 		// runner, so the container itself exits 0.
-		oom, err := c.oomKilled(a.plan.RunID, a.start)
+		oom, err := c.recorded(a.plan.RunID, a.start, "oom")
 		switch {
 		case err != nil:
 			return &Error{Verdict: EngineFailure, Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", err)}
@@ -205,37 +180,131 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	return nil
 }
 
+// waited waits for l's client and notes how it ended: when, and its exit
+// status when it was waited for. It returns that status, -1 when a signal
+// killed the client.
+func (a *attempt) waited(l *launched) (int, error) {
+	end, err := l.wait()
+	a.end = end.at
+	if err != nil {
+		return -1, err
+	}
+	a.started = true
+	if end.code >= 0 {
+		code := end.code
+		a.exit = &code
+	}
+	return end.code, nil
+}
+
+// finish waits for docker run after its request was sent and decides from
+// its end: the cause of an abort first, then the exit status, then
+// evidence. It returns the response bytes for a run that exited 0 and was
+// not aborted.
+func (a *attempt) finish(l *launched) ([]byte, error) {
+	defer l.abort(nil)
+	code, err := a.waited(l)
+	if err != nil {
+		return nil, err
+	}
+	if err := aborted(l); err != nil {
+		return nil, err
+	}
+	switch {
+	case code == 0:
+		return l.resp.Bytes(), nil
+	case code == 137:
+		return nil, oomOrKill(l.client, a.plan.RunID, a.plan.Name, a.start, l.stderr)
+	case dockerOwn(code):
+		return nil, dockerFailed(code, l.stderr)
+	case code == -1:
+		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
+	}
+	return nil, &Error{Verdict: SandboxFailure, Err: &exitError{code: code, stderr: l.stderr.suffix()}}
+}
+
+// aborted is the verdict of a run whose request was sent and that was
+// stopped early, nil if it was not.
+func aborted(l *launched) error {
+	var warning *warningError
+	var ended *requestEnded
+	cause := l.cause()
+	switch {
+	case l.interrupted() != nil:
+		return l.interrupted()
+	case errors.As(cause, &ended):
+		return &Error{Verdict: Interrupted, Err: ended.cause}
+	case errors.Is(cause, errHostDeadline):
+		return &Error{Verdict: Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
+			l.plan.Name, l.plan.Limits.Timeout)}
+	case errors.As(cause, &warning):
+		return warning.refusal()
+	case errors.Is(cause, errResponseTooLarge):
+		return &Error{Verdict: SandboxFailure, Err: errResponseTooLarge}
+	}
+	return nil
+}
+
+// exitError is docker run ending with a status that is neither docker's own
+// nor 0: the container's, unless the container outlived its client (a
+// transport that died, say), which the removal tells.
+type exitError struct {
+	code   int
+	stderr string
+}
+
+func (e *exitError) Error() string {
+	return fmt.Sprintf("container exited %d (a valid response needs exit 0)%s", e.code, e.stderr)
+}
+
 // oomOrKill decides an exit 137: OOM only with the daemon's OOM event as
 // evidence; any other SIGKILL is a sandbox failure.
-func (c *client) oomOrKill(runID, name string, since time.Time, stderr *stderrWatch) error {
-	oom, err := c.oomKilled(runID, since)
+func oomOrKill(c *client, runID, name string, since time.Time, stderr *stderrWatch) error {
+	oom, err := c.recorded(runID, since, "oom")
 	switch {
 	case err != nil:
 		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", err)}
 	case oom:
 		return &Error{Verdict: OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", name)}
 	}
-	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", withStderr(stderr))}
+	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", stderr.suffix())}
 }
 
-// quoteStderr quotes docker's stderr tail on one line: its non-empty
-// lines joined by "; ".
-func quoteStderr(s *stderrWatch) string {
-	var lines []string
-	for _, l := range strings.Split(s.text(), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
+// cfsPeriod is the CFS period docker sets with --cpus: within one period
+// the quota may be spent on every core at once, so over a window the CPU
+// time can exceed the quota's share of it by one period's quota.
+const cfsPeriod = 100 * time.Millisecond
+
+// peakSlack is how far a cgroup's memory peak may read past its limit:
+// cgroup v1 charges in batches and was seen here 4096 bytes over a 64m
+// limit (67112960 bytes) at an OOM.
+const peakSlack = 4 << 20
+
+// bound takes the runner's usage if it is possible: CPU time within what
+// the quota allows over the time the host measured from sending the
+// request to the response's arrival, memory within the limit (and peakSlack). Anything
+// more is a hostile or broken runner's claim.
+func (a *attempt) bound(u *protocol.Usage) (*Usage, error) {
+	if u == nil {
+		return nil, nil
+	}
+	var out Usage
+	if u.CPUMicros != nil {
+		window := max(a.responded.Sub(a.sent), 0)
+		most := (window + cfsPeriod) * limits.CPUs
+		cpu := time.Duration(*u.CPUMicros) * time.Microsecond
+		if cpu > most {
+			return nil, fmt.Errorf("response: claims %s of CPU time in %s, more than %d CPU allows",
+				cpu.Round(time.Millisecond), window.Round(time.Millisecond), limits.CPUs)
 		}
+		ms := cpu.Milliseconds()
+		out.CPUMS = &ms
 	}
-	if len(lines) == 0 {
-		return "(no stderr)"
+	if p := u.MemoryPeakBytes; p != nil {
+		if *p > int64(a.plan.Limits.Memory)+peakSlack {
+			return nil, fmt.Errorf("response: claims a memory peak of %d bytes, over the %s limit", *p, a.plan.Limits.Memory)
+		}
+		out.MemoryPeakBytes = p
 	}
-	return strings.Join(lines, "; ")
-}
-
-func withStderr(s *stderrWatch) string {
-	if s.text() != "" {
-		return "; docker: " + quoteStderr(s)
-	}
-	return ""
+	return &out, nil
 }

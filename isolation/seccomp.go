@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/environ"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -74,19 +74,10 @@ func writeSeccompFile(env []string) (string, error) {
 // cacheDir is the user's cache directory by env, as os.UserCacheDir reads
 // it from the process's: $XDG_CACHE_HOME if absolute, else $HOME/.cache.
 func cacheDir(env []string) (string, error) {
-	get := func(key string) string {
-		v := ""
-		for _, kv := range env {
-			if s, ok := strings.CutPrefix(kv, key+"="); ok {
-				v = s // the last one wins, as for exec
-			}
-		}
-		return v
-	}
-	if d := get("XDG_CACHE_HOME"); filepath.IsAbs(d) {
+	if d := environ.Get(env, "XDG_CACHE_HOME"); filepath.IsAbs(d) {
 		return d, nil
 	}
-	if h := get("HOME"); h != "" {
+	if h := environ.Get(env, "HOME"); h != "" {
 		return filepath.Join(h, ".cache"), nil
 	}
 	return "", errors.New("no cache directory to keep it in (set XDG_CACHE_HOME or HOME)")
