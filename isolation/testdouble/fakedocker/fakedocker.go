@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
 	"github.com/synapse-lang/synapse-isolation/limits"
-	"github.com/synapse-lang/synapse-isolation/tests/attestation"
 )
 
 // Environment variables that select the fake and its behaviour.
