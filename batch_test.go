@@ -14,8 +14,8 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 // batchLines runs batch against the fake docker, whose containers answer

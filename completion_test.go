@@ -11,7 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
 // completionCases are command lines as typed before TAB (a trailing

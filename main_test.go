@@ -20,8 +20,8 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 func TestMain(m *testing.M) {

@@ -7,8 +7,8 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
 	"github.com/synapse-lang/synapse-isolation/limits"
-	"github.com/synapse-lang/synapse-isolation/tests/attestation"
 )
 
 func goodSelfcheck() protocol.Selfcheck { return attestation.Perfect(int64(limits.DefaultMemory)) }

@@ -12,7 +12,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
 func TestGC(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 // TestHandshakeRefusesHostileRunners: whatever the runner's first frame,

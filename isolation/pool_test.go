@@ -15,8 +15,8 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/poll"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 func fakePool(t *testing.T, mode string, parallel int, engines ...Engine) (*Pool, string) {

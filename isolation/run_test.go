@@ -14,8 +14,8 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
 )
 
 func TestMain(m *testing.M) {

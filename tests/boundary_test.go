@@ -13,7 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
 func TestBoundaryRootFilesystemReadOnly(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
 // readmeBlock returns the first fenced block of the README whose fence

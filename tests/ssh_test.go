@@ -18,7 +18,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/tests/fakedocker"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
 // sshEngine is this machine's engine reached over SSH, through a private

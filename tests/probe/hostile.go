@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/tests/attestation"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
 )
 
 // hostile plays a runner that breaks protocol v2. The hello it sends is

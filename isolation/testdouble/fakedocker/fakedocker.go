@@ -1,0 +1,140 @@
+// Package fakedocker is a stand-in for the docker CLI in tests: a test
+// binary calls Main from TestMain, and, when its environment asks for it,
+// behaves like `docker` in the scenario the environment names. The
+// scenarios are rows of one table (scenarios.go), so a new failure mode is
+// one row. Containers are files in a state directory, so tests can see
+// what was left behind.
+package fakedocker
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Environment variables that select the fake and its behaviour.
+const (
+	EnvMode  = "FAKE_DOCKER_MODE"  // the scenario's name (see scenarios)
+	EnvState = "FAKE_DOCKER_STATE" // directory holding containers and the call log
+	envChild = "FAKE_DOCKER_LATE_CREATE"
+)
+
+// Responses the fake run writes.
+const (
+	OKResponse  = `{"v":2,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0}`
+	ErrResponse = `{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom","line":1,"col":1}}`
+)
+
+// What docker says when its daemon cannot be reached.
+const cannotConnect = "Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?"
+
+// fake is one invocation of the fake docker: its scenario and where it
+// keeps its containers.
+type fake struct {
+	mode string
+	scenario
+	state string
+}
+
+// Main acts as docker and exits if EnvMode is set; otherwise it returns.
+func Main() {
+	mode := os.Getenv(EnvMode)
+	if mode == "" {
+		return
+	}
+	state := os.Getenv(EnvState)
+	if child := os.Getenv(envChild); child != "" {
+		lateCreate(state, child)
+		os.Exit(0)
+	}
+	os.Exit(fake{mode, scenarios[mode], state}.docker(os.Args[1:]))
+}
+
+// docker logs the call and runs its command; it returns the exit status.
+func (f fake) docker(args []string) int {
+	appendLog(f.state, args)
+	if len(args) >= 2 && args[0] == "--context" {
+		args = args[2:]
+	}
+	if len(args) == 0 {
+		return 2
+	}
+	command, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "fake docker: unsupported %q\n", args[0])
+		return 2
+	}
+	return command(f, args)
+}
+
+// commands are the docker commands the fake knows, each given its whole
+// argument list (the command's name first).
+var commands = map[string]func(f fake, args []string) int{
+	"--version": func(f fake, _ []string) int {
+		fmt.Printf("Docker version %s, build fake\n", cmp.Or(f.version, "28.2.2"))
+		return 0
+	},
+	"version": func(fake, []string) int {
+		fmt.Println("20.10.24")
+		return 0
+	},
+	"image":  imageInspect,
+	"rm":     rm,
+	"ps":     psCommand,
+	"events": events,
+	"run":    func(f fake, args []string) int { return f.run(args[1:]) },
+}
+
+// imageInspect answers `docker image inspect ... IMAGE`.
+func imageInspect(f fake, args []string) int {
+	image := args[len(args)-1]
+	if f.noImage {
+		fmt.Fprintf(os.Stderr, "Error: No such image: %s\n", image)
+		return 1
+	}
+	fmt.Println(image)
+	return 0
+}
+
+// rm answers `docker rm -f ID...`. The fake's container IDs are its
+// container names.
+func rm(f fake, args []string) int {
+	for _, id := range args[2:] {
+		if err := os.Remove(filepath.Join(f.state, "c-"+id)); err != nil {
+			fmt.Fprintf(os.Stderr, "Error response from daemon: No such container: %s\n", id)
+			return 1
+		}
+		fmt.Println(id)
+	}
+	return 0
+}
+
+// psCommand answers `docker ps`, leaving a mark that it was asked (a
+// late create waits for it).
+func psCommand(f fake, args []string) int {
+	os.WriteFile(filepath.Join(f.state, "ps-called"), nil, 0o600)
+	if f.psDown {
+		fmt.Fprintln(os.Stderr, cannotConnect)
+		return 1
+	}
+	ps(f.state, args[1:])
+	return 0
+}
+
+// events answers `docker events` queries for a run's OOM kill and start.
+func events(f fake, args []string) int {
+	if f.eventsDown {
+		fmt.Fprintln(os.Stderr, cannotConnect)
+		return 1
+	}
+	query := strings.Join(args, " ")
+	if f.oomEvent && strings.Contains(query, "event=oom") {
+		fmt.Println("oom")
+	}
+	if strings.Contains(query, "event=start") && startedRun(f.state, args) {
+		fmt.Println("start")
+	}
+	return 0
+}

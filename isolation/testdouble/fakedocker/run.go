@@ -1,0 +1,148 @@
+package fakedocker
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// Label keys (dockerargs.LabelRunID, LabelOwner) with their "=".
+const (
+	labelRunID = "io.synapse-isolation.run-id="
+	labelOwner = "io.synapse-isolation.owner="
+)
+
+// A runCall is one `docker run`: what its arguments ask for and the file
+// that is its container.
+type runCall struct {
+	state, name, runID, owner string
+	memory                    int64
+	container                 string
+}
+
+func newRunCall(state string, args []string) runCall {
+	c := runCall{state: state, name: flagValue(args, "--name")}
+	for i, a := range args {
+		if a == "--label" && i+1 < len(args) && strings.HasPrefix(args[i+1], labelRunID) {
+			c.runID = strings.TrimPrefix(args[i+1], labelRunID)
+		}
+		if a == "--label" && i+1 < len(args) && strings.HasPrefix(args[i+1], labelOwner) {
+			c.owner = strings.TrimPrefix(args[i+1], labelOwner)
+		}
+	}
+	mem, _ := limits.ParseBytes(flagValue(args, "--memory"))
+	c.memory = int64(mem)
+	c.container = filepath.Join(state, "c-"+c.name)
+	return c
+}
+
+// run plays `docker run` through the scenario's run script; it returns
+// the client's exit status.
+func (f fake) run(args []string) int {
+	c := newRunCall(f.state, args)
+	s := f.scenario.run
+	if _, err := os.Stat(c.container); err == nil {
+		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: Conflict. The container name \"/%s\" is already in use.\n", c.name)
+		return 125
+	}
+	if s.refused != nil {
+		return c.end(s.refused)
+	}
+	writeContainer(c.container, c.runID+"\t0\trunning\t"+c.owner)
+	if s.unstarted != nil {
+		return c.end(s.unstarted)
+	}
+	appendFile(filepath.Join(f.state, started), c.runID+"\n")
+	if s.warning != "" {
+		os.Stderr.WriteString(s.warning)
+	}
+	hello := s.hello
+	if hello == nil {
+		hello = perfectHello
+	}
+	if h := hello(c.memory); h != "" {
+		os.Stdout.WriteString(h)
+	}
+	time.Sleep(s.pause)
+	if s.early != nil {
+		return c.end(s.early)
+	}
+	in, _ := io.ReadAll(os.Stdin)
+	appendFile(filepath.Join(f.state, stdinLog), string(in))
+	mode, r := f.mode, s.reply
+	if s.bySource {
+		var req struct{ Source string }
+		_ = json.Unmarshal(in, &req)
+		mode, r = req.Source, scenarios[req.Source].run.reply
+	}
+	if r == nil {
+		r = unknownMode(mode)
+	}
+	return c.end(r)
+}
+
+// end ends the container as the reply says, removing it as --rm does
+// unless it outlives the client.
+func (c runCall) end(r *reply) int {
+	if r.act != nil {
+		return r.act(c)
+	}
+	time.Sleep(r.delay)
+	if r.stdout != "" {
+		os.Stdout.WriteString(r.stdout)
+	}
+	if r.stderr != "" {
+		os.Stderr.WriteString(r.stderr)
+	}
+	if !r.kept {
+		os.Remove(c.container)
+	}
+	return r.code
+}
+
+// flood writes output until the reader gives up.
+func flood(runCall) int {
+	chunk := strings.Repeat("x", 64<<10)
+	for {
+		if _, err := os.Stdout.WriteString(chunk); err != nil {
+			return 1
+		}
+	}
+}
+
+// startLateCreate removes the container and has a detached copy of the
+// fake create it again later (lateCreate), as a create still in flight
+// when the client died would land.
+func startLateCreate(c runCall) int {
+	os.Remove(c.container)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), envChild+"="+c.name+"\t"+c.runID)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	_ = cmd.Start()
+	time.Sleep(time.Hour)
+	os.Remove(c.container)
+	return 0
+}
+
+// lateCreate creates the container ("name\trunID") once the supervisor has
+// listed containers at least once and found none.
+func lateCreate(state, nameAndID string) {
+	name, runID, _ := strings.Cut(nameAndID, "\t")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(filepath.Join(state, "ps-called")); err == nil {
+			time.Sleep(50 * time.Millisecond)
+			writeContainer(filepath.Join(state, "c-"+name), runID+"\t0\trunning\t")
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,161 @@
+package fakedocker
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
+)
+
+// A scenario is what the fake docker does in one mode, command by command.
+// The zero scenario is a docker that works and a runner that attests
+// perfectly but knows no answer to its request (see unknownMode).
+type scenario struct {
+	version    string // what `docker --version` claims; "" is a current docker
+	noImage    bool   // `docker image inspect` finds no such image
+	psDown     bool   // `docker ps` cannot reach the daemon
+	eventsDown bool   // `docker events` cannot reach the daemon
+	oomEvent   bool   // `docker events` reports the container's OOM kill
+	run        runScript
+}
+
+// A runScript is what `docker run` does, in the order docker and the
+// runner do it; a nil or zero field is a step that does not happen.
+type runScript struct {
+	refused   *reply                    // docker fails before any container exists
+	unstarted *reply                    // the container is created, never started, and left behind
+	warning   string                    // docker's stderr before the container starts
+	hello     func(memory int64) string // the runner's first bytes; nil is the perfect hello for --memory
+	pause     time.Duration             // after the hello, before the request is read
+	early     *reply                    // after the hello, instead of reading the request
+	bySource  bool                      // the request's source names the scenario whose reply follows
+	reply     *reply                    // after the request; nil is unknownMode's
+}
+
+// A reply is how a container ends: what it writes, and how `docker run`
+// exits.
+type reply struct {
+	delay  time.Duration // before anything is written: a slow or hung runner
+	stdout string
+	stderr string
+	code   int                 // docker run's exit status
+	kept   bool                // the container outlives the client: --rm does not remove it
+	act    func(c runCall) int // instead of the fields above: a runner that floods, a create that lands late
+}
+
+// scenarios are the fake's modes by name, as tests select them in EnvMode
+// (or, under "by-source", in a request's source).
+var scenarios = map[string]scenario{
+	// The daemon and the client.
+	"unreachable":      {psDown: true, run: runScript{refused: &reply{stderr: "docker: " + cannotConnect + "\n", code: 125, kept: true}}},
+	"hang-unreachable": {psDown: true, run: runScript{reply: hang}},
+	// A client that fails before any container exists (an unknown
+	// context, say), with a status that is not docker's own 125.
+	"no-container": {run: runScript{refused: &reply{stderr: `context "nope": context not found: no such file or directory` + "\n", code: 1, kept: true}}},
+	"broken-cli":   {version: "28.0.1"},
+	"no-image":     {noImage: true},
+	"exit125":      {run: runScript{unstarted: startFailure(125)}},
+	"exit126":      {run: runScript{unstarted: startFailure(126)}},
+	"exit127":      {run: runScript{unstarted: startFailure(127)}},
+	"warning": {run: runScript{
+		warning: "WARNING: Your kernel does not support swap limit capabilities or the cgroup is not mounted. Memory limited without swap.\n",
+		reply:   okReply,
+	}},
+	// The client fails (its transport died) and the container runs on.
+	"client-dies": {run: runScript{reply: &reply{stderr: "error during connect: the ssh command has exited with signal: killed\n", code: 1, kept: true}}},
+	// The client dies, the create lands later: a detached process creates
+	// the container after the supervisor's first listing.
+	"late-create": {run: runScript{reply: &reply{act: startLateCreate}}},
+
+	// The hello, written before anything is read from stdin, as the
+	// runner writes it.
+	"silent":             {run: runScript{hello: noHello, pause: time.Hour}},
+	"hello-endless-line": {run: runScript{hello: fixedHello(`{"v":2,"selfcheck":{`), pause: time.Hour}},
+	"hello-not-json":     {run: runScript{hello: fixedHello("hello, host\n"), reply: okReply}},
+	"hello-oversized": {run: runScript{
+		hello: fixedHello(`{"v":2,"selfcheck":{"env_keys":["` + strings.Repeat("K", 20<<10) + `"]}}` + "\n"),
+		reply: okReply,
+	}},
+	"hello-weak":      {run: runScript{hello: weakHello, reply: okReply}},
+	"weak-runtime":    {run: runScript{hello: weakHello, reply: okReply}},
+	"wrong-memory":    {run: runScript{hello: fixedHello(attestation.Hello(attestation.Perfect(512 << 20))), reply: okReply}},
+	"hello-twice":     {run: runScript{hello: func(m int64) string { return perfectHello(m) + perfectHello(m) }, reply: okReply}},
+	"hello-then-exit": {run: runScript{early: &reply{}}},
+	// A runner of protocol v1: no hello; it answers its request.
+	"v1": {run: runScript{hello: noHello, reply: answer(strings.Replace(OKResponse, `"v":2`, `"v":1`, 1))}},
+
+	// The reply to the request.
+	"ok":            {run: runScript{reply: okReply}},
+	"by-source":     {run: runScript{bySource: true}}, // so one batch can mix scenarios
+	"slow":          {run: runScript{reply: &reply{delay: 400 * time.Millisecond, stdout: OKResponse + "\n"}}},
+	"program-error": {run: runScript{reply: answer(ErrResponse)}},
+	"hang":          {run: runScript{reply: hang}},
+	"flood":         {run: runScript{reply: &reply{act: flood}}},
+	"two-json":      {run: runScript{reply: answer(OKResponse, OKResponse)}},
+	"malformed":     {run: runScript{reply: answer(`{"v":2,"ok":tru`)}},
+	"missing":       {run: runScript{reply: &reply{}}},
+	"big-output": {run: runScript{reply: answer(fmt.Sprintf(`{"v":2,"ok":true,"result":null,"output":"%s","output_truncated":false,"output_bytes":%d}`,
+		strings.Repeat("y", 64<<10+1), 64<<10+1))}},
+	"big-response": {run: runScript{reply: answer(fmt.Sprintf(`{"v":2,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`,
+		strings.Repeat("z", 1<<20)))}},
+	"nonzero-valid":     {run: runScript{reply: &reply{stdout: OKResponse + "\n", code: 1}}},
+	"exit137-oom":       {oomEvent: true, run: runScript{reply: &reply{code: 137}}},
+	"exit137-kill":      {run: runScript{reply: &reply{code: 137}}},
+	"command-not-found": {run: runScript{reply: answer(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)}},
+	"runner-oom":        {run: runScript{reply: answer(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"oom","message":"memory exhausted: 65523712 of 67108864 bytes in use (runner guard)"}}`)}},
+	"runner-timeout":    {run: runScript{reply: answer(`{"v":2,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)}},
+	"usage":             {run: runScript{reply: answer(`{"v":2,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1500,"memory_peak_bytes":9000000}}`)}},
+	// A second of CPU in the moment the response took.
+	"usage-cpu-claim":      {run: runScript{reply: answer(`{"v":2,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":5000000,"memory_peak_bytes":9000000}}`)}},
+	"usage-peak-claim":     {run: runScript{reply: answer(`{"v":2,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1500,"memory_peak_bytes":99999999999}}`)}},
+	"cpu-limit":            {run: runScript{reply: answer(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"cpu_time","message":"CPU-time limit of 1s reached: 1s used"},"usage":{"cpu_us":50000,"memory_peak_bytes":9000000}}`)}},
+	"exec-oom":             {oomEvent: true, run: runScript{reply: answer(execKilled)}},
+	"exec-oom-events-fail": {eventsDown: true, run: runScript{reply: answer(execKilled)}},
+}
+
+// execKilled is the runner's account of an --exec program killed by a
+// signal (the kernel's OOM killer, in the scenarios that use it).
+const execKilled = `{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`
+
+var (
+	okReply = answer(OKResponse)
+	hang    = &reply{delay: time.Hour} // a runner that never answers
+)
+
+// answer is a reply of the given lines that exits 0.
+func answer(lines ...string) *reply {
+	return &reply{stdout: strings.Join(lines, "\n") + "\n"}
+}
+
+// startFailure is docker's own failure (status 125, 126 or 127) for a
+// container it created and never started: the container is left for
+// cleanup.
+func startFailure(code int) *reply {
+	return &reply{
+		stderr: fmt.Sprintf("docker: Error response from daemon: failure in mode exit%d.\nSee 'docker run --help'.\n", code),
+		code:   code,
+		kept:   true,
+	}
+}
+
+// unknownMode is the reply of a scenario that has none: the fake fails
+// loudly and leaves the container.
+func unknownMode(mode string) *reply {
+	return &reply{stderr: fmt.Sprintf("fake docker: unknown mode %q\n", mode), code: 2, kept: true}
+}
+
+// perfectHello is the hello of a runner that enforces the whole policy
+// with the given memory limit.
+func perfectHello(memory int64) string {
+	return attestation.Hello(attestation.Perfect(memory))
+}
+
+func weakHello(int64) string { return attestation.Hello(attestation.Weak()) }
+
+func noHello(int64) string { return "" }
+
+// fixedHello is a hello that does not depend on the memory limit.
+func fixedHello(s string) func(int64) string {
+	return func(int64) string { return s }
+}

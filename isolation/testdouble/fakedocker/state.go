@@ -1,0 +1,133 @@
+package fakedocker
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Log is the name of the call log in the state directory: one call per
+// line, arguments separated by \x1f.
+const Log = "calls.log"
+
+// stdinLog is the name of the file in the state directory that gets every
+// byte a container read from its stdin.
+const stdinLog = "stdin.log"
+
+// started names the file that records the run id of every container that
+// started, one a line: the daemon's record that `events` reads.
+const started = "started.log"
+
+// Stdin returns every byte the fake's containers read from their stdin.
+func Stdin(state string) string {
+	b, _ := os.ReadFile(filepath.Join(state, stdinLog))
+	return string(b)
+}
+
+// Calls returns the logged calls.
+func Calls(state string) [][]string {
+	b, _ := os.ReadFile(filepath.Join(state, Log))
+	var out [][]string
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if line != "" {
+			out = append(out, strings.Split(line, "\x1f"))
+		}
+	}
+	return out
+}
+
+// Containers lists the containers present in the state directory.
+func Containers(state string) []string {
+	m, _ := filepath.Glob(filepath.Join(state, "c-*"))
+	var out []string
+	for _, p := range m {
+		if !strings.HasSuffix(p, ".tmp") { // a create that never completed
+			out = append(out, strings.TrimPrefix(filepath.Base(p), "c-"))
+		}
+	}
+	return out
+}
+
+// AddContainer puts a running container of another run in the state
+// directory, as gc or cleanup would find it.
+func AddContainer(state, name, runID, deadline, status string) error {
+	return AddOwnedContainer(state, name, runID, deadline, status, "")
+}
+
+// AddOwnedContainer is AddContainer with an owner label.
+func AddOwnedContainer(state, name, runID, deadline, status, owner string) error {
+	return writeContainer(filepath.Join(state, "c-"+name), runID+"\t"+deadline+"\t"+status+"\t"+owner)
+}
+
+// writeContainer creates a container file whole, by rename, as the daemon
+// creates a container: a fake killed halfway through a plain write would
+// leave a file with no labels, which no listing by label could find.
+func writeContainer(path, content string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ps prints one line per container whose run-id label matches the label
+// filter; with --format (gc's listing) it prints every container as
+// "<run id>\t<deadline>\t<state>\t<name>\t<owner>". Container IDs are
+// names here.
+func ps(state string, args []string) {
+	f := flagValue(args, "--filter")
+	for _, c := range Containers(state) {
+		b, _ := os.ReadFile(filepath.Join(state, "c-"+c))
+		fields := strings.SplitN(string(b), "\t", 4)
+		for len(fields) < 4 {
+			fields = append(fields, "")
+		}
+		switch {
+		case flagValue(args, "--format") != "":
+			fmt.Printf("%s\t%s\t%s\t%s\t%s\n", fields[0], fields[1], fields[2], c, fields[3])
+		case strings.HasPrefix(f, "label="+labelRunID) && fields[0] == strings.TrimPrefix(f, "label="+labelRunID):
+			fmt.Println(c)
+		}
+	}
+}
+
+// startedRun reports whether a container of the run named by the events
+// query's label filter started.
+func startedRun(state string, args []string) bool {
+	b, _ := os.ReadFile(filepath.Join(state, started))
+	for i, a := range args {
+		if a == "--filter" && i+1 < len(args) && strings.HasPrefix(args[i+1], "label="+labelRunID) {
+			id := strings.TrimPrefix(args[i+1], "label="+labelRunID)
+			return strings.Contains("\n"+string(b), "\n"+id+"\n")
+		}
+	}
+	return false
+}
+
+func appendLog(state string, args []string) {
+	f, err := os.OpenFile(filepath.Join(state, Log), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, strings.Join(args, "\x1f"))
+}
+
+func appendFile(path, s string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.WriteString(s)
+}
+
+func flagValue(args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
