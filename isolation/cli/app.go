@@ -47,6 +47,7 @@ func run(ctx context.Context, args, env []string, stdin io.Reader, stdout, stder
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	var version bool
 	app := &cli.App{
 		Name:  "synapse-isolation",
 		Usage: "run untrusted source code in a fresh, locked-down Docker container",
@@ -60,7 +61,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// side by side) would race on them. HideVersion keeps urfave/cli
 		// from adding its VersionFlag; the root Action answers --version
 		// and the template still shows the version.
-		Flags:                 []cli.Flag{helpFlag(), versionFlag()},
+		Flags:                 []cli.Flag{helpFlag(), versionFlag(&version)},
 		HideVersion:           true,
 		HideHelp:              true,
 		CustomAppHelpTemplate: strings.Replace(cli.AppHelpTemplate, "{{if not .HideVersion}}", "{{if true}}", -1),
@@ -74,7 +75,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		OnUsageError:   onUsageError,
 		// Reached only for an unknown command: a rejection, not help.
 		Action: func(c *cli.Context) error {
-			if c.Bool("version") {
+			if version {
 				// The same line as the version command's first.
 				fmt.Fprintf(c.App.Writer, "%s %s\n", c.App.Name, c.App.Version)
 				return nil
@@ -91,7 +92,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		},
 	}
 	for _, cmd := range app.Commands {
-		cmd.OnUsageError = onUsageError
+		if cmd.OnUsageError == nil {
+			cmd.OnUsageError = onUsageError
+		}
 		cmd.HideHelpCommand = true
 		cmd.HideHelp = true // no shared HelpFlag: each command gets its own
 		cmd.Flags = append(cmd.Flags, helpFlag())
@@ -104,21 +107,17 @@ func helpFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help", DisableDefaultText: true}
 }
 
-func versionFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version", DisableDefaultText: true}
+func versionFlag(dst *bool) cli.Flag {
+	return &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version", DisableDefaultText: true, Destination: dst}
 }
 
 // onUsageError turns a flag parsing error into a rejection (exit 2) with
-// one line on stderr, instead of urfave/cli's usage dump. run and eval
-// still print their one result object, as for every other verdict.
-func onUsageError(c *cli.Context, err error, _ bool) error {
-	err = usageError(err)
-	if c.Command != nil && (c.Command.Name == "run" || c.Command.Name == "eval") {
-		format := "json"
-		if c.String("format") == "text" {
-			format = "text"
-		}
-		return report(c, format, rejectedResult(err), err)
-	}
-	return err
+// one line on stderr, instead of urfave/cli's usage dump.
+func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError(err) }
+
+// resultUsageError is onUsageError for run and eval, which print their one
+// result object for a bad flag too, as for every other verdict. It is
+// JSON, the default, whatever --format said: the flags did not parse.
+func resultUsageError(c *cli.Context, err error, _ bool) error {
+	return reportRejected(c, "json", usageError(err))
 }

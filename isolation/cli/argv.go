@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -11,41 +10,51 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
+// argvOptions are argv's flags: run's, so that the argv printed is the
+// one run executes, and how to print it.
+type argvOptions struct {
+	sandbox sandboxOptions
+	format  oneOf
+	at      int64 // unix seconds; the clock when not given
+}
+
 func argvCommand() *cli.Command {
+	var o argvOptions
 	return &cli.Command{
 		Name:      "argv",
 		Usage:     "print the exact docker argv that run would execute",
 		ArgsUsage: "[-- CMD ARGS...]",
-		Flags: append(runFlags(),
-			enumFlag("format", "output `FORMAT`", "shell", "json", "lines"),
-			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)", DefaultText: "now"}),
-		Action: func(c *cli.Context) error {
-			format := format(c)
-			o, err := optionsFromFlags(c)
-			if err != nil {
-				return err
-			}
-			var at time.Time
-			if c.IsSet("at") {
-				at = time.Unix(c.Int64("at"), 0)
-			}
-			argv, err := isolation.Argv(o, at)
-			if err != nil {
-				return err
-			}
-			w := c.App.Writer
-			switch format {
-			case "json":
-				b, _ := json.Marshal(argv)
-				fmt.Fprintf(w, "%s\n", b)
-			case "lines":
-				fmt.Fprintln(w, strings.Join(argv, "\n"))
-			default:
-				fmt.Fprintln(w, shellJoin(argv))
-			}
-			return nil
-		},
+		Flags: append(o.sandbox.runFlags(),
+			enumFlag(&o.format, "format", "output `FORMAT`", "shell", "json", "lines"),
+			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)", DefaultText: "now",
+				Destination: &o.at}),
+		Action: func(c *cli.Context) error { return argvAction(c, &o) },
 	}
+}
+
+func argvAction(c *cli.Context, o *argvOptions) error {
+	opts, err := o.sandbox.options(c)
+	if err != nil {
+		return err
+	}
+	var at time.Time
+	if c.IsSet("at") { // --at 0 is 1970, not the clock
+		at = time.Unix(o.at, 0)
+	}
+	argv, err := isolation.Argv(opts, at)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	switch o.format.value {
+	case "json":
+		_ = writeJSON(w, argv)
+	case "lines":
+		fmt.Fprintln(w, strings.Join(argv, "\n"))
+	default:
+		fmt.Fprintln(w, shellJoin(argv))
+	}
+	return nil
 }
 
 // shellJoin quotes each argument for a POSIX shell so the line, pasted into

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,56 +15,66 @@ import (
 // maxAuditInput bounds the argv read from stdin.
 const maxAuditInput = 1 << 20
 
+// auditOptions are audit's flags.
+type auditOptions struct {
+	format        oneOf
+	input         oneOf
+	allowRuntimes cli.StringSlice
+	cli           string
+}
+
 func auditCommand() *cli.Command {
+	var o auditOptions
 	return &cli.Command{
 		Name:  "audit",
 		Usage: fmt.Sprintf("check a docker run argv against the policy (exit 0 compliant, %d not, %d unreadable)", exitFailedCheck, status(isolation.Rejected)),
 		ArgsUsage: "-- docker run ARGS...  (or, on stdin, the argv as `argv` prints it: shell, json or lines)\n\n" +
 			"   synapse-isolation argv --format F ... | synapse-isolation audit   audits any of the three",
 		Flags: []cli.Flag{
-			reportFormatFlag(),
-			enumFlag("input", "stdin `FORM`", "auto", "shell", "json", "lines"),
-			&cli.StringSliceFlag{Name: "allow-runtime", Usage: "accept OCI runtime `NAME` (repeatable); any other --runtime is a finding"},
-			&cli.StringFlag{Name: "cli", Value: "docker", Usage: "the client `BINARY` the argv must start with"},
+			reportFormatFlag(&o.format),
+			enumFlag(&o.input, "input", "stdin `FORM`", "auto", "shell", "json", "lines"),
+			&cli.StringSliceFlag{Name: "allow-runtime", Usage: "accept OCI runtime `NAME` (repeatable); any other --runtime is a finding",
+				Destination: &o.allowRuntimes},
+			cliFlag(&o.cli, "the client `BINARY` the argv must start with", false),
 		},
-		Action: func(c *cli.Context) error {
-			format := format(c)
-			r, err := auditArgv(c)
-			if err != nil {
-				if format == "json" {
-					// Scripts reading JSON get JSON for every outcome.
-					b, _ := json.Marshal(map[string]any{"compliant": false,
-						"error": map[string]string{"type": "rejected", "message": message(err)}})
-					fmt.Fprintf(c.App.Writer, "%s\n", b)
-				}
-				return err
-			}
-			writeAudit(c.App.Writer, format, r)
-			if !r.Compliant() {
-				return &silentError{code: exitFailedCheck}
-			}
-			return nil
-		},
+		Action: func(c *cli.Context) error { return auditAction(c, &o) },
 	}
 }
 
-// auditArgv reads the argv (after -- or on stdin) and audits it.
-func auditArgv(c *cli.Context) (dockerargs.Report, error) {
+func auditAction(c *cli.Context, o *auditOptions) error {
+	r, err := o.audit(c)
+	if err != nil {
+		if o.format.value == "json" {
+			// Scripts reading JSON get JSON for every outcome.
+			_ = writeJSON(c.App.Writer, map[string]any{"compliant": false,
+				"error": map[string]string{"type": "rejected", "message": message(err)}})
+		}
+		return err
+	}
+	writeAudit(c.App.Writer, o.format.value, r)
+	if !r.Compliant() {
+		return &silentError{code: exitFailedCheck}
+	}
+	return nil
+}
+
+// audit reads the argv (after -- or on stdin) and audits it.
+func (o *auditOptions) audit(c *cli.Context) (dockerargs.Report, error) {
 	argv := c.Args().Slice()
 	switch {
 	case len(argv) > 0 && !afterDashes(c):
 		return dockerargs.Report{}, rejectf("unexpected argument %q: the argv to audit goes after --, as in: audit -- docker run ...", argv[0])
 	case len(argv) == 0:
 		var err error
-		if argv, err = readAuditInput(c); err != nil {
+		if argv, err = readAuditInput(c, o.input.value); err != nil {
 			return dockerargs.Report{}, err
 		}
 	}
-	o := dockerargs.AuditOptions{CLI: c.String("cli"), AllowRuntimes: c.StringSlice("allow-runtime"), Seccomp: map[string]dockerargs.ProfileFile{}}
-	for _, path := range dockerargs.SeccompPaths(argv, o.CLI) {
-		o.Seccomp[path] = readProfile(path)
+	ao := dockerargs.AuditOptions{CLI: o.cli, AllowRuntimes: o.allowRuntimes.Value(), Seccomp: map[string]dockerargs.ProfileFile{}}
+	for _, path := range dockerargs.SeccompPaths(argv, ao.CLI) {
+		ao.Seccomp[path] = readProfile(path)
 	}
-	r, err := dockerargs.Audit(argv, o)
+	r, err := dockerargs.Audit(argv, ao)
 	if err != nil {
 		return dockerargs.Report{}, &rejected{err: err}
 	}
@@ -96,8 +105,7 @@ func readProfile(path string) dockerargs.ProfileFile {
 
 // readAuditInput reads the argv from stdin, bounded. From a terminal it
 // prints the usage instead of waiting for input nobody is going to type.
-func readAuditInput(c *cli.Context) ([]string, error) {
-	form := enum(c, "input")
+func readAuditInput(c *cli.Context, form string) ([]string, error) {
 	if isTerminal(c.App.Reader) {
 		_ = cli.ShowCommandHelp(c, "audit")
 		return nil, rejectf("audit: no argv after -- and stdin is a terminal")
@@ -118,11 +126,10 @@ func readAuditInput(c *cli.Context) ([]string, error) {
 
 func writeAudit(w io.Writer, format string, r dockerargs.Report) {
 	if format == "json" {
-		b, _ := json.Marshal(struct {
+		_ = writeJSON(w, struct {
 			Compliant bool `json:"compliant"`
 			dockerargs.Report
 		}{r.Compliant(), r})
-		fmt.Fprintf(w, "%s\n", b)
 		return
 	}
 	for _, f := range r.Findings {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,7 +17,20 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
+// batchOptions are batch's flags: run's options but --name, and how to
+// read the requests and write the results.
+type batchOptions struct {
+	sandbox  sandboxOptions
+	parallel int
+	idle     limits.Duration
+	contexts cli.StringSlice
+	input    string
+	ordered  bool
+	failFast bool
+}
+
 func batchCommand() *cli.Command {
+	var o batchOptions
 	return &cli.Command{
 		Name:  "batch",
 		Usage: "run JSON Lines requests, each in its own fresh container, from a warm pool; one result line each",
@@ -24,42 +38,80 @@ func batchCommand() *cli.Command {
 			`   Each input line is {"id": <string or number>, "source": "..."}; each output line is the object run` + "\n" +
 			`   prints plus "id" and "line". A summary goes to stderr.`,
 		Description: "Each request's --timeout counts from its arrival.\n\nExit status: " + batchExitText(),
-		Flags: append(optionFlags(),
-			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "at most `N` containers at once, ready or running"},
-			durationFlag("idle", isolation.DefaultIdle, "a ready container waiting longer than `DURATION` ends on its own"),
-			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines"},
-			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true},
-			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)", DisableDefaultText: true},
-			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok", DisableDefaultText: true},
+		Flags: append(o.sandbox.flags(),
+			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "at most `N` containers at once, ready or running", Destination: &o.parallel},
+			durationFlag(&o.idle, "idle", isolation.DefaultIdle, "a ready container waiting longer than `DURATION` ends on its own"),
+			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines", Destination: &o.contexts},
+			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true, Destination: &o.input},
+			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)", DisableDefaultText: true, Destination: &o.ordered},
+			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok", DisableDefaultText: true, Destination: &o.failFast},
 		),
-		Action: runBatch,
+		Action: func(c *cli.Context) error { return runBatch(c, &o) },
 	}
 }
 
-func runBatch(c *cli.Context) error {
-	o, err := optionsFromFlags(c)
+// runBatch checks the flags, opens the input, starts the pool, runs every
+// request and says how the batch ended.
+func runBatch(c *cli.Context, o *batchOptions) error {
+	ro, err := o.sandbox.options(c)
 	if err != nil {
 		return err
 	}
-	// Written out, 0 is not "the default" (as for sizes and durations),
-	// which the library's zero means; every other value is the pool's to
-	// check, and both say its one range.
-	parallel := c.Int("parallel")
-	if parallel == 0 {
-		return rejectf("--parallel: must be from 1 to %d (got \"0\")", limits.MaxParallel)
+	if err := checkParallel(o.parallel); err != nil {
+		return err
 	}
-	in := c.App.Reader
-	if path := c.String("input"); path != "" {
-		f, err := os.Open(path)
-		if err != nil {
-			return rejectf("--input: %w", err)
-		}
-		defer f.Close()
-		in = f
+	in, closeInput, err := o.openInput(c)
+	if err != nil {
+		return err
 	}
+	defer closeInput()
+	start := time.Now()
+	pool, err := isolation.NewPool(c.Context, o.poolOptions(c, ro))
+	if err != nil {
+		return err // exitCode and message read the typed error as they are
+	}
+	out := newBatchOutput(c.App.Writer, c.App.ErrWriter, o.ordered, o.parallel,
+		func(v isolation.Verdict) int { return resultStatus(c.Context, v) })
+	s := &scheduler{out: out, pool: pool, failFast: o.failFast, starlark: ro.Exec == nil}
+	readErr := s.run(c.Context, in)
+	pool.Drain() // the input is done: start no container nobody will use
+	s.wg.Wait()
+	closeErr := pool.Close()
+	out.summary(time.Since(start))
+	return batchEnd(c.Context, out, readErr, closeErr)
+}
+
+// checkParallel is --parallel's one range: written out, 0 is not "the
+// default" (which the pool's zero means), so the CLI refuses it with every
+// other value out of the range, in one message.
+func checkParallel(n int) error {
+	if n < 1 || n > limits.MaxParallel {
+		return &rejected{err: &limits.FieldError{Field: "parallel", Value: strconv.Itoa(n),
+			Msg: fmt.Sprintf("must be from 1 to %d", limits.MaxParallel)}}
+	}
+	return nil
+}
+
+// openInput is --input, or stdin without it; closeInput is to be called
+// once the batch is done with it.
+func (o *batchOptions) openInput(c *cli.Context) (in io.Reader, closeInput func(), err error) {
+	if o.input == "" {
+		return c.App.Reader, func() {}, nil
+	}
+	f, err := os.Open(o.input)
+	if err != nil {
+		return nil, nil, rejectf("--input: %w", err)
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// poolOptions are the pool's: the run's options, one engine per --context
+// (the flags' one engine without any), and a line on stderr for an engine
+// the pool stops using.
+func (o *batchOptions) poolOptions(c *cli.Context, ro isolation.Options) isolation.PoolOptions {
 	po := isolation.PoolOptions{
-		Run:      o,
-		Parallel: parallel, Idle: duration(c, "idle"), // its range is the pool's to check
+		Run:      ro,
+		Parallel: o.parallel, Idle: time.Duration(o.idle), // its range is the pool's to check
 		OnDrop: func(e isolation.Engine, err error) {
 			where := "the current engine"
 			if e.Context != "" {
@@ -68,27 +120,21 @@ func runBatch(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "batch: dropping %s: %s\n", where, message(err))
 		},
 	}
-	for _, name := range c.StringSlice("context") {
-		e := o.Engine
+	for _, name := range o.contexts.Value() {
+		e := ro.Engine
 		e.Context = name
 		po.Engines = append(po.Engines, e)
 	}
-	start := time.Now()
-	pool, err := isolation.NewPool(c.Context, po)
-	if err != nil {
-		return err // exitCode and message read the typed error as they are
-	}
-	out := newBatchOutput(c.App.Writer, c.App.ErrWriter, c.Bool("ordered"), parallel,
-		func(v isolation.Verdict) int { return resultStatus(c.Context, v) })
-	s := &scheduler{out: out, pool: pool, failFast: c.Bool("fail-fast"), starlark: o.Exec == nil}
-	readErr := s.run(c.Context, in)
-	pool.Drain() // the input is done: start no container nobody will use
-	s.wg.Wait()
-	closeErr := pool.Close()
-	out.summary(time.Since(start))
+	return po
+}
+
+// batchEnd is how a batch that ran ends: interrupted, unable to write or
+// read, a pool that did not close cleanly, or the status of the most
+// serious verdict among the results.
+func batchEnd(ctx context.Context, out *batchOutput, readErr, closeErr error) error {
 	switch {
-	case c.Context.Err() != nil:
-		return &isolation.Error{Verdict: isolation.Interrupted, Err: context.Cause(c.Context)}
+	case ctx.Err() != nil:
+		return &isolation.Error{Verdict: isolation.Interrupted, Err: context.Cause(ctx)}
 	case out.writeErr != nil:
 		return writeFailed(out.writeErr)
 	case readErr != nil:

@@ -63,13 +63,13 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	out, err := json.Marshal(batchRecord{ID: id, Line: line, record: newRecord(res, b.status(res.Verdict))})
+	out, err := encodeJSON(batchRecord{ID: id, Line: line, record: newRecord(res, b.status(res.Verdict))})
 	if err != nil {
 		// Every value was decoded or built as JSON already; should one
 		// not encode, the line still gets a result, the tool's failure.
 		res = isolation.Result{Verdict: isolation.EngineFailure,
 			Error: &isolation.ErrorDetail{Type: string(isolation.EngineFailure), Message: "encoding the result: " + err.Error()}}
-		out, _ = json.Marshal(batchRecord{ID: json.RawMessage("null"), Line: line, record: newRecord(res, b.status(res.Verdict))})
+		out, _ = encodeJSON(batchRecord{ID: json.RawMessage("null"), Line: line, record: newRecord(res, b.status(res.Verdict))})
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -88,7 +88,7 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 			b.peak = max(b.peak, *u.MemoryPeakBytes)
 		}
 	}
-	b.deliver(line, append(out, '\n'))
+	b.deliver(line, out)
 	if b.progress {
 		fmt.Fprintf(b.errw, "\rbatch: %d done, %d ok", b.done, b.counts[isolation.OK])
 	}

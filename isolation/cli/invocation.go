@@ -2,7 +2,6 @@ package cli
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -15,22 +14,11 @@ const metaArgs = "args"
 // metaEnv is the App.Metadata key of the CLI's environment (run's env).
 const metaEnv = "env"
 
-// environ returns the CLI's environment.
-func environ(c *cli.Context) []string {
+// appEnv returns the CLI's environment, which isolation/internal/environ
+// reads (the last setting of a key wins).
+func appEnv(c *cli.Context) []string {
 	env, _ := c.App.Metadata[metaEnv].([]string)
 	return env
-}
-
-// getenv looks key up in the CLI's environment; the last setting wins, as
-// in a process's environment.
-func getenv(c *cli.Context, key string) string {
-	env := environ(c)
-	for i := len(env) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-			return v
-		}
-	}
-	return ""
 }
 
 // afterDashes reports whether the positional arguments of c were written

@@ -12,10 +12,40 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
+// encodeJSON is v as one line of JSON, newline included, the way every
+// command prints JSON: <, > and & as themselves, not as \u003c escapes
+// (an image ID's placeholder sha256:<64 hex> reads as it is written).
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeJSON writes v to w as encodeJSON spells it; nothing is written if
+// v does not encode.
+func writeJSON(w io.Writer, v any) error {
+	b, err := encodeJSON(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
 // rejectedResult is the result of a run refused before anything started.
 func rejectedResult(err error) isolation.Result {
 	v := isolation.Rejected
 	return isolation.Result{Verdict: v, Error: &isolation.ErrorDetail{Type: string(v), Message: message(err)}}
+}
+
+// reportRejected reports a run refused before anything started: the
+// CLI's own rejected result, which names a bad option as its flag.
+func reportRejected(c *cli.Context, format string, err error) error {
+	return report(c, format, rejectedResult(err), err)
 }
 
 // report writes the one result object to stdout and, for every nonzero
@@ -23,17 +53,19 @@ func rejectedResult(err error) isolation.Result {
 // failure shows the reason. It returns the error carrying the exit status.
 func report(c *cli.Context, format string, res isolation.Result, err error) error {
 	exit := resultStatus(c.Context, res.Verdict)
-	var buf bytes.Buffer
+	var out []byte
 	if format == "json" {
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(newRecord(res, exit)); err != nil {
+		b, err := encodeJSON(newRecord(res, exit))
+		if err != nil {
 			return err
 		}
+		out = b
 	} else {
+		var buf bytes.Buffer
 		writeText(&buf, res)
+		out = buf.Bytes()
 	}
-	if _, werr := c.App.Writer.Write(buf.Bytes()); werr != nil {
+	if _, werr := c.App.Writer.Write(out); werr != nil {
 		// The verdict's status would tell a script a result it never got.
 		return writeFailed(werr)
 	}

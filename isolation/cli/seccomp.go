@@ -11,20 +11,25 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
+// seccompOptions are seccomp's flags.
+type seccompOptions struct{ format oneOf }
+
 func seccompCommand() *cli.Command {
+	var o seccompOptions
 	return &cli.Command{
 		Name:  "seccomp",
 		Usage: "print the seccomp profile every run uses, for review",
 		Description: "With --format json (the default) it prints the profile exactly as run writes it to the\n" +
 			"user's cache dir and docker sends it to the engine; with --format table, each rule with its reason.\n" +
 			"Every syscall the profile does not allow is refused with EPERM.",
-		Flags: []cli.Flag{enumFlag("format", "output `FORMAT`", "json", "table")},
+		Flags: []cli.Flag{enumFlag(&o.format, "format", "output `FORMAT`", "json", "table")},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			format := format(c)
-			if format == "json" {
+			if o.format.value == "json" {
+				// The profile's own bytes, as docker gets them: not
+				// re-encoded.
 				_, err := c.App.Writer.Write(limits.SeccompProfile())
 				return err
 			}

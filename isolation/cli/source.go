@@ -9,17 +9,23 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
-// sourceFlags select the program: --code SRC, --code - (stdin) or --file PATH.
-func sourceFlags() []cli.Flag {
+// sourceOptions select the program: --code SRC, --code - (stdin) or
+// --file PATH (- is stdin too).
+type sourceOptions struct {
+	code, file string
+}
+
+func (o *sourceOptions) flags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "code", Usage: "program `SOURCE` (- reads it from stdin)"},
-		&cli.StringFlag{Name: "file", Usage: "read the program from `PATH` (- reads it from stdin)", TakesFile: true},
+		&cli.StringFlag{Name: "code", Usage: "program `SOURCE` (- reads it from stdin)", Destination: &o.code},
+		&cli.StringFlag{Name: "file", Usage: "read the program from `PATH` (- reads it from stdin)", TakesFile: true, Destination: &o.file},
 	}
 }
 
-// readSource reads the program named by the flags, refusing an oversized
-// file or stdin without reading it all (isolation.ReadSource).
-func readSource(c *cli.Context) (string, error) {
+// read reads the program the flags name, refusing an oversized file or
+// stdin without reading it all (isolation.ReadSource). Which flag was
+// given is the flag set's to say: --code "" is an empty program.
+func (o *sourceOptions) read(c *cli.Context) (string, error) {
 	code, file := c.IsSet("code"), c.IsSet("file")
 	var r io.Reader
 	flag := "--code"
@@ -31,17 +37,17 @@ func readSource(c *cli.Context) (string, error) {
 		return "", rejectf("conflicting options: --code and --file")
 	case !code && !file:
 		return "", rejectf("one of --code or --file is required")
-	case file && c.String("file") == "-", c.String("code") == "-":
+	case file && o.file == "-", o.code == "-":
 		r = c.App.Reader
 	case file:
-		f, err := os.Open(c.String("file"))
+		f, err := os.Open(o.file)
 		if err != nil {
 			return "", rejectf("--file: %w", err)
 		}
 		defer f.Close()
 		r = f
 	default:
-		return c.String("code"), nil
+		return o.code, nil
 	}
 	src, err := isolation.ReadSource(r)
 	if isRejected(err) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -55,20 +54,22 @@ func (v buildVersion) String() string {
 	return fmt.Sprintf("%s (protocol v%d%s, %s)", v.Version, v.Protocol, rev, v.Go)
 }
 
+// versionOptions are version's flags.
+type versionOptions struct{ format oneOf }
+
 func versionCommand() *cli.Command {
+	var o versionOptions
 	return &cli.Command{
 		Name:  "version",
 		Usage: "print the version: module version, VCS revision, protocol, Go release",
-		Flags: []cli.Flag{reportFormatFlag()},
+		Flags: []cli.Flag{reportFormatFlag(&o.format)},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			format := format(c)
 			v := readBuildVersion()
-			if format == "json" {
-				b, _ := json.Marshal(v)
-				fmt.Fprintf(c.App.Writer, "%s\n", b)
+			if o.format.value == "json" {
+				_ = writeJSON(c.App.Writer, v)
 				return nil
 			}
 			fmt.Fprintf(c.App.Writer, "synapse-isolation %s\n", v)
