@@ -13,10 +13,16 @@ import (
 // SIGINT or SIGTERM. Later signals are swallowed while the run cleans up,
 // so a second Ctrl-C cannot skip the container's removal; the cleanup is
 // itself time-bounded.
+// handledSignals are the signals that interrupt a run, in the order the
+// exit status lists name them.
+var handledSignals = []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}
+
 func signalContext(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	for _, sig := range handledSignals {
+		signal.Notify(ch, sig)
+	}
 	go func() {
 		for sig := range ch {
 			cancel(&signalError{sig: sig})

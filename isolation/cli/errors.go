@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -9,66 +8,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
-
-// statuses is the one table from verdict to exit status, from the least
-// serious verdict to the most: a batch exits with the status of the most
-// serious verdict among its results. An interrupted run exits 128+signal
-// when a signal interrupted it (signalError.code).
-var statuses = []struct {
-	verdict isolation.Verdict
-	exit    int
-}{
-	{isolation.OK, 0},
-	{isolation.ProgramError, 1},
-	{isolation.Rejected, 2},
-	{isolation.Timeout, 124},
-	{isolation.CPUTimeout, 124}, // as a timeout: the JSON verdict tells them apart
-	{isolation.OOM, 137},
-	{isolation.CommandNotFound, 127},
-	{isolation.SandboxFailure, 3},
-	{isolation.EngineFailure, 125},
-	{isolation.Interrupted, 130},
-}
-
-// row is v's place in statuses and its exit status; a verdict the table
-// does not know reads as an engine failure: the tool could not do its job.
-func row(v isolation.Verdict) (severity, exit int) {
-	for i, r := range statuses {
-		if r.verdict == v {
-			return i, r.exit
-		}
-	}
-	return row(isolation.EngineFailure)
-}
-
-// status is v's exit status.
-func status(v isolation.Verdict) int {
-	_, exit := row(v)
-	return exit
-}
-
-// severity orders verdicts from ok (0) up: of several, the greater is the
-// more serious.
-func severity(v isolation.Verdict) int {
-	i, _ := row(v)
-	return i
-}
-
-// resultStatus is the exit status of a result: its verdict's, or for a run
-// a signal interrupted, 128+signal.
-func resultStatus(ctx context.Context, v isolation.Verdict) int {
-	var sig *signalError
-	if v == isolation.Interrupted && errors.As(context.Cause(ctx), &sig) {
-		return sig.code()
-	}
-	return status(v)
-}
-
-// exitFailedCheck is the status of a report whose checks did not all
-// pass (audit: a boundary missing or violated; doctor: a check failed).
-// It is no verdict of a run; bad flags and input are the verdict
-// rejected, whose status the table gives.
-const exitFailedCheck = 1
 
 // silentError carries an exit status for an outcome the command has
 // already reported on stdout (a failed audit, a run's JSON verdict).
