@@ -65,77 +65,114 @@ func guessForm(s string) string {
 // comments, a second command) is refused: what the shell would run cannot
 // be known from the text alone, so it is never guessed.
 func splitShell(s string) ([]string, error) {
-	var (
-		words  []string
-		word   strings.Builder
-		inWord bool
-	)
-	end := func() {
-		if inWord {
-			words = append(words, word.String())
+	l := &shellLine{r: []rune(s)}
+	for i := 0; i < len(l.r); i++ {
+		last, done, err := l.step(i)
+		if err != nil {
+			return nil, err
 		}
-		word.Reset()
-		inWord = false
-	}
-	refuse := func(what string, c rune) error {
-		return fmt.Errorf("shell line: unquoted %q (%s) is refused: quote it, or give the argv as JSON", c, what)
-	}
-	r := []rune(s)
-	for i := 0; i < len(r); i++ {
-		c := r[i]
-		switch {
-		case c == ' ' || c == '\t':
-			end()
-		case c == '\n':
-			end()
-			if strings.TrimSpace(string(r[i:])) != "" {
-				return nil, errors.New("shell line: more than one command (an unquoted newline ends one)")
-			}
-			return words, nil
-		case c == '\\':
-			if i+1 >= len(r) {
-				return nil, errors.New("shell line: ends with a lone backslash")
-			}
-			i++
-			if r[i] != '\n' { // backslash-newline joins lines
-				word.WriteRune(r[i])
-				inWord = true
-			}
-		case c == '\'':
-			j := i + 1
-			for j < len(r) && r[j] != '\'' {
-				j++
-			}
-			if j >= len(r) {
-				return nil, errors.New("shell line: unterminated single quote")
-			}
-			word.WriteString(string(r[i+1 : j]))
-			inWord, i = true, j
-		case c == '"':
-			j, err := doubleQuoted(r, i+1, &word)
-			if err != nil {
-				return nil, err
-			}
-			inWord, i = true, j
-		case c == '$' || c == '`':
-			return nil, refuse("expansion", c)
-		case c == '*' || c == '?' || c == '[':
-			return nil, refuse("glob", c)
-		case c == '{' || c == '}':
-			return nil, refuse("brace expansion", c)
-		case c == '~' && !inWord:
-			return nil, refuse("tilde expansion", c)
-		case c == '#' && !inWord:
-			return nil, refuse("comment", c)
-		case strings.ContainsRune("<>|&;()", c):
-			return nil, refuse("redirection or control operator", c)
-		default:
-			word.WriteRune(c)
-			inWord = true
+		if done {
+			return l.words, nil
 		}
+		i = last
 	}
-	end()
-	return words, nil
+	l.end()
+	return l.words, nil
+}
+
+// shellLine is a shell line being split: the words so far and the one
+// being read.
+type shellLine struct {
+	r      []rune
+	words  []string
+	word   strings.Builder
+	inWord bool
+}
+
+// end ends the word being read, if any.
+func (l *shellLine) end() {
+	if l.inWord {
+		l.words = append(l.words, l.word.String())
+	}
+	l.word.Reset()
+	l.inWord = false
+}
+
+// add adds s to the word being read.
+func (l *shellLine) add(s string) {
+	l.word.WriteString(s)
+	l.inWord = true
+}
+
+// step reads the unquoted character at i, and any quoted text or escape
+// that it starts. It returns the index of the last character it read;
+// done is true at the unquoted newline that ends the line.
+func (l *shellLine) step(i int) (last int, done bool, err error) {
+	r := l.r
+	switch c := r[i]; c {
+	case ' ', '\t':
+		l.end()
+	case '\n':
+		l.end()
+		if strings.TrimSpace(string(r[i:])) != "" {
+			return 0, false, errors.New("shell line: more than one command (an unquoted newline ends one)")
+		}
+		return i, true, nil
+	case '\\':
+		if i+1 >= len(r) {
+			return 0, false, errors.New("shell line: ends with a lone backslash")
+		}
+		if r[i+1] != '\n' { // backslash-newline joins lines
+			l.add(string(r[i+1]))
+		}
+		return i + 1, false, nil
+	case '\'':
+		j := i + 1
+		for j < len(r) && r[j] != '\'' {
+			j++
+		}
+		if j >= len(r) {
+			return 0, false, errors.New("shell line: unterminated single quote")
+		}
+		l.add(string(r[i+1 : j]))
+		return j, false, nil
+	case '"':
+		j, err := doubleQuoted(r, i+1, &l.word)
+		if err != nil {
+			return 0, false, err
+		}
+		l.inWord = true
+		return j, false, nil
+	default:
+		if err := l.refuse(c); err != nil {
+			return 0, false, err
+		}
+		l.add(string(c))
+	}
+	return i, false, nil
+}
+
+// refuse refuses an unquoted character that the shell would expand or
+// interpret rather than pass on.
+func (l *shellLine) refuse(c rune) error {
+	what := ""
+	switch {
+	case c == '$' || c == '`':
+		what = "expansion"
+	case c == '*' || c == '?' || c == '[':
+		what = "glob"
+	case c == '{' || c == '}':
+		what = "brace expansion"
+	case c == '~' && !l.inWord:
+		what = "tilde expansion"
+	case c == '#' && !l.inWord:
+		what = "comment"
+	case strings.ContainsRune("<>|&;()", c):
+		what = "redirection or control operator"
+	default:
+		return nil
+	}
+	return fmt.Errorf("shell line: unquoted %q (%s) is refused: quote it, or give the argv as JSON", c, what)
 }
 
 // doubleQuoted writes to word the double-quoted text that starts at r[i],

@@ -59,3 +59,45 @@ func TestResultWriteFailureIsNotSuccess(t *testing.T) {
 		assert.Check(t, is.Contains(stderr.String(), "writing the result: no space left on device"), format)
 	}
 }
+
+// TestJSONKeepsAnglesAndAmpersands: every command's JSON prints <, > and &
+// as themselves, never as \u003c, \u003e and \u0026 (an image ID's
+// placeholder, sha256:<64 hex digits>, names the form a user must type).
+func TestJSONKeepsAnglesAndAmpersands(t *testing.T) {
+	t.Parallel()
+	const s = "<&>"
+	self, _, env := useFakeDocker(t, "by-source")
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+		env         []string
+		want        string
+	}{
+		{"run", "", []string{"run", "--image", "python:latest", "--code", "1"}, nil, "sha256:<64 lowercase hex digits>"},
+		{"eval", "", []string{"eval", "--code", `"<&>"`}, nil, `"result":"<&>"`},
+		{"argv", "", []string{"argv", "--image", testImage, "--format", "json", "--", "sh", "-c", s}, nil, `"sh","-c","<&>"]`},
+		{"audit", "", []string{"audit", "--format", "json", "--", "docker", "run", "-e", s, testImage}, nil, `"detail":"--env <&>"`},
+		{"audit error", "", []string{"audit", "--format", "json", "--", s}, nil, `the first word is \"<&>\"`},
+		{"doctor", "", []string{"doctor", "--format", "json", "--cli", "/nonexistent/" + s}, nil, `docker CLI \"/nonexistent/<&>\"`},
+		{"batch", `{"id":"<&>","source":"ok"}` + "\n" + `{"id":"<&>","source":1}` + "\n",
+			[]string{"batch", "--image", testImage, "--cli", self, "--ordered"}, env, `{"id":"<&>","line":2,`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env == nil {
+				tc.env = os.Environ()
+			}
+			_, out, _ := runCLIEnv(t, tc.env, tc.stdin, tc.args...)
+			assert.Check(t, is.Contains(out, tc.want))
+			assert.Check(t, !strings.Contains(out, `\u00`), out)
+		})
+	}
+	// gc and version print what docker and the build say; their writers
+	// are given the characters here.
+	var b bytes.Buffer
+	writeGC(&b, "json", false, []isolation.Leftover{{Name: s, Why: s}})
+	writeDoctor(&b, "json", []isolation.Check{{Detail: "image: must be sha256:<64 hex digits>"}})
+	assert.NilError(t, writeJSON(&b, buildVersion{Version: s}))
+	assert.Check(t, is.Equal(strings.Count(b.String(), s), 3))
+	assert.Check(t, is.Contains(b.String(), "sha256:<64 hex digits>"))
+	assert.Check(t, !strings.Contains(b.String(), `\u00`), b.String())
+}
