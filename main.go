@@ -1,118 +1,16 @@
 // Command synapse-isolation runs untrusted source code in a fresh,
 // locked-down Docker container per request, prints the exact docker argv it
-// uses, and audits captured docker argvs against its policy.
+// uses, and audits captured docker argvs against its policy. The command
+// line itself is the package isolation/cli.
 package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"os"
-	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/synapse-lang/synapse-isolation/isolation/cli"
 )
 
 func main() {
-	ctx, stop := signalContext()
-	code := run(ctx, os.Args, os.Environ(), os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
-
-// run executes the CLI and returns its exit status. Actions return errors
-// and never exit, so every cleanup runs before the process ends. env is
-// the environment the CLI reads ($SYNAPSE_IMAGE) and gives the docker
-// client; it is a value, not the process's, so tests run side by side.
-func run(ctx context.Context, args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
-	app.Metadata = map[string]any{metaArgs: args, metaEnv: env}
-	err := app.RunContext(ctx, args)
-	if err == nil {
-		return 0
-	}
-	code := exitCode(err)
-	var silent *silentError
-	if !errors.As(err, &silent) {
-		fmt.Fprintf(stderr, "synapse-isolation: %s\n", message(err))
-	}
-	return code
-}
-
-func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
-	app := &cli.App{
-		Name:  "synapse-isolation",
-		Usage: "run untrusted source code in a fresh, locked-down Docker container",
-		// urfave/cli's own help command is package state that grows with
-		// every in-process run; helpCommand below does the same job. A
-		// command named help stops urfave/cli from adding --help itself.
-		HideHelpCommand: true,
-		// --help and --version are this app's own flags: urfave/cli's
-		// HelpFlag and VersionFlag are package variables that every run
-		// writes to as it parses, so two apps in one process (tests run
-		// side by side) would race on them. HideVersion keeps urfave/cli
-		// from adding its VersionFlag; the root Action answers --version
-		// and the template still shows the version.
-		Flags:                 []cli.Flag{helpFlag(), versionFlag()},
-		HideVersion:           true,
-		HideHelp:              true,
-		CustomAppHelpTemplate: strings.Replace(cli.AppHelpTemplate, "{{if not .HideVersion}}", "{{if true}}", -1),
-		Version:               readBuildVersion().String(),
-		Reader:                stdin,
-		Writer:                stdout,
-		ErrWriter:             stderr,
-		// Without this, urfave/cli calls os.Exit from inside Run for
-		// errors that carry an exit code, skipping container cleanup.
-		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError:   onUsageError,
-		// Reached only for an unknown command: a rejection, not help.
-		Action: func(c *cli.Context) error {
-			if c.Bool("version") {
-				// The same line as the version command's first.
-				fmt.Fprintf(c.App.Writer, "%s %s\n", c.App.Name, c.App.Version)
-				return nil
-			}
-			if c.Args().Present() {
-				return rejectf("unknown command %q (see synapse-isolation --help)", c.Args().First())
-			}
-			return cli.ShowAppHelp(c)
-		},
-		Commands: []*cli.Command{
-			runCommand(), batchCommand(), argvCommand(), auditCommand(), doctorCommand(), gcCommand(), evalCommand(), versionCommand(),
-			seccompCommand(),
-			completionCommand(), manCommand(), helpCommand(),
-		},
-	}
-	for _, cmd := range app.Commands {
-		cmd.OnUsageError = onUsageError
-		cmd.HideHelpCommand = true
-		cmd.HideHelp = true // no shared HelpFlag: each command gets its own
-		cmd.Flags = append(cmd.Flags, helpFlag())
-	}
-	return app
-}
-
-// helpFlag and versionFlag are fresh per app (see newApp).
-func helpFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show help", DisableDefaultText: true}
-}
-
-func versionFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version", DisableDefaultText: true}
-}
-
-// onUsageError turns a flag parsing error into a rejection (exit 2) with
-// one line on stderr, instead of urfave/cli's usage dump. run and eval
-// still print their one result object, as for every other verdict.
-func onUsageError(c *cli.Context, err error, _ bool) error {
-	err = usageError(err)
-	if c.Command != nil && (c.Command.Name == "run" || c.Command.Name == "eval") {
-		format := "json"
-		if c.String("format") == "text" {
-			format = "text"
-		}
-		return report(c, format, rejectedResult(err), err)
-	}
-	return err
+	os.Exit(cli.Main(context.Background(), os.Args, os.Environ(), os.Stdin, os.Stdout, os.Stderr))
 }

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// argvOptions are argv's flags: run's, so that the argv printed is the
+// one run executes, and how to print it.
+type argvOptions struct {
+	sandbox sandboxOptions
+	format  oneOf
+	at      int64 // unix seconds; the clock when not given
+}
+
+func argvCommand() *cli.Command {
+	var o argvOptions
+	return &cli.Command{
+		Name:      "argv",
+		Usage:     "print the exact docker argv that run would execute",
+		ArgsUsage: "[-- CMD ARGS...]",
+		Flags: append(o.sandbox.runFlags(),
+			enumFlag(&o.format, "format", "output `FORMAT`", "shell", "json", "lines"),
+			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)", DefaultText: "now",
+				Destination: &o.at}),
+		Action: func(c *cli.Context) error { return argvAction(c, &o) },
+	}
+}
+
+func argvAction(c *cli.Context, o *argvOptions) error {
+	opts, err := o.sandbox.options(c)
+	if err != nil {
+		return err
+	}
+	var at time.Time
+	if c.IsSet("at") { // --at 0 is 1970, not the clock
+		at = time.Unix(o.at, 0)
+	}
+	argv, err := isolation.Argv(opts, at)
+	if err != nil {
+		return err
+	}
+	w := c.App.Writer
+	switch o.format.value {
+	case "json":
+		_ = writeJSON(w, argv)
+	case "lines":
+		fmt.Fprintln(w, strings.Join(argv, "\n"))
+	default:
+		fmt.Fprintln(w, shellJoin(argv))
+	}
+	return nil
+}
+
+// shellJoin quotes each argument for a POSIX shell so the line, pasted into
+// sh, yields exactly the same argv.
+func shellJoin(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// batchOptions are batch's flags: run's options but --name, and how to
+// read the requests and write the results.
+type batchOptions struct {
+	sandbox  sandboxOptions
+	parallel int
+	idle     limits.Duration
+	contexts cli.StringSlice
+	input    string
+	ordered  bool
+	failFast bool
+}
+
+func batchCommand() *cli.Command {
+	var o batchOptions
+	return &cli.Command{
+		Name:  "batch",
+		Usage: "run JSON Lines requests, each in its own fresh container, from a warm pool; one result line each",
+		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, as for run)\n\n" +
+			`   Each input line is {"id": <string or number>, "source": "..."}; each output line is the object run` + "\n" +
+			`   prints plus "id" and "line". A summary goes to stderr.`,
+		Description: "Each request's --timeout counts from its arrival.\n\nExit status: " + batchExitText(),
+		Flags: append(o.sandbox.flags(),
+			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "at most `N` containers at once, ready or running", Destination: &o.parallel},
+			durationFlag(&o.idle, "idle", isolation.DefaultIdle, "a ready container waiting longer than `DURATION` ends on its own"),
+			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines", Destination: &o.contexts},
+			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true, Destination: &o.input},
+			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)", DisableDefaultText: true, Destination: &o.ordered},
+			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok", DisableDefaultText: true, Destination: &o.failFast},
+		),
+		Action: func(c *cli.Context) error { return runBatch(c, &o) },
+	}
+}
+
+// runBatch checks the flags, opens the input, starts the pool, runs every
+// request and says how the batch ended.
+func runBatch(c *cli.Context, o *batchOptions) error {
+	ro, err := o.sandbox.options(c)
+	if err != nil {
+		return err
+	}
+	if err := checkParallel(o.parallel); err != nil {
+		return err
+	}
+	in, closeInput, err := o.openInput(c)
+	if err != nil {
+		return err
+	}
+	defer closeInput()
+	start := time.Now()
+	pool, err := isolation.NewPool(c.Context, o.poolOptions(c, ro))
+	if err != nil {
+		return err // exitCode and message read the typed error as they are
+	}
+	out := newBatchOutput(c.App.Writer, c.App.ErrWriter, o.ordered, o.parallel,
+		func(v isolation.Verdict) int { return resultStatus(c.Context, v) })
+	s := &scheduler{out: out, pool: pool, failFast: o.failFast, starlark: ro.Exec == nil}
+	readErr := s.run(c.Context, in)
+	pool.Drain() // the input is done: start no container nobody will use
+	s.wg.Wait()
+	closeErr := pool.Close()
+	out.summary(time.Since(start))
+	return batchEnd(c.Context, out, readErr, closeErr)
+}
+
+// checkParallel is --parallel's one range: written out, 0 is not "the
+// default" (which the pool's zero means), so the CLI refuses it with every
+// other value out of the range, in one message.
+func checkParallel(n int) error {
+	if n < 1 || n > limits.MaxParallel {
+		return &rejected{err: &limits.FieldError{Field: "parallel", Value: strconv.Itoa(n),
+			Msg: fmt.Sprintf("must be from 1 to %d", limits.MaxParallel)}}
+	}
+	return nil
+}
+
+// openInput is --input, or stdin without it; closeInput is to be called
+// once the batch is done with it.
+func (o *batchOptions) openInput(c *cli.Context) (in io.Reader, closeInput func(), err error) {
+	if o.input == "" {
+		return c.App.Reader, func() {}, nil
+	}
+	f, err := os.Open(o.input)
+	if err != nil {
+		return nil, nil, rejectf("--input: %w", err)
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// poolOptions are the pool's: the run's options, one engine per --context
+// (the flags' one engine without any), and a line on stderr for an engine
+// the pool stops using.
+func (o *batchOptions) poolOptions(c *cli.Context, ro isolation.Options) isolation.PoolOptions {
+	po := isolation.PoolOptions{
+		Run:      ro,
+		Parallel: o.parallel, Idle: time.Duration(o.idle), // its range is the pool's to check
+		OnDrop: func(e isolation.Engine, err error) {
+			where := "the current engine"
+			if e.Context != "" {
+				where = "context " + e.Context
+			}
+			fmt.Fprintf(c.App.ErrWriter, "batch: dropping %s: %s\n", where, message(err))
+		},
+	}
+	for _, name := range o.contexts.Value() {
+		e := ro.Engine
+		e.Context = name
+		po.Engines = append(po.Engines, e)
+	}
+	return po
+}
+
+// batchEnd is how a batch that ran ends: interrupted, unable to write or
+// read, a pool that did not close cleanly, or the status of the most
+// serious verdict among the results.
+func batchEnd(ctx context.Context, out *batchOutput, readErr, closeErr error) error {
+	switch {
+	case ctx.Err() != nil:
+		return &isolation.Error{Verdict: isolation.Interrupted, Err: context.Cause(ctx)}
+	case out.writeErr != nil:
+		return writeFailed(out.writeErr)
+	case readErr != nil:
+		return readErr
+	case closeErr != nil:
+		return closeErr
+	}
+	if worst := out.worst(); worst != isolation.OK {
+		return &silentError{code: status(worst)}
+	}
+	return nil
+}
+
+// scheduler starts one request per valid input line as a slot frees.
+type scheduler struct {
+	out      *batchOutput
+	pool     *isolation.Pool
+	failFast bool
+	starlark bool // no interpreter named: the source's Starlark rules apply
+	wg       sync.WaitGroup
+}
+
+// run reads lines until EOF, a signal, a failed write or, with
+// --fail-fast, a failure. It returns once the reader has ended (see
+// lineReader.close); the requests it started may still be running (wg).
+func (s *scheduler) run(ctx context.Context, in io.Reader) error {
+	lr := newLineReader(ctx, in)
+	defer lr.close()
+	for line := 1; ; line++ {
+		select {
+		case s.out.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		var l inputLine
+		select {
+		case l = <-lr.lines:
+		case <-ctx.Done():
+			<-s.out.slots
+			return nil
+		}
+		end, err := s.take(ctx, line, l)
+		if end || err != nil {
+			return err
+		}
+	}
+}
+
+// take handles one line whose slot is taken: no request (its slot given
+// back), a refusal, or a request started. end is true after the last line.
+func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, err error) {
+	eof := errors.Is(l.err, io.EOF)
+	if l.err != nil && !eof {
+		<-s.out.slots
+		return true, &rejected{err: fmt.Errorf("reading requests: %w", l.err)}
+	}
+	failed, broken := s.out.failedOrBroken()
+	if (eof && len(l.raw) == 0) || broken || (s.failFast && failed) {
+		<-s.out.slots
+		return true, nil
+	}
+	if len(bytes.TrimSpace(l.raw)) == 0 {
+		s.out.skip(line) // a blank line is no request: skipped, as JSON Lines readers do
+		return eof, nil
+	}
+	readAt := time.Now()
+	id, req, err := isolation.DecodeLine(l.raw, s.starlark)
+	if err != nil {
+		s.out.emit(line, id, rejectedResult(fmt.Errorf("line %d: %w", line, err)))
+		return eof, nil
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		res, _ := s.pool.Run(ctx, req, readAt)
+		s.out.emit(line, id, res)
+	}()
+	return eof, nil
+}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// doctorOptions are doctor's flags: the run's options it checks (image,
+// memory, runtime, engine) and how to print the report.
+type doctorOptions struct {
+	sandbox sandboxOptions
+	format  oneOf
+}
+
+func doctorCommand() *cli.Command {
+	var o doctorOptions
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check that this engine enforces every boundary (exit 0 only if all pass)",
+		Flags: append([]cli.Flag{
+			imageFlag(&o.sandbox.image, "also check this image `ID` and run its --selfcheck under run's exact argv"),
+			memoryFlag(&o.sandbox.memory, "memory `SIZE` the selfcheck expects to see"),
+			runtimeFlag(&o.sandbox.runtime),
+			reportFormatFlag(&o.format),
+		}, o.sandbox.engineFlags()...),
+		Action: func(c *cli.Context) error { return doctorAction(c, &o) },
+	}
+}
+
+func doctorAction(c *cli.Context, o *doctorOptions) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	opts, err := o.sandbox.options(c)
+	if err != nil {
+		return err
+	}
+	checks := isolation.Doctor(c.Context, opts)
+	ok := writeDoctor(c.App.Writer, o.format.value, checks)
+	if !ok {
+		return &silentError{code: exitFailedCheck}
+	}
+	return nil
+}
+
+// writeDoctor prints the checks, one line each or as one JSON object,
+// and reports whether all of them passed.
+func writeDoctor(w io.Writer, format string, checks []isolation.Check) (ok bool) {
+	ok = true
+	for _, ch := range checks {
+		ok = ok && ch.OK
+	}
+	if format == "json" {
+		_ = writeJSON(w, struct {
+			OK     bool              `json:"ok"`
+			Checks []isolation.Check `json:"checks"`
+		}{ok, checks})
+		return ok
+	}
+	for _, ch := range checks {
+		status := "PASS"
+		if !ch.OK {
+			status = "FAIL"
+		}
+		fmt.Fprintf(w, "%s  %-18s %s\n", status, ch.Name, ch.Detail)
+	}
+	return ok
+}

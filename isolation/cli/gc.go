@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// gcOptions are gc's flags.
+type gcOptions struct {
+	engine engineOptions
+	all    bool
+	dryRun bool
+	format oneOf
+}
+
+func gcCommand() *cli.Command {
+	var o gcOptions
+	return &cli.Command{
+		Name:  "gc",
+		Usage: "remove containers left by a killed run (its supervisor gone, or its deadline passed; all with --all)",
+		Flags: append([]cli.Flag{
+			&cli.BoolFlag{Name: "all", Usage: "remove every container with the tool's labels, running or not", DisableDefaultText: true, Destination: &o.all},
+			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be removed; remove nothing", DisableDefaultText: true, Destination: &o.dryRun},
+			reportFormatFlag(&o.format),
+		}, o.engine.engineFlags()...),
+		Action: func(c *cli.Context) error { return gcAction(c, &o) },
+	}
+}
+
+func gcAction(c *cli.Context, o *gcOptions) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	found, err := isolation.GC(c.Context, isolation.GCOptions{
+		Engine: o.engine.engine(c), All: o.all, DryRun: o.dryRun,
+	}, time.Now())
+	writeGC(c.App.Writer, o.format.value, o.dryRun, found)
+	return err
+}
+
+// writeGC prints what gc found and did: one line a container, or a JSON
+// array (empty, not null, when it found none).
+func writeGC(w io.Writer, format string, dryRun bool, found []isolation.Leftover) {
+	if format == "json" {
+		if found == nil {
+			found = []isolation.Leftover{}
+		}
+		_ = writeJSON(w, found)
+		return
+	}
+	for _, l := range found {
+		verb := "removed"
+		switch {
+		case dryRun:
+			verb = "would remove"
+		case !l.Removed:
+			verb = "not removed"
+		}
+		fmt.Fprintf(w, "%s %s (run %s, %s, %s, deadline %s)\n", verb, l.Name, l.RunID, l.State, l.Why, l.Deadline.Format(time.RFC3339))
+	}
+}

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// encodeJSON is v as one line of JSON, newline included, the way every
+// command prints JSON: <, > and & as themselves, not as \u003c escapes
+// (an image ID's placeholder sha256:<64 hex> reads as it is written).
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeJSON writes v to w as encodeJSON spells it; nothing is written if
+// v does not encode.
+func writeJSON(w io.Writer, v any) error {
+	b, err := encodeJSON(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// rejectedResult is the result of a run refused before anything started.
+func rejectedResult(err error) isolation.Result {
+	v := isolation.Rejected
+	return isolation.Result{Verdict: v, Error: &isolation.ErrorDetail{Type: string(v), Message: message(err)}}
+}
+
+// reportRejected reports a run refused before anything started: the
+// CLI's own rejected result, which names a bad option as its flag.
+func reportRejected(c *cli.Context, format string, err error) error {
+	return report(c, format, rejectedResult(err), err)
+}
+
+// report writes the one result object to stdout and, for every nonzero
+// verdict, one line to stderr saying why, so a Makefile that stops on a
+// failure shows the reason. It returns the error carrying the exit status.
+func report(c *cli.Context, format string, res isolation.Result, err error) error {
+	exit := resultStatus(c.Context, res.Verdict)
+	var out []byte
+	if format == "json" {
+		b, err := encodeJSON(newRecord(res, exit))
+		if err != nil {
+			return err
+		}
+		out = b
+	} else {
+		var buf bytes.Buffer
+		writeText(&buf, res)
+		out = buf.Bytes()
+	}
+	if _, werr := c.App.Writer.Write(out); werr != nil {
+		// The verdict's status would tell a script a result it never got.
+		return writeFailed(werr)
+	}
+	if exit == 0 {
+		return nil
+	}
+	why := ""
+	switch {
+	case err != nil:
+		why = message(err)
+	case res.Error != nil && res.Error.Type == string(res.Verdict):
+		// One word for both: "timeout: ...", not "timeout: timeout: ...".
+		why = res.Error.Type + ": " + res.Error.Message + position(res.Error)
+	case res.Error != nil:
+		why = string(res.Verdict) + ": " + res.Error.Type + ": " + res.Error.Message + position(res.Error)
+	default:
+		why = string(res.Verdict)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %s\n", oneLine(why))
+	return &silentError{code: exit}
+}
+
+// writeFailed is a result that could not be written to stdout: the tool
+// failed at its job, whatever the verdict was.
+func writeFailed(err error) error {
+	return &isolation.Error{Verdict: isolation.EngineFailure, Err: fmt.Errorf("writing the result: %w", err)}
+}
+
+// position is " (line L, col C)" for an error with a position.
+func position(e *isolation.ErrorDetail) string {
+	if e.Line > 0 {
+		return fmt.Sprintf(" (line %d, col %d)", e.Line, e.Col)
+	}
+	return ""
+}
+
+// oneLine keeps a diagnostic on one line, control characters escaped.
+func oneLine(s string) string {
+	return strings.ReplaceAll(escapeControl(s), "\n", `\n`)
+}
+
+// writeText prints for a terminal: the program's output, then its value or
+// error. Control characters from the program are escaped so output cannot
+// drive the terminal; the output keeps its newlines, but every field after
+// it is one line (oneLine), so an error message cannot print a line that
+// looks like a result.
+func writeText(w io.Writer, res isolation.Result) {
+	if res.Output != "" {
+		fmt.Fprint(w, escapeControl(res.Output))
+		if !strings.HasSuffix(res.Output, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
+	if res.OutputTruncated {
+		fmt.Fprintf(w, "[output truncated: %d bytes in all, first %d shown]\n", res.OutputBytes, len(res.Output))
+	}
+	if res.Error != nil {
+		pos := position(res.Error)
+		if res.Error.Type == string(res.Verdict) {
+			// A run failure: its message already names it.
+			fmt.Fprintf(w, "%s\n", oneLine(res.Error.Message))
+			return
+		}
+		fmt.Fprintf(w, "%s: %s%s\n", oneLine(res.Error.Type), oneLine(res.Error.Message), pos)
+		return
+	}
+	if string(res.Result) != "null" && res.Result != nil {
+		val := string(res.Result)
+		if res.ResultRepr {
+			_ = json.Unmarshal(res.Result, &val)
+		}
+		fmt.Fprintf(w, "=> %s (%s)\n", oneLine(val), oneLine(res.ResultType))
+	}
+}
+
+// escapeControl escapes every control character except newline and tab,
+// and the Unicode bidirectional overrides that can disguise text.
+func escapeControl(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"encoding/json"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// record is the JSON form of a result that run, eval and batch print: the
+// same keys for every verdict, null where a field has no value, and the
+// exit status the CLI gives it.
+type record struct {
+	Verdict         isolation.Verdict      `json:"verdict"`
+	ExitCode        int                    `json:"exit_code"`
+	Result          json.RawMessage        `json:"result"`
+	ResultType      *string                `json:"result_type"`
+	ResultRepr      bool                   `json:"result_repr"`
+	Output          string                 `json:"output"`
+	OutputTruncated bool                   `json:"output_truncated"`
+	OutputBytes     int64                  `json:"output_bytes"`
+	Error           *isolation.ErrorDetail `json:"error"`
+	ExecExit        *isolation.ExecExit    `json:"exec_exit"`
+	ContainerExit   *int                   `json:"container_exit"`
+	RunID           *string                `json:"run_id"`
+	Container       *string                `json:"container"`
+	Image           *string                `json:"image"`
+	Sandboxed       bool                   `json:"sandboxed"`
+	DurationMS      int64                  `json:"duration_ms"`
+	Timings         isolation.Timings      `json:"timings"`
+	Usage           isolation.Usage        `json:"usage"`
+}
+
+// newRecord is res's record, with the exit status exit.
+func newRecord(res isolation.Result, exit int) record {
+	orNull := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	value := res.Result
+	if len(value) == 0 {
+		value = json.RawMessage("null")
+	}
+	r := record{
+		Verdict: res.Verdict, ExitCode: exit, Result: value, ResultType: orNull(res.ResultType), ResultRepr: res.ResultRepr,
+		Output: res.Output, OutputTruncated: res.OutputTruncated, OutputBytes: res.OutputBytes, Error: res.Error,
+		ExecExit: res.Exec, ContainerExit: res.ContainerExit, RunID: orNull(res.RunID), Container: orNull(res.Container), Image: orNull(res.Image),
+		Sandboxed: res.Sandboxed, DurationMS: res.DurationMS, Timings: res.Timings,
+	}
+	if res.Usage != nil {
+		r.Usage = *res.Usage
+	}
+	return r
+}
+
+// batchRecord is a batch's result line: the request's id (null when the
+// line had none) and line number, then the record.
+type batchRecord struct {
+	ID   json.RawMessage `json:"id"`
+	Line int             `json:"line"`
+	record
+}

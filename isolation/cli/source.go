@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// sourceOptions select the program: --code SRC, --code - (stdin) or
+// --file PATH (- is stdin too).
+type sourceOptions struct {
+	code, file string
+}
+
+func (o *sourceOptions) flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "code", Usage: "program `SOURCE` (- reads it from stdin)", Destination: &o.code},
+		&cli.StringFlag{Name: "file", Usage: "read the program from `PATH` (- reads it from stdin)", TakesFile: true, Destination: &o.file},
+	}
+}
+
+// read reads the program the flags name, refusing an oversized file or
+// stdin without reading it all (isolation.ReadSource). Which flag was
+// given is the flag set's to say: --code "" is an empty program.
+func (o *sourceOptions) read(c *cli.Context) (string, error) {
+	code, file := c.IsSet("code"), c.IsSet("file")
+	var r io.Reader
+	flag := "--code"
+	if file {
+		flag = "--file"
+	}
+	switch {
+	case code && file:
+		return "", rejectf("conflicting options: --code and --file")
+	case !code && !file:
+		return "", rejectf("one of --code or --file is required")
+	case file && o.file == "-", o.code == "-":
+		r = c.App.Reader
+	case file:
+		f, err := os.Open(o.file)
+		if err != nil {
+			return "", rejectf("--file: %w", err)
+		}
+		defer f.Close()
+		r = f
+	default:
+		return o.code, nil
+	}
+	src, err := isolation.ReadSource(r)
+	if isRejected(err) {
+		return "", err // the one message of a request over the limit
+	}
+	if err != nil {
+		return "", rejectf("%s: %w", flag, err)
+	}
+	return src, nil
+}

@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+)
+
+// verdictRow is one verdict of a run: the exit status the CLI gives it,
+// its batch severity (a batch exits with the status of the most serious
+// verdict among its results; 0 is the least serious) and what it means.
+type verdictRow struct {
+	verdict  isolation.Verdict
+	exit     int
+	severity int
+	meaning  string
+}
+
+// verdicts is the one table from verdict to exit status and severity, in
+// the order of the statuses. run's --help, the man page and the README's
+// table of verdicts are its views, so none can drift from what the tool
+// returns. An interrupted run exits 128+signal when a signal interrupted
+// it (signalError.code), 130 otherwise; its views name each handled
+// signal before its meaning.
+var verdicts = []verdictRow{
+	{isolation.OK, 0, 0, "valid response, the program succeeded"},
+	{isolation.ProgramError, 1, 1, "valid response, the program raised (syntax or runtime error)"},
+	{isolation.Rejected, 2, 2, "bad flags or input, before any container starts"},
+	{isolation.SandboxFailure, 3, 7, "the sandbox failed its hello (nothing was sent), or its response was bad"},
+	{isolation.Timeout, 124, 3, "the host deadline passed; the container was removed, its output discarded"},
+	// As a timeout, as timeout(1) exits: the JSON verdict tells them apart.
+	{isolation.CPUTimeout, 124, 4, "the program used its --cpu-time of CPU and was stopped; its output discarded"},
+	{isolation.EngineFailure, 125, 8, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
+	{isolation.CommandNotFound, 127, 6, "exec mode: the interpreter is not in the image"},
+	{isolation.Interrupted, 130, 9, "(128 + the signal); the container was removed"},
+	{isolation.OOM, 137, 5, "the program exhausted its memory limit"},
+}
+
+// row is v's row; a verdict the table does not know reads as an engine
+// failure: the tool could not do its job.
+func row(v isolation.Verdict) verdictRow {
+	for _, r := range verdicts {
+		if r.verdict == v {
+			return r
+		}
+	}
+	return row(isolation.EngineFailure)
+}
+
+// status is v's exit status.
+func status(v isolation.Verdict) int { return row(v).exit }
+
+// severity orders verdicts from ok (0) up: of several, the greater is the
+// more serious.
+func severity(v isolation.Verdict) int { return row(v).severity }
+
+// resultStatus is the exit status of a result: its verdict's, or for a run
+// a signal interrupted, 128+signal.
+func resultStatus(ctx context.Context, v isolation.Verdict) int {
+	var sig *signalError
+	if v == isolation.Interrupted && errors.As(context.Cause(ctx), &sig) {
+		return sig.code()
+	}
+	return status(v)
+}
+
+// exitFailedCheck is the status of a report whose checks did not all
+// pass (audit: a boundary missing or violated; doctor: a check failed).
+// It is no verdict of a run; bad flags and input are the verdict
+// rejected, whose status the table gives.
+const exitFailedCheck = 1
+
+// exitStatus is one line of the exit status list.
+type exitStatus struct {
+	code       int
+	name, when string
+}
+
+// exitStatuses are every verdict's status, an interrupted run's once per
+// handled signal, in numeric order, for run's --help and the man page.
+func exitStatuses() []exitStatus {
+	var list []exitStatus
+	for _, r := range verdicts {
+		if r.verdict != isolation.Interrupted {
+			list = append(list, exitStatus{r.exit, string(r.verdict), r.meaning})
+			continue
+		}
+		for _, sig := range handledSignals {
+			list = append(list, exitStatus{128 + int(sig), string(r.verdict), unix.SignalName(sig) + " " + r.meaning})
+		}
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].code < list[j].code })
+	return list
+}
+
+// exitStatusText is the exit status list for run's --help: one line a
+// status.
+func exitStatusText() string {
+	var b strings.Builder
+	for _, s := range exitStatuses() {
+		fmt.Fprintf(&b, "%3d  %-17s %s\n", s.code, s.name, s.when)
+	}
+	return b.String()
+}
+
+// shortExitText lists verdicts' statuses on one line, from the one
+// table: "0 ok, 1 program_error, ...".
+func shortExitText(vs ...isolation.Verdict) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = fmt.Sprintf("%d %s", status(v), v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// batchExitText says how batch picks its exit status: the verdicts a
+// result can have listed from the most serious down, as the table ranks
+// them, then bad flags and the signals.
+func batchExitText() string {
+	var vs []isolation.Verdict
+	for _, r := range verdicts {
+		if r.verdict != isolation.OK && r.verdict != isolation.Interrupted {
+			vs = append(vs, r.verdict)
+		}
+	}
+	slices.SortFunc(vs, func(a, b isolation.Verdict) int { return severity(b) - severity(a) })
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = string(v)
+	}
+	sigs := make([]string, len(handledSignals))
+	for i, sig := range handledSignals {
+		sigs[i] = fmt.Sprintf("%d on %s", 128+int(sig), unix.SignalName(sig))
+	}
+	return "0 when every result is ok; otherwise the status of the most serious verdict among the results\n" +
+		"(" + strings.Join(names, ", ") + "; statuses as in run --help);\n" +
+		fmt.Sprintf("%d for bad flags, before any container starts; %s (128 + the signal).\n", status(isolation.Rejected), strings.Join(sigs, ", "))
+}
+
+// verdictsMarkdown is the table as the README shows it, in the table's
+// order: one row a verdict, an interrupted run's statuses in one cell.
+func verdictsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| verdict | when | exit |\n|---|---|---|\n")
+	for _, r := range verdicts {
+		meaning, exit := r.meaning, fmt.Sprint(r.exit)
+		if r.verdict == isolation.Interrupted {
+			names, codes := make([]string, len(handledSignals)), make([]string, len(handledSignals))
+			for i, sig := range handledSignals {
+				names[i], codes[i] = unix.SignalName(sig), fmt.Sprint(128+int(sig))
+			}
+			meaning, exit = strings.Join(names, " or ")+" "+meaning, strings.Join(codes, ", ")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.verdict, strings.ReplaceAll(meaning, "|", `\|`), exit)
+	}
+	return b.String()
+}
