@@ -1,7 +1,3 @@
-// Package dockerargs renders the exact `docker run` argv of the isolation
-// policy and audits any captured `docker run` argv against it. It is pure:
-// no I/O, no clock, no randomness. Everything that varies per run (the name,
-// the labels, the engine context) is a field of Spec.
 package dockerargs
 
 import (

@@ -1,6 +1,3 @@
-// Package isolation is the host-side supervisor: it runs one request in a
-// fresh, locked-down container through the docker CLI, bounds everything it
-// reads back, removes the container daemon-side, and returns one verdict.
 package isolation
 
 import (

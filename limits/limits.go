@@ -1,6 +1,3 @@
-// Package limits holds the isolation policy as data: the fixed bounds every
-// run gets, the few configurable ones with their ranges, and the one size
-// grammar that flags, the audit and the argv share. It does no I/O.
 package limits
 
 import (

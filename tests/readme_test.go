@@ -3,9 +3,11 @@ package tests
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -140,4 +142,291 @@ func TestReadmeBatchMakefile(t *testing.T) {
 		got[r.ID] = string(r.Result)
 	}
 	assert.DeepEqual(t, got, map[any]string{"samples/a.star": "3", "samples/b.star": "10"})
+}
+
+// The README's console examples are run as shown, and what each prints is
+// held to what the README shows: every JSON field, and the value of every
+// field that does not vary from run to run (verdict, exit code, result,
+// error, ...); every other line as printed, once the ids, digests and
+// machine details below are masked. The set-up commands, every command of
+// the tool having an example, and the README's length and generated
+// sections are checked too. Prose is not.
+
+// readmeText is the README.
+func readmeText(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	assert.NilError(t, err)
+	return string(b)
+}
+
+// consoleStep is one "$ command" of a console block and the lines the
+// README shows it printing, stdout and stderr together.
+type consoleStep struct {
+	cmd  string
+	want []string
+}
+
+// consoleBlocks returns every ```console block of the README as steps. A
+// command goes on over the next lines while a single quote is open.
+func consoleBlocks(readme string) [][]consoleStep {
+	var blocks [][]consoleStep
+	rest := readme
+	for {
+		_, after, ok := strings.Cut(rest, "\n```console\n")
+		if !ok {
+			return blocks
+		}
+		body, tail, _ := strings.Cut(after, "\n```")
+		rest = tail
+		var steps []consoleStep
+		lines := strings.Split(body, "\n")
+		for i := 0; i < len(lines); i++ {
+			l := lines[i]
+			if cmd, ok := strings.CutPrefix(l, "$ "); ok {
+				for strings.Count(cmd, "'")%2 == 1 && i+1 < len(lines) {
+					i++
+					cmd += "\n" + lines[i]
+				}
+				steps = append(steps, consoleStep{cmd: cmd})
+				continue
+			}
+			if len(steps) > 0 {
+				steps[len(steps)-1].want = append(steps[len(steps)-1].want, l)
+			}
+		}
+		blocks = append(blocks, steps)
+	}
+}
+
+// stepMark separates the steps' outputs in one shell's output.
+const stepMark = "@@readme-step@@"
+
+// runConsole runs a block's commands in one bash in dir, as a reader
+// would type them, and returns each command's output lines.
+func runConsole(t *testing.T, dir string, env []string, steps []consoleStep) [][]string {
+	t.Helper()
+	var script strings.Builder
+	script.WriteString("exec 2>&1\n")
+	for _, s := range steps {
+		// The mark keeps the command's status for an `echo $?` after it.
+		fmt.Fprintf(&script, "%s\n__s=$?; echo %s; (exit $__s)\n", s.cmd, stepMark)
+	}
+	cmd := exec.Command("bash", "-c", script.String())
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, _ := cmd.Output()
+	parts := strings.Split(string(out), stepMark+"\n")
+	assert.Assert(t, is.Len(parts, len(steps)+1), "the block's commands did not all run:\n%s", out)
+	got := make([][]string, len(steps))
+	for i := range steps {
+		if p := strings.TrimSuffix(parts[i], "\n"); p != "" {
+			got[i] = strings.Split(p, "\n")
+		}
+	}
+	return got
+}
+
+// Masks for what varies between runs and machines.
+var (
+	maskDigest  = regexp.MustCompile(`sha256:[0-9a-f]{64}`)
+	maskSeccomp = regexp.MustCompile(`seccomp=\S+\.json`)
+	maskRunID   = regexp.MustCompile(`\b[0-9a-f]{16}\b`)
+	maskTime    = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+	maskSummary = regexp.MustCompile(`\b(wall|p50|p95|total|max) [0-9.]+`)
+	maskDoctor  = regexp.MustCompile(`^(PASS|FAIL|WARN|SKIP)  (.+?)  +.*$`)
+	maskDigits  = regexp.MustCompile(`\d+`)
+)
+
+// maskLine masks a line that is not a JSON object. A doctor line keeps its
+// status and check: the detail is the machine's.
+func maskLine(l string) string {
+	l = maskDigest.ReplaceAllString(l, "sha256:ID")
+	l = maskSeccomp.ReplaceAllString(l, "seccomp=FILE")
+	l = maskRunID.ReplaceAllString(l, "RUNID")
+	l = maskTime.ReplaceAllString(l, "TIME")
+	if strings.HasPrefix(l, "batch: ") {
+		l = maskSummary.ReplaceAllString(l, "$1 N")
+	}
+	return maskDoctor.ReplaceAllString(l, "$1  $2")
+}
+
+// volatile fields vary between runs: only whether they are null is held.
+var volatile = map[string]bool{
+	"run_id": true, "container": true, "image": true, "duration_ms": true, "timings": true,
+	"version": true, "revision": true, "modified": true, "go": true,
+}
+
+// maskJSON returns v with every volatile value reduced to whether it is
+// null, usage reduced to its keys, and the digits of an error message
+// masked (a CPU time used, a line number of a batch are examples'
+// details, not the tool's words).
+func maskJSON(v any, key string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := map[string]any{}
+		for k, e := range x {
+			switch {
+			case k == "usage":
+				keys := map[string]any{}
+				for uk := range e.(map[string]any) {
+					keys[uk] = true
+				}
+				m[k] = keys
+			case volatile[k] || volatile[key]:
+				m[k] = e != nil
+				if sub, ok := e.(map[string]any); ok {
+					m[k] = maskJSON(sub, k)
+				}
+			case k == "message":
+				m[k] = maskDigits.ReplaceAllString(fmt.Sprint(e), "N")
+			default:
+				m[k] = maskJSON(e, k)
+			}
+		}
+		return m
+	case []any:
+		for i := range x {
+			x[i] = maskJSON(x[i], key)
+		}
+	}
+	return v
+}
+
+// sameOutput holds one step's output to what the README shows.
+func sameOutput(t *testing.T, cmd string, want, got []string) {
+	t.Helper()
+	if !assert.Check(t, is.Len(got, len(want)), "%s\nREADME shows:\n%s\nthe tool printed:\n%s", cmd, strings.Join(want, "\n"), strings.Join(got, "\n")) {
+		return
+	}
+	for i := range want {
+		if !strings.HasPrefix(want[i], "{") {
+			assert.Check(t, is.Equal(maskLine(got[i]), maskLine(want[i])), cmd)
+			continue
+		}
+		var w, g any
+		assert.NilError(t, json.Unmarshal([]byte(want[i]), &w), "README: %s", want[i])
+		if !assert.Check(t, json.Unmarshal([]byte(got[i]), &g), "%s printed %s", cmd, got[i]) {
+			continue
+		}
+		assert.Check(t, is.DeepEqual(maskJSON(g, ""), maskJSON(w, "")), "%s\nREADME: %s\ntool:   %s", cmd, want[i], got[i])
+	}
+}
+
+// fakeBuildImage stands in for scripts/build-image.sh in an example's
+// directory: it prints the images the suite built.
+func fakeBuildImage(t *testing.T, dir string) {
+	t.Helper()
+	script := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in\n  python) echo %s ;;\n  '') echo %s ;;\n  *) exit 2 ;;\nesac\n", pythonImage, refImage)
+	assert.NilError(t, os.Mkdir(filepath.Join(dir, "scripts"), 0o755))
+	assert.NilError(t, fakedocker.WriteExecutable(filepath.Join(dir, "scripts", "build-image.sh"), []byte(script)))
+}
+
+// TestReadmeExamples runs every console example of the README. Not in
+// parallel: the gc example removes what a killed run left, and another
+// test's leftover must not be in its way.
+func TestReadmeExamples(t *testing.T) {
+	needEngine(t)
+	readme := readmeText(t)
+	shown := map[string]bool{}
+	toolCmd := regexp.MustCompile(`\./synapse-isolation (\w+)`)
+	for i, steps := range consoleBlocks(readme) {
+		assert.Assert(t, len(steps) > 0)
+		name := fmt.Sprint(i)
+		if m := toolCmd.FindStringSubmatch(readme[strings.Index(readme, steps[0].cmd):]); m != nil {
+			name += "-" + m[1]
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := workdir(t)
+			fakeBuildImage(t, dir)
+			leftover := ""
+			for _, s := range steps {
+				if strings.HasPrefix(s.cmd, "./synapse-isolation gc") {
+					leftover = killedRun(t)
+				}
+			}
+			got := runConsole(t, dir, []string{"SYNAPSE_IMAGE=" + refImage}, steps)
+			for i, s := range steps {
+				for _, f := range toolCmd.FindAllStringSubmatch(s.cmd, -1) {
+					shown[f[1]] = true
+				}
+				if leftover != "" && strings.HasPrefix(s.cmd, "./synapse-isolation gc") {
+					got[i] = linesNaming(got[i], leftover)
+				}
+				sameOutput(t, s.cmd, s.want, got[i])
+			}
+		})
+	}
+	help := tool(t, nil, "", "help")
+	commands, _, _ := strings.Cut(help.stdout[strings.Index(help.stdout, "COMMANDS:"):], "\n\n")
+	for _, l := range strings.Split(commands, "\n")[1:] {
+		cmd := strings.Fields(l)[0]
+		assert.Check(t, shown[cmd], "the README shows no example of %s", cmd)
+	}
+}
+
+// killedRun leaves a running container as a SIGKILLed supervisor whose
+// reaper was killed too would, and returns its name for gc to find.
+func killedRun(t *testing.T) string {
+	t.Helper()
+	name := "synapse-iso-" + randomHex()
+	cmd, _ := startRun(t, name)
+	killWithReapers(t, cmd)
+	return name
+}
+
+// linesNaming keeps the lines that name the container: gc may also remove
+// what others left on a shared engine.
+func linesNaming(lines []string, name string) []string {
+	var keep []string
+	for _, l := range lines {
+		if strings.Contains(l, name+" ") {
+			keep = append(keep, l)
+		}
+	}
+	return keep
+}
+
+// TestReadmeSetUp holds the two set-up commands near the top: the first
+// runs 1+2 on the reference image as shown (its build step is how the
+// suite builds the tool, and build-image.sh how it builds the image), the
+// second is what CI runs.
+func TestReadmeSetUp(t *testing.T) {
+	needEngine(t)
+	readme := readmeText(t)
+	top := strings.Join(strings.SplitN(readme, "\n", 41)[:40], "\n") + "\n"
+	const build = "go build -o synapse-isolation . && "
+	first := readmeBlock(t, "sh", "go build ")
+	assert.Assert(t, is.Contains(top, "```sh\n"+first+"```"), "the build command is not in the first 40 lines")
+	assert.Assert(t, strings.HasPrefix(first, build), first)
+	dir := workdir(t)
+	fakeBuildImage(t, dir)
+	cmd := exec.Command("sh", "-c", strings.TrimPrefix(first, build))
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	assert.NilError(t, err)
+	var res runJSON
+	assert.NilError(t, json.Unmarshal(out, &res), string(out))
+	assert.Check(t, is.Equal(res.Verdict, "ok"))
+	assert.Check(t, is.Equal(string(res.Result), "3"))
+	assert.Check(t, res.Sandboxed)
+
+	second := readmeBlock(t, "sh", "scripts/")
+	assert.Check(t, is.Contains(top, "```sh\n"+second+"```"), "the test command is not in the first 40 lines")
+	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains(string(ci), "\nexec "+second), ".ci/run does not run the README's test command")
+}
+
+// TestReadmeShape holds the README to a newcomer's guide: at most 250
+// lines, and each generated section once, between its markers.
+func TestReadmeShape(t *testing.T) {
+	readme := readmeText(t)
+	assert.Check(t, strings.Count(readme, "\n") <= 250, "README.md has %d lines, more than 250", strings.Count(readme, "\n"))
+	for _, section := range []string{"verdicts", "boundaries"} {
+		open, end := "\n<!-- "+section+" -->\n", "\n<!-- /"+section+" -->\n"
+		assert.Check(t, is.Equal(strings.Count(readme, open), 1), section)
+		assert.Check(t, is.Equal(strings.Count(readme, end), 1), section)
+		assert.Check(t, strings.Index(readme, open) < strings.Index(readme, end), section)
+	}
 }

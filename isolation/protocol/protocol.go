@@ -1,13 +1,3 @@
-// Package protocol defines wire protocol v2 between the host supervisor and
-// the in-container runner, a handshake in three frames:
-//
-//  1. runner -> host: the hello, one line: {"v":2,"selfcheck":{...}}, the
-//     runner's own view of its sandbox, written before it reads anything;
-//  2. host -> runner: the request, {"source":"..."}, written only after the
-//     host judged the hello, then EOF;
-//  3. runner -> host: the response, one JSON object.
-//
-// Both sides decode strictly; the host treats every frame as hostile input.
 package protocol
 
 import "encoding/json"

@@ -1,0 +1,82 @@
+// Package isolation is the host-side supervisor: it runs one untrusted
+// request in a fresh, locked-down container through the docker CLI, bounds
+// everything it reads back, removes the container daemon-side, and returns
+// one verdict. It is the library behind the synapse-isolation command; a
+// caller needs no other package of this module but limits, for the bounds.
+//
+// # Run
+//
+// Run starts one container per request under the fixed policy (see package
+// limits) and the Options' memory, timeout and CPU-time limit, and returns
+// once the container is confirmed gone:
+//
+//	res, err := isolation.Run(ctx, isolation.Request{Source: "1+2"}, isolation.Options{
+//		Image:  imageID, // an immutable sha256: ID; never pulled
+//		Limits: limits.Config{Memory: 256 << 20, Timeout: 5 * time.Second},
+//	})
+//
+// Before the program exists in the container, the runner's hello (its own
+// view of the sandbox, see package protocol) is judged against the plan;
+// on any mismatch the source is never sent and the verdict is
+// SandboxFailure. Result.Sandboxed is true exactly when the hello passed.
+// The Result holds the program's value and output (at most 64 KiB,
+// truncated and counted), its error, the phases' Timings and the Usage the
+// runner read from the container's cgroup. Every run draws its own run id,
+// carried by a label; cleanup finds the container by it, never by name, and
+// a per-run reaper removes it if this process is killed. GC removes what a
+// SIGKILLed supervisor's reaper could not; Doctor checks an engine and an
+// image against the policy; Argv is the exact argv Run executes.
+//
+// Limits are validated before any process starts. Library errors name
+// fields (memory: ...), where the command line names flags (--memory: ...);
+// exit statuses are the command's, not the library's.
+//
+// # The Pool
+//
+// A Pool (what the batch command uses) still gives every request a fresh
+// container used once, but starts up to PoolOptions.Parallel containers
+// ahead of their requests, each with its hello judged and passed and its
+// runner blocked reading; the runner's own deadline starts when the request
+// arrives, and a ready container nobody uses ends on its own after
+// PoolOptions.Idle. Its life cycle:
+//
+//   - NewPool checks every engine (it answers, it has the image) and starts
+//     filling; its context ends every container of the pool (a signal, say).
+//     An engine whose container fails its hello is dropped (PoolOptions.OnDrop
+//     is told); with none left, every request gets that failure and no
+//     program runs.
+//   - Pool.Run gives a request the next ready container. It honours the
+//     request's context until the response: when the context ends, the
+//     container is killed and removed and the verdict is Interrupted.
+//   - Pool.Drain says no more requests will come beyond those running or
+//     waiting, so no container is started for nobody.
+//   - Pool.Close stops intake (a request that comes or still waits is
+//     Interrupted), waits for the requests that have a container, then ends
+//     every ready container and returns each removal it could not confirm.
+//     It must be called however the pool ends.
+//
+// # Verdicts
+//
+// Every Result names one Verdict: OK and ProgramError (the program ran and
+// raised) are the program's outcomes; Rejected (bad input, before any
+// process), SandboxFailure (the container did not enforce the policy, or
+// its runner's frames were missing, malformed, oversized or lying),
+// Timeout (the host's deadline), CPUTimeout (the --cpu-time limit),
+// EngineFailure (docker itself failed, a limit it dropped, a cleanup it
+// could not confirm), OOM (the memory limit, with its evidence named),
+// Interrupted (the context ended) and CommandNotFound (exec mode: the
+// interpreter is not in the image) are not.
+//
+// # Error
+//
+// Run's error is nil exactly for OK and ProgramError. Otherwise it is an
+// *Error carrying the same Verdict as the Result and its cause (errors.As
+// finds it; Unwrap gives the cause). Outcomes are decided from the host's
+// own deadline first, then docker's exit status, then evidence, never by
+// matching error strings, so a caller branches on Verdict alone.
+//
+// Eval is the trusted, in-process evaluator with a run's Result and no
+// container at all; it is for trusted code only. ReadSource and DecodeLine
+// are the one decoder of a source read from a stream or a JSON line, with
+// the same size, UTF-8 and NUL rules as every other way in.
+package isolation
