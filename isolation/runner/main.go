@@ -201,13 +201,6 @@ func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildP
 	return sl.eval(ctx, req.Source, g)
 }
 
-// errorTypes maps the evaluator's failure kinds to the wire's error types.
-var errorTypes = map[interp.ErrorKind]string{
-	interp.Syntax:    protocol.ErrSyntax,
-	interp.Runtime:   protocol.ErrRuntime,
-	interp.Cancelled: protocol.ErrTimeout,
-}
-
 // fromEval puts an evaluation result into the wire format.
 func fromEval(r interp.Result) protocol.Response {
 	resp := protocol.Response{
@@ -218,7 +211,7 @@ func fromEval(r interp.Result) protocol.Response {
 		resp.Result = []byte("null")
 	}
 	if r.Err != nil {
-		resp.Error = &protocol.Error{Type: errorTypes[r.Err.Kind], Message: r.Err.Msg, Line: r.Err.Line, Col: r.Err.Col}
+		resp.Error = r.Err.Wire()
 	}
 	return resp
 }
