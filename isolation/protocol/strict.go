@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -117,10 +118,23 @@ type shape struct {
 	elem  reflect.Type
 }
 
+// shapes caches each type's shape: a frame is decoded many times, its
+// types are few.
+var shapes sync.Map // reflect.Type -> shape
+
 func shapeOf(t reflect.Type) shape {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if s, ok := shapes.Load(t); ok {
+		return s.(shape)
+	}
+	s := newShape(t)
+	shapes.Store(t, s)
+	return s
+}
+
+func newShape(t reflect.Type) shape {
 	switch t.Kind() {
 	case reflect.Struct:
 		s := shape{types: map[string]reflect.Type{}}
