@@ -136,6 +136,9 @@ func TestDecodeRefusesDuplicates(t *testing.T) {
 		head + errObj + `,"exit":{"code":1,"code":0}}`:                            `response: duplicate field "code" in "exit"`,
 		head + errObj + `,"exit":{"code":1,"signal":"x","signal":""}}`:            `response: duplicate field "signal" in "exit"`,
 		`{"v":2,"ok":true,"result":[{"a":1,"a":2}],"output":"","output_bytes":0}`: `response: duplicate field "a" in "result[0]"`,
+		// An escaped key is the key it spells.
+		head + errObj + `,"o\u006b":true}`:                                              `response: duplicate field "ok"`,
+		`{"v":2,"ok":true,"result":{"a\"\\":1,"a\"\\":2},"output":"","output_bytes":0}`: `response: duplicate field "a\"\\" in "result"`,
 		// encoding/json would take "OK" for "ok", and keep the last.
 		head + errObj + `,"OK":true}`:                               `response: unknown field "OK"`,
 		head + `"error":{"type":"runtime","message":"m","code":1}}`: `response: unknown field "code" in "error" (want "type", "message", "line" and "col" only)`,

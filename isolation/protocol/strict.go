@@ -19,91 +19,169 @@ import (
 // key twice and, where the Go type is a struct, no key but its fields'
 // exact JSON names. encoding/json alone keeps the last of a duplicate key
 // silently ({"ok":false,"ok":true} would be ok) and matches names without
-// regard to case, so the frame is walked token by token first and
-// decoded into v (a pointer) only once it passed.
+// regard to case, so once the frame decoded into v (a pointer) its keys
+// are walked (keys) by v's type.
 func decodeStrict(b []byte, v any) error {
 	if err := checkUTF8(b); err != nil {
 		// encoding/json would silently replace invalid bytes with U+FFFD.
 		return err
 	}
 	t := reflect.TypeOf(v).Elem()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber() // a number is not parsed here: an int of any size stays valid
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	trimmed := bytes.TrimLeft(b, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return fmt.Errorf("want a JSON object%s", shapeOf(t).want(" with %s"))
 	}
-	if err := walkObject(dec, t, "", 1); err != nil {
+	// Decoded first, for its syntax and types (a frame refused later is
+	// dropped whole): the walk then reads JSON known to be valid.
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := dec.Decode(v); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return errors.New("trailing data after the JSON value")
 	}
-	return json.Unmarshal(b, v)
+	w := keys{b: trimmed}
+	return w.value(t)
 }
 
-// maxDepth is encoding/json's own bound of nesting, kept by the walk.
-const maxDepth = 10000
+// keys walks the keys of one JSON value whose syntax encoding/json has
+// checked (its nesting bounded too), by its Go type; at names the object
+// or array it is in, for messages.
+type keys struct {
+	b  []byte
+	i  int
+	at []step
+}
 
-// walkObject consumes the rest of an object (after its '{') whose Go type
-// is t; path names it in messages ("" at the top).
-func walkObject(dec *json.Decoder, t reflect.Type, path string, depth int) error {
-	if depth > maxDepth {
-		return errors.New("exceeded max depth")
+// step is one level of the walk's place: an object's key or an array's
+// index.
+type step struct {
+	key   string
+	index int // -1 for a key
+}
+
+// value walks the value at w.i, of type t.
+func (w *keys) value(t reflect.Type) error {
+	w.space()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	s := shapeOf(t)
-	seen := make(map[string]bool, len(s.names))
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return syntaxError(err)
+	switch w.b[w.i] {
+	case '{':
+		return w.object(t)
+	case '[':
+		return w.array(t)
+	case '"':
+		w.str()
+	default: // a number, true, false or null
+		for w.i < len(w.b) && !strings.ContainsRune(",]} \t\r\n", rune(w.b[w.i])) {
+			w.i++
 		}
-		key := tok.(string) // the decoder returns a string or an error here
+	}
+	return nil
+}
+
+func (w *keys) object(t reflect.Type) error {
+	s := shapeOf(t)
+	var seen map[string]bool
+	w.i++ // the '{'
+	for {
+		w.space()
+		switch w.b[w.i] {
+		case '}':
+			w.i++
+			return nil
+		case ',':
+			w.i++
+			w.space()
+		}
+		key := w.str()
 		if seen[key] {
-			return fmt.Errorf("duplicate field %q%s", key, in(path))
+			return fmt.Errorf("duplicate field %q%s", key, w.in())
+		}
+		if seen == nil {
+			seen = make(map[string]bool, len(s.names))
 		}
 		seen[key] = true
 		ft, ok := s.field(key)
 		if !ok {
-			return fmt.Errorf("unknown field %q%s%s", key, in(path), s.want(" (want %s only)"))
+			return fmt.Errorf("unknown field %q%s%s", key, w.in(), s.want(" (want %s only)"))
 		}
-		if err := walkValue(dec, ft, joinPath(path, key), depth); err != nil {
+		w.space()
+		w.i++ // the ':'
+		w.at = append(w.at, step{key: key, index: -1})
+		if err := w.value(ft); err != nil {
 			return err
 		}
+		w.at = w.at[:len(w.at)-1]
 	}
-	_, err := dec.Token() // the '}'
-	return syntaxError(err)
 }
 
-// walkValue consumes one value whose Go type is t. A scalar's type is
-// Unmarshal's to check.
-func walkValue(dec *json.Decoder, t reflect.Type, path string, depth int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return syntaxError(err)
+func (w *keys) array(t reflect.Type) error {
+	elem := anyType
+	if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+		elem = t.Elem()
 	}
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+	w.i++ // the '['
+	for n := 0; ; n++ {
+		w.space()
+		switch w.b[w.i] {
+		case ']':
+			w.i++
+			return nil
+		case ',':
+			w.i++
+		}
+		w.at = append(w.at, step{index: n})
+		if err := w.value(elem); err != nil {
+			return err
+		}
+		w.at = w.at[:len(w.at)-1]
 	}
-	switch tok {
-	case json.Delim('{'):
-		return walkObject(dec, t, path, depth+1)
-	case json.Delim('['):
-		if depth+1 > maxDepth {
-			return errors.New("exceeded max depth")
+}
+
+// str reads the string at w.i, its escapes undone.
+func (w *keys) str() string {
+	start, escaped := w.i, false
+	for w.i++; w.b[w.i] != '"'; w.i++ {
+		if w.b[w.i] == '\\' {
+			escaped = true
+			w.i++
 		}
-		elem := anyType
-		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
-			elem = t.Elem()
-		}
-		for i := 0; dec.More(); i++ {
-			if err := walkValue(dec, elem, path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
-				return err
-			}
-		}
-		_, err := dec.Token() // the ']'
-		return syntaxError(err)
 	}
-	return nil
+	w.i++
+	if !escaped {
+		return string(w.b[start+1 : w.i-1])
+	}
+	var s string
+	_ = json.Unmarshal(w.b[start:w.i], &s) // valid: its syntax was checked
+	return s
+}
+
+func (w *keys) space() {
+	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\r' || w.b[w.i] == '\n') {
+		w.i++
+	}
+}
+
+// in names where the walk is: "" at the top, else ` in "selfcheck"` or
+// ` in "result[0]"`.
+func (w *keys) in() string {
+	if len(w.at) == 0 {
+		return ""
+	}
+	var p strings.Builder
+	for _, s := range w.at {
+		if s.index >= 0 {
+			p.WriteString("[" + strconv.Itoa(s.index) + "]")
+			continue
+		}
+		if p.Len() > 0 {
+			p.WriteByte('.')
+		}
+		p.WriteString(s.key)
+	}
+	return fmt.Sprintf(" in %q", p.String())
 }
 
 var anyType = reflect.TypeFor[any]()
@@ -179,29 +257,6 @@ func (s shape) field(key string) (reflect.Type, bool) {
 	}
 	t, ok := s.types[key]
 	return t, ok
-}
-
-// syntaxError words a tokenizer error as encoding/json's Decode would: an
-// input that ends inside a value is an unexpected EOF.
-func syntaxError(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
-func in(path string) string {
-	if path == "" {
-		return ""
-	}
-	return fmt.Sprintf(" in %q", path)
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // quoteAll lists names for a message: "a", "b" and "c".
