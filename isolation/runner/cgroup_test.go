@@ -89,3 +89,30 @@ func TestCgroupFileCounter(t *testing.T) {
 	_, err = counterOnce(path, "oom_kil")
 	assert.ErrorContains(t, err, "no oom_kil counter in ")
 }
+
+// TestGuardReadsAllocateNothing: what the guard reads on every poll, from
+// files it holds open, allocates nothing: near the limit every new page
+// the runner needs could be the one the kernel takes it for.
+func TestGuardReadsAllocateNothing(t *testing.T) {
+	for _, dir := range []string{"testdata/cgroup-v1", "testdata/cgroup-v2"} {
+		cg := newCgroup(dir)
+		stat, err := cg.openStat()
+		assert.NilError(t, err)
+		cpu, err := cg.openCPU()
+		assert.NilError(t, err)
+		peak, err := openCgroupFile(cg.file("memory.max_usage_in_bytes", "memory.peak"), 64)
+		assert.NilError(t, err)
+		allocs := testing.AllocsPerRun(100, func() {
+			_, _, err1 := stat.usage()
+			_, err2 := cpu.micros()
+			_, err3 := peak.number()
+			if err1 != nil || err2 != nil || err3 != nil {
+				t.Fatal(err1, err2, err3)
+			}
+		})
+		assert.Check(t, allocs == 0, "%s: %v allocations a poll", dir, allocs)
+		stat.close()
+		cpu.close()
+		peak.close()
+	}
+}
