@@ -11,13 +11,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// evalErrorTypes spells the evaluator's failure kinds as the runner does.
-var evalErrorTypes = map[interp.ErrorKind]string{
-	interp.Syntax:    protocol.ErrSyntax,
-	interp.Runtime:   protocol.ErrRuntime,
-	interp.Cancelled: protocol.ErrTimeout,
-}
-
 // processCPU is this process's CPU time, user plus system; -1 if unknown.
 func processCPU() time.Duration {
 	var ru syscall.Rusage
@@ -60,7 +53,7 @@ func Eval(ctx context.Context, req Request, timeout time.Duration) (Result, erro
 		return res, nil
 	}
 	res.Verdict = ProgramError
-	res.Error = &ErrorDetail{Type: evalErrorTypes[r.Err.Kind], Message: r.Err.Msg, Line: r.Err.Line, Col: r.Err.Col}
+	res.Error = r.Err.Wire()
 	if r.Err.Kind != interp.Cancelled {
 		return res, nil
 	}

@@ -8,6 +8,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 func eval(src string) Result { return Eval(context.Background(), src, Options{}) }
@@ -114,4 +116,13 @@ func TestEvalCancel(t *testing.T) {
 	assert.Assert(t, r.Err != nil)
 	assert.Equal(t, r.Err.Kind, Cancelled)
 	assert.Assert(t, strings.Contains(r.Err.Msg, "deadline exceeded"), r.Err.Msg)
+}
+
+// TestWire: every failure kind has its wire type, the one spelling of the
+// runner and of the in-process eval.
+func TestWire(t *testing.T) {
+	for kind, want := range map[ErrorKind]string{Syntax: "syntax", Runtime: "runtime", Cancelled: "timeout"} {
+		e := (&Error{Kind: kind, Msg: "m", Line: 2, Col: 3}).Wire()
+		assert.DeepEqual(t, *e, protocol.Error{Type: want, Message: "m", Line: 2, Col: 3})
+	}
 }

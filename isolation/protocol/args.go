@@ -86,24 +86,17 @@ func ParseArgs(argv []string) (Args, error) {
 	a := Args{Timeout: limits.DefaultTimeout}
 	for i := 0; i < len(argv); i++ {
 		switch argv[i] {
-		case argTimeout:
-			if i+1 >= len(argv) {
-				return a, errors.New("--timeout needs a value")
-			}
-			d, err := limits.ParseTimeout(argv[i+1])
-			if err != nil {
-				return a, err
-			}
-			a.Timeout = d
-			i++
-		case argIdle, argCPUTime:
+		case argTimeout, argIdle, argCPUTime:
 			d, err := durationAfter(argv, i)
 			if err != nil {
 				return a, err
 			}
-			if argv[i] == argIdle {
+			switch argv[i] {
+			case argTimeout:
+				a.Timeout = d
+			case argIdle:
 				a.Idle = d
-			} else {
+			default:
 				a.CPUTime = d
 			}
 			i++
@@ -119,8 +112,9 @@ func ParseArgs(argv []string) (Args, error) {
 	return a, a.Validate()
 }
 
-// durationAfter reads the duration after the flag argv[i] (--idle or
-// --cpu-time); its range is Validate's to check.
+// durationAfter reads the duration after the flag argv[i] (--timeout,
+// --idle or --cpu-time), the one way the runner's durations are parsed;
+// its range is Validate's to check.
 func durationAfter(argv []string, i int) (time.Duration, error) {
 	name := strings.TrimPrefix(argv[i], "--")
 	if i+1 >= len(argv) {
@@ -128,7 +122,7 @@ func durationAfter(argv []string, i int) (time.Duration, error) {
 	}
 	d, err := time.ParseDuration(argv[i+1])
 	if err != nil {
-		return 0, fmt.Errorf("%s: must be a duration like 60s (got %q)", name, argv[i+1])
+		return 0, fmt.Errorf("%s: must be a duration like 10s or 1m30s (got %q)", name, argv[i+1])
 	}
 	return d, nil
 }

@@ -6,27 +6,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// DecodeRequest strictly decodes the runner's request frame: one JSON
-// object with exactly the field "source" holding a string, nothing before
-// or after it, and the source's rules (CheckSource) for its mode. A frame
-// over the request limit is refused as such, before decoding: a reader
-// keeps at most one byte more than the limit.
+// DecodeRequest strictly decodes the runner's request frame by the one
+// rule of every frame (decodeStrict): one JSON object with exactly the
+// field "source" holding a string, and the source's rules (CheckSource)
+// for its mode. A frame over the request limit is refused as such, before
+// decoding: a reader keeps at most one byte more than the limit.
 func DecodeRequest(b []byte, starlark bool) (Request, error) {
 	if len(b) > limits.MaxRequestBytes {
 		return Request{}, requestTooLarge(-1)
 	}
-	fields, err := decodeObject(b, "source")
+	var frame struct {
+		Source json.RawMessage `json:"source"`
+	}
+	err := decodeStrict(b, &frame)
 	var req Request
 	if err == nil {
-		req, err = sourceOf(fields, starlark)
+		req, err = sourceOf(frame.Source, starlark)
 	}
 	var large *tooLargeError
 	if err != nil && !errors.As(err, &large) { // that one names the request already
@@ -35,29 +35,34 @@ func DecodeRequest(b []byte, starlark bool) (Request, error) {
 	return req, err
 }
 
-// DecodeLine strictly decodes a batch line, {"id": ..., "source": "..."}:
-// the request, and its id (a string, a number or null) even when the rest
-// is refused, so the refusal can carry it. A line longer than
-// limits.MaxLineBytes is longer than any whose request is within the
-// limit: a reader keeps at most one byte more of it, and decodeObject
-// refuses it.
+// DecodeLine strictly decodes a batch line, {"id": ..., "source": "..."},
+// by the rule of every frame: the request, and its id (a string, a number
+// or null) even when the rest is refused, so the refusal can carry it. A
+// line longer than limits.MaxLineBytes is longer than any whose request is
+// within the limit: a reader keeps at most one byte more of it.
 func DecodeLine(b []byte, starlark bool) (json.RawMessage, Request, error) {
-	fields, err := decodeObject(b, "id", "source")
-	if err != nil {
+	if len(b) > limits.MaxLineBytes {
+		return nil, Request{}, requestTooLarge(-1)
+	}
+	var line struct {
+		ID     json.RawMessage `json:"id"`
+		Source json.RawMessage `json:"source"`
+	}
+	if err := decodeStrict(b, &line); err != nil {
 		return nil, Request{}, err
 	}
-	id := fields["id"]
+	id := line.ID
 	if len(id) > 0 && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null" {
 		return nil, Request{}, errors.New(`"id" must be a string or a number`)
 	}
-	req, err := sourceOf(fields, starlark)
+	req, err := sourceOf(line.Source, starlark)
 	return id, req, err
 }
 
-// sourceOf takes the "source" field and applies the source's rules.
-func sourceOf(fields map[string]json.RawMessage, starlark bool) (Request, error) {
-	raw, ok := fields["source"]
-	if !ok {
+// sourceOf takes the "source" field (nil when absent) and applies the
+// source's rules.
+func sourceOf(raw json.RawMessage, starlark bool) (Request, error) {
+	if raw == nil {
 		return Request{}, errors.New(`missing field "source"`)
 	}
 	var req Request
@@ -68,70 +73,6 @@ func sourceOf(fields map[string]json.RawMessage, starlark bool) (Request, error)
 		return Request{}, err
 	}
 	return req, nil
-}
-
-// decodeObject decodes one JSON object whose fields are among names, each
-// at most once, with nothing before or after it, from at most
-// limits.MaxLineBytes of valid UTF-8 (a batch line: a request at its limit
-// and an id).
-func decodeObject(b []byte, names ...string) (map[string]json.RawMessage, error) {
-	if len(b) > limits.MaxLineBytes {
-		return nil, requestTooLarge(-1)
-	}
-	if err := checkUTF8(b); err != nil {
-		// encoding/json would silently replace invalid bytes with U+FFFD.
-		return nil, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("want a JSON object with %s", quoteAll(names))
-	}
-	fields := map[string]json.RawMessage{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("not JSON: %w", err)
-		}
-		key, _ := t.(string)
-		if !slices.Contains(names, key) {
-			return nil, fmt.Errorf("unknown field %q (want %s only)", key, quoteAll(names))
-		}
-		if _, dup := fields[key]; dup {
-			return nil, fmt.Errorf("duplicate field %q", key)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("not JSON: %w", err)
-		}
-		fields[key] = v
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
-	}
-	if err := expectEOF(dec); err != nil {
-		return nil, err
-	}
-	return fields, nil
-}
-
-func quoteAll(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, " and ")
-}
-
-// checkUTF8 names the byte offset of the first invalid UTF-8 sequence.
-func checkUTF8[T string | []byte](b T) error {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRuneInString(string(b[i:min(i+utf8.UTFMax, len(b))]))
-		if r == utf8.RuneError && n <= 1 {
-			return fmt.Errorf("invalid UTF-8 at offset %d", i)
-		}
-		i += n
-	}
-	return nil
 }
 
 // CheckSource is the one rule set of a program's source, however it
@@ -201,31 +142,20 @@ func (e *tooLargeError) Error() string {
 	return fmt.Sprintf("request: %d bytes encoded, limit is %d", e.n, limits.MaxRequestBytes)
 }
 
-// DecodeResponse strictly decodes a runner response: one JSON object, known
-// fields only, nothing after it, protocol version 2, and fields that agree
-// with each other and with the output cap. A response that breaks any rule
-// came from a broken or hostile container.
+// DecodeResponse strictly decodes a runner response by the one rule of
+// every frame (decodeStrict: one JSON object, known fields only and each
+// once, at every depth, nothing after it), then checks protocol version 2
+// and that the fields agree with each other and with the output cap. A
+// response that breaks any rule came from a broken or hostile container.
 func DecodeResponse(b []byte) (Response, error) {
 	if len(b) > limits.MaxResponseBytes {
 		return Response{}, fmt.Errorf("response: larger than %d bytes", limits.MaxResponseBytes)
 	}
-	if !utf8.Valid(b) {
-		return Response{}, errors.New("response: invalid UTF-8")
-	}
-	trimmed := bytes.TrimLeft(b, " \t\r\n")
-	if len(trimmed) == 0 {
+	if len(bytes.TrimLeft(b, " \t\r\n")) == 0 {
 		return Response{}, errors.New("response: empty")
 	}
-	if trimmed[0] != '{' {
-		return Response{}, errors.New("response: want a JSON object")
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
 	var r Response
-	if err := dec.Decode(&r); err != nil {
-		return Response{}, fmt.Errorf("response: %w", err)
-	}
-	if err := expectEOF(dec); err != nil {
+	if err := decodeStrict(b, &r); err != nil {
 		return Response{}, fmt.Errorf("response: %w", err)
 	}
 	return r, r.check()
@@ -252,14 +182,6 @@ func (r Response) check() error {
 		return fmt.Errorf("response: negative cpu_us %d", *r.Usage.CPUMicros)
 	case r.Usage != nil && r.Usage.MemoryPeakBytes != nil && *r.Usage.MemoryPeakBytes < 0:
 		return fmt.Errorf("response: negative memory_peak_bytes %d", *r.Usage.MemoryPeakBytes)
-	}
-	return nil
-}
-
-// expectEOF reports any data after the first JSON value.
-func expectEOF(dec *json.Decoder) error {
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
 	}
 	return nil
 }

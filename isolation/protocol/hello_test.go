@@ -23,19 +23,36 @@ func TestDecodeHello(t *testing.T) {
 
 func TestDecodeHelloRejects(t *testing.T) {
 	for in, want := range map[string]string{
-		``:                         "hello: want a JSON object",
-		`null`:                     "hello: want a JSON object",
-		`hello`:                    "hello: want a JSON object",
+		``:                         `hello: want a JSON object with "v" and "selfcheck"`,
+		`null`:                     `hello: want a JSON object with "v" and "selfcheck"`,
+		`hello`:                    `hello: want a JSON object with "v" and "selfcheck"`,
 		`{"v":2}`:                  `hello: missing field "selfcheck"`,
 		`{"v":2,"selfcheck":null}`: `hello: missing field "selfcheck"`,
 		`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`: "hello: the runner speaks protocol version 1, want 2",
 		`{"v":3,"selfcheck":` + goodSelfcheck + `}`:                                          "hello: the runner speaks protocol version 3, want 2",
 		`{"selfcheck":` + goodSelfcheck + `}`:                                                "hello: protocol version 0, want 2",
-		`{"v":2,"selfcheck":` + goodSelfcheck + `,"x":1}`:                                    `hello: json: unknown field "x"`,
-		`{"v":2,"selfcheck":{"uid":0,"root":true}}`:                                          `hello: json: unknown field "root"`,
+		`{"v":2,"selfcheck":` + goodSelfcheck + `,"x":1}`:                                    `hello: unknown field "x" (want "v" and "selfcheck" only)`,
+		`{"v":2,"selfcheck":{"uid":0,"root":true}}`:                                          `hello: unknown field "root" in "selfcheck"`,
 		`{"v":2,"selfcheck":` + goodSelfcheck + `}{"v":2}`:                                   "hello: trailing data after the JSON value",
-		"{\"v\":2,\"selfcheck\":{\"cap_eff\":\"\xff\"}}":                                     "hello: invalid UTF-8",
+		"{\"v\":2,\"selfcheck\":{\"cap_eff\":\"\xff\"}}":                                     "hello: invalid UTF-8 at offset 31",
 		`{"v":2,"selfcheck":{"env_keys":["` + strings.Repeat("K", 16<<10) + `"]}}`:           "hello: larger than 16384 bytes",
+	} {
+		_, err := DecodeHello([]byte(in))
+		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
+	}
+}
+
+// TestDecodeHelloRefusesDuplicates: a key twice is refused at every depth,
+// naming it, where encoding/json alone keeps the last one silently.
+func TestDecodeHelloRefusesDuplicates(t *testing.T) {
+	sc := strings.TrimSuffix(goodSelfcheck, "}")
+	for in, want := range map[string]string{
+		`{"v":2,"v":2,"selfcheck":` + goodSelfcheck + `}`:                             `hello: duplicate field "v"`,
+		`{"v":2,"selfcheck":` + goodSelfcheck + `,"selfcheck":` + goodSelfcheck + `}`: `hello: duplicate field "selfcheck"`,
+		`{"v":2,"selfcheck":` + sc + `,"uid":0}}`:                                     `hello: duplicate field "uid" in "selfcheck"`,
+		`{"v":2,"selfcheck":` + sc + `,"proc_probes":{"mem":13,"mem":0}}}`:            `hello: duplicate field "mem" in "selfcheck.proc_probes"`,
+		// encoding/json would take "UID" for "uid", and keep the last.
+		`{"v":2,"selfcheck":` + sc + `,"UID":0}}`: `hello: unknown field "UID" in "selfcheck"`,
 	} {
 		_, err := DecodeHello([]byte(in))
 		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)

@@ -38,7 +38,7 @@ func TestDecodeRequestRejects(t *testing.T) {
 		`{"source":null}`:               `request: "source" must be a string`,
 		`{"source":"a"} {"source":"b"}`: "request: trailing data after the JSON value",
 		`{"source":"a"}x`:               "request: trailing data after the JSON value",
-		`{"source":"a"`:                 "request: not JSON: EOF",
+		`{"source":"a"`:                 "request: unexpected EOF",
 		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
 		`{"source":"1\u0000+2"}`:        "request: source: NUL byte at offset 1 (Starlark would stop reading there)",
 		big:                             "request: more than 65536 bytes encoded, the limit",
@@ -106,7 +106,7 @@ func TestDecodeResponseRejects(t *testing.T) {
 		`[1]`:               "response: want a JSON object",
 		ok + ok:             "response: trailing data after the JSON value",
 		ok + "\nWARNING: x": "response: trailing data after the JSON value",
-		`{"v":2,"ok":true,"output":"","output_bytes":0,"extra":1}`:                          `response: json: unknown field "extra"`,
+		`{"v":2,"ok":true,"output":"","output_bytes":0,"extra":1}`:                          `response: unknown field "extra"`,
 		`{"v":1,"ok":true,"output":"","output_bytes":0}`:                                    "response: protocol version 1, want 2",
 		`{"v":2,"ok":true,"output":"abc","output_bytes":-1}`:                                "response: negative output_bytes -1",
 		`{"v":2,"ok":true,"output":"abc","output_bytes":65537}`:                             "response: output_truncated=false disagrees with output_bytes 65537 and the 65536 byte cap",
@@ -114,13 +114,46 @@ func TestDecodeResponseRejects(t *testing.T) {
 		`{"v":2,"ok":false,"output":"","output_bytes":0}`:                                   "response: not ok and no error",
 		`{"v":2,"ok":true,"output":"","output_bytes":0,"error":{"type":"runtime"}}`:         "response: ok with an error",
 		`{"v":2,"ok":false,"output":"","output_bytes":0,"error":{"message":"x"}}`:           "response: error without a type",
-		"{\"v\":2,\"ok\":true,\"output\":\"\xff\",\"output_bytes\":1}":                      "response: invalid UTF-8",
+		"{\"v\":2,\"ok\":true,\"output\":\"\xff\",\"output_bytes\":1}":                      "response: invalid UTF-8 at offset 27",
 		`{"v":2,"ok":true,"output":"` + strings.Repeat("x", limits.MaxOutputBytes+1) + `"}`: "response: output is 65537 bytes, over the 65536 byte cap",
 		`{"v":2,"ok":true,"result":"` + strings.Repeat("x", limits.MaxResponseBytes) + `"}`: "response: larger than 1048576 bytes",
 	} {
 		_, err := DecodeResponse([]byte(in))
 		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
 	}
+}
+
+// TestDecodeRefusesDuplicates: every frame refuses a key twice, at the top
+// and in every object inside, naming it, where encoding/json alone keeps
+// the last one silently (a response not ok, then ok, would be ok).
+func TestDecodeRefusesDuplicates(t *testing.T) {
+	const head = `{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,`
+	const errObj = `"error":{"type":"runtime","message":"m"}`
+	for in, want := range map[string]string{
+		head + errObj + `,"ok":true}`:                                             `response: duplicate field "ok"`,
+		head + `"error":{"type":"runtime","message":"m","type":"x"}}`:             `response: duplicate field "type" in "error"`,
+		head + errObj + `,"usage":{"cpu_us":1,"memory_peak_bytes":2,"cpu_us":0}}`: `response: duplicate field "cpu_us" in "usage"`,
+		head + errObj + `,"exit":{"code":1,"code":0}}`:                            `response: duplicate field "code" in "exit"`,
+		head + errObj + `,"exit":{"code":1,"signal":"x","signal":""}}`:            `response: duplicate field "signal" in "exit"`,
+		`{"v":2,"ok":true,"result":[{"a":1,"a":2}],"output":"","output_bytes":0}`: `response: duplicate field "a" in "result[0]"`,
+		// An escaped key is the key it spells.
+		head + errObj + `,"o\u006b":true}`:                                              `response: duplicate field "ok"`,
+		`{"v":2,"ok":true,"result":{"a\"\\":1,"a\"\\":2},"output":"","output_bytes":0}`: `response: duplicate field "a\"\\" in "result"`,
+		// encoding/json would take "OK" for "ok", and keep the last.
+		head + errObj + `,"OK":true}`:                               `response: unknown field "OK"`,
+		head + `"error":{"type":"runtime","message":"m","code":1}}`: `response: unknown field "code" in "error" (want "type", "message", "line" and "col" only)`,
+	} {
+		_, err := DecodeResponse([]byte(in))
+		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
+	}
+	_, err := DecodeRequest([]byte(`{"source":"1","source":"2"}`), true)
+	assert.Error(t, err, `request: duplicate field "source"`)
+	_, _, err = DecodeLine([]byte(`{"id":1,"source":"1","id":2}`), true)
+	assert.Error(t, err, `duplicate field "id"`)
+	// A result of any size and depth (within encoding/json's) still decodes.
+	r, err := DecodeResponse([]byte(`{"v":2,"ok":true,"result":{"a":[1e999,{"b":{}}],"c":` + strings.Repeat("9", 400) + `},"output":"","output_bytes":0}`))
+	assert.NilError(t, err)
+	assert.Equal(t, string(r.Result)[:20], `{"a":[1e999,{"b":{}}`)
 }
 
 func FuzzDecodeRequest(f *testing.F) {

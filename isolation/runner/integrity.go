@@ -143,8 +143,8 @@ func (p *procProbe) result() map[string]int {
 		return out
 	}
 	for i, name := range files {
-		if n, err := strconv.Atoi(fields[i]); err == nil {
-			out[name] = n
+		if n, err := parseInt([]byte(fields[i])); err == nil {
+			out[name] = int(n)
 		}
 	}
 	return out

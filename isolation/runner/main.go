@@ -100,17 +100,13 @@ func failure(typ, msg string) protocol.Response {
 	return protocol.Response{V: protocol.Version, Result: []byte("null"), Error: &protocol.Error{Type: typ, Message: msg}}
 }
 
+// run is the runner's whole exchange: its arguments, the hello, the
+// request, the program under its limits, the response. Its exit code is 0
+// when a response was written (exit answers for a panic too), 2 when none
+// could be.
 func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	r := &responder{out: stdout}
-	defer func() {
-		if p := recover(); p != nil {
-			r.send(failure(protocol.ErrInternal, fmt.Sprint("runner panic: ", p)))
-		}
-		code = 0
-		if !r.sentOK() {
-			code = 2
-		}
-	}()
+	defer r.exit(&code)
 	cfg, err := protocol.ParseArgs(args)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, "runner: "+err.Error()))
@@ -118,38 +114,21 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	}
 	_ = lockText() // best effort; see there
 	cg := newCgroup(cgroupRoot)
-	var sl *starlarkChildProc
-	starlark := cfg.Exec == nil && !cfg.Selfcheck
-	var probe *procProbe
-	defer func() { probe.end() }()
-	if !starlark {
-		probe = startProcProbe()
-	} else {
-		// Started now, idle until it is given the source: its start-up
-		// overlaps the attestation and the wait for the request. It is
-		// the /proc probe too.
-		if sl, probe, err = startStarlarkChild(cfg.Timeout, cg); err != nil {
-			r.send(failure(protocol.ErrInternal, "starting the evaluator: "+err.Error()))
-			return
-		}
-		defer func() {
-			if sl != nil {
-				sl.abort()
-			}
-		}()
+	a, err := startAhead(cfg, cg)
+	defer a.end()
+	if err != nil {
+		r.send(failure(protocol.ErrInternal, "starting the evaluator: "+err.Error()))
+		return
 	}
 	// The hello: read and written before anything is read from stdin, so
 	// the host judges the sandbox before the source exists in it, and
 	// nothing a program does can change what the host is told.
-	began := time.Now()
-	sc := selfcheck(probe)
-	sc.TookMicros = time.Since(began).Microseconds()
-	helloAt, err := writeHello(stdout, sc)
-	probe.end()
+	sc, helloAt, err := attest(stdout, a.probe, cg)
+	a.probe.end()
 	if err != nil {
 		return // no hello, no response: the host refuses the container
 	}
-	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, starlark)
+	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, err.Error()))
 		return
@@ -164,13 +143,61 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	}
 	g := &guard{cg: cg, limit: sc.MemoryMax, cpu: &meter{cg: cg, limit: cfg.CPUTime}}
 	if err := g.cpu.open(); err != nil {
-		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred abort ends the idle child
+		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
 		return
 	}
-	child := sl
-	sl = nil // handed over: serve's eval reaps it
-	r.send(serve(cfg, req, g, child, r))
+	r.send(serve(cfg, req, g, a.handOver(), r))
 	return
+}
+
+// exit, deferred first in run and so run last, answers for a panic and
+// sets run's exit code.
+func (r *responder) exit(code *int) {
+	if p := recover(); p != nil {
+		r.send(failure(protocol.ErrInternal, fmt.Sprint("runner panic: ", p)))
+	}
+	*code = 0
+	if !r.sentOK() {
+		*code = 2
+	}
+}
+
+// ahead is what the runner starts before its hello: the /proc probe, and
+// in Starlark mode the idle evaluator, which is the probe too.
+type ahead struct {
+	starlark bool
+	sl       *starlarkChildProc // nil once handed over
+	probe    *procProbe
+}
+
+// startAhead starts them. The Starlark child is started now, idle until
+// it is given the source: its start-up overlaps the attestation and the
+// wait for the request.
+func startAhead(cfg protocol.Args, cg cgroup) (*ahead, error) {
+	a := &ahead{starlark: cfg.Exec == nil && !cfg.Selfcheck}
+	if !a.starlark {
+		a.probe = startProcProbe()
+		return a, nil
+	}
+	var err error
+	a.sl, a.probe, err = startStarlarkChild(cfg.Timeout, cg)
+	return a, err
+}
+
+// end aborts an evaluator that was never handed its program, then ends
+// the probe.
+func (a *ahead) end() {
+	if a.sl != nil {
+		a.sl.abort()
+	}
+	a.probe.end()
+}
+
+// handOver gives the evaluator away: serve's eval reaps it.
+func (a *ahead) handOver() *starlarkChildProc {
+	sl := a.sl
+	a.sl = nil
+	return sl
 }
 
 // serve runs the program under the runner's deadline, whose watchdog
@@ -201,13 +228,6 @@ func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildP
 	return sl.eval(ctx, req.Source, g)
 }
 
-// errorTypes maps the evaluator's failure kinds to the wire's error types.
-var errorTypes = map[interp.ErrorKind]string{
-	interp.Syntax:    protocol.ErrSyntax,
-	interp.Runtime:   protocol.ErrRuntime,
-	interp.Cancelled: protocol.ErrTimeout,
-}
-
 // fromEval puts an evaluation result into the wire format.
 func fromEval(r interp.Result) protocol.Response {
 	resp := protocol.Response{
@@ -218,20 +238,24 @@ func fromEval(r interp.Result) protocol.Response {
 		resp.Result = []byte("null")
 	}
 	if r.Err != nil {
-		resp.Error = &protocol.Error{Type: errorTypes[r.Err.Kind], Message: r.Err.Msg, Line: r.Err.Line, Col: r.Err.Col}
+		resp.Error = r.Err.Wire()
 	}
 	return resp
 }
 
-// writeHello writes the hello line in one write and returns when it was
+// attest reads the sandbox as the runner sees it and writes it as the
+// hello line, in one write; it returns what it saw and when the hello was
 // written.
-func writeHello(stdout io.Writer, sc protocol.Selfcheck) (time.Time, error) {
+func attest(stdout io.Writer, probe *procProbe, cg cgroup) (protocol.Selfcheck, time.Time, error) {
+	began := time.Now()
+	sc := selfcheck(probe, cg)
+	sc.TookMicros = time.Since(began).Microseconds()
 	b, err := json.Marshal(protocol.Hello{V: protocol.Version, Selfcheck: &sc})
 	if err != nil {
-		return time.Time{}, err
+		return sc, time.Time{}, err
 	}
 	_, err = stdout.Write(append(b, '\n'))
-	return time.Now(), err
+	return sc, time.Now(), err
 }
 
 // readRequestWithin waits at most idle (timeout when idle is zero) for the

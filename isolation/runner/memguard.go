@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -46,25 +43,6 @@ const (
 // the runner itself never has to fight for pages.
 func headroom(limit int64) int64 { return max(limit/16, 4<<20) }
 
-// cgroup reads the memory cgroup the runner is in, v1 or v2, from root
-// (/sys/fs/cgroup in the container; recorded files in tests).
-type cgroup struct {
-	root string
-	v2   bool
-}
-
-func newCgroup(root string) cgroup {
-	_, err := os.Stat(filepath.Join(root, "cgroup.controllers"))
-	return cgroup{root: root, v2: err == nil}
-}
-
-func (c cgroup) file(v1, v2 string) string {
-	if c.v2 {
-		return filepath.Join(c.root, v2)
-	}
-	return filepath.Join(c.root, "memory", v1)
-}
-
 // usage returns the cgroup's anonymous memory (what a program allocates;
 // page cache is reclaimable and not counted) and its major page faults.
 func (c cgroup) usage() (anon, majfaults int64, err error) {
@@ -95,11 +73,11 @@ func (r *statReader) close() { r.file.close() }
 // Keys of memory.stat: v2 names anonymous memory and major faults itself;
 // v1 counts them for the whole hierarchy under total_*.
 var (
-	keyAnon      = []byte("anon ")
-	keyMajV2     = []byte("pgmajfault ")
-	keyRSS       = []byte("total_rss ")
-	keyRSSHuge   = []byte("total_rss_huge ")
-	keyMajV1     = []byte("total_pgmajfault ")
+	keyAnon      = []byte("anon")
+	keyMajV2     = []byte("pgmajfault")
+	keyRSS       = []byte("total_rss")
+	keyRSSHuge   = []byte("total_rss_huge")
+	keyMajV1     = []byte("total_pgmajfault")
 	errStatShort = fmt.Errorf("memory.stat: anonymous memory or major faults missing")
 )
 
@@ -112,74 +90,28 @@ func (r *statReader) usage() (anon, majfaults int64, err error) {
 	for len(b) > 0 {
 		var line []byte
 		line, b = cutLine(b)
+		k, v, _ := bytes.Cut(line, space)
+		n, err := parseInt(v)
+		if err != nil {
+			continue
+		}
 		switch {
-		case r.v2 && bytes.HasPrefix(line, keyAnon):
-			anon, haveAnon = parseInt(line[len(keyAnon):]), true
-		case r.v2 && bytes.HasPrefix(line, keyMajV2):
-			majfaults, haveMaj = parseInt(line[len(keyMajV2):]), true
-		case !r.v2 && bytes.HasPrefix(line, keyRSS):
-			anon, haveAnon = anon+parseInt(line[len(keyRSS):]), true
-		case !r.v2 && bytes.HasPrefix(line, keyRSSHuge):
-			anon += parseInt(line[len(keyRSSHuge):])
-		case !r.v2 && bytes.HasPrefix(line, keyMajV1):
-			majfaults, haveMaj = parseInt(line[len(keyMajV1):]), true
+		case r.v2 && bytes.Equal(k, keyAnon):
+			anon, haveAnon = n, true
+		case r.v2 && bytes.Equal(k, keyMajV2):
+			majfaults, haveMaj = n, true
+		case !r.v2 && bytes.Equal(k, keyRSS):
+			anon, haveAnon = anon+n, true
+		case !r.v2 && bytes.Equal(k, keyRSSHuge):
+			anon += n
+		case !r.v2 && bytes.Equal(k, keyMajV1):
+			majfaults, haveMaj = n, true
 		}
 	}
 	if !haveAnon || !haveMaj {
 		return 0, 0, errStatShort
 	}
 	return anon, majfaults, nil
-}
-
-// cutLine splits b at its first newline: the line before it and the rest
-// after it (nil at the end).
-func cutLine(b []byte) (line, rest []byte) {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		return b[:i], b[i+1:]
-	}
-	return b, nil
-}
-
-// parseInt reads a non-negative decimal; memory.stat has nothing else.
-func parseInt(b []byte) int64 {
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			break
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n
-}
-
-// oomKills returns the cgroup's own count of processes the OOM killer
-// killed (v1 memory.oom_control, v2 memory.events).
-func (c cgroup) oomKills() (int64, error) {
-	m, err := readCounters(c.file("memory.oom_control", "memory.events"))
-	if err != nil {
-		return 0, err
-	}
-	n, ok := m["oom_kill"]
-	if !ok {
-		return 0, fmt.Errorf("no oom_kill counter in %s", c.file("memory.oom_control", "memory.events"))
-	}
-	return n, nil
-}
-
-// readCounters reads "name value" lines of numbers; a value that is not
-// a number is left out.
-func readCounters(path string) (map[string]int64, error) {
-	kv, err := readKeyed(path, " ")
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]int64, len(kv))
-	for k, v := range kv {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			out[k] = n
-		}
-	}
-	return out, nil
 }
 
 // guard watches the cgroup while a child runs and calls stop, once, when
@@ -201,30 +133,11 @@ type guard struct {
 // buffers): near the limit every new page the runner needs could be the
 // one that makes the kernel kill the runner instead of the program.
 func (g *guard) watch(done <-chan struct{}, stop func()) {
-	var (
-		r     *statReader
-		total *cgroupFile
-	)
-	if g.limit > 0 { // no limit visible: the attestation already refuses the run
-		if sr, err := g.cg.openStat(); err == nil {
-			r = sr
-			defer r.close()
-		}
-		// The cgroup's whole usage, page cache included, is a cheap upper
-		// bound of anonymous memory (one counter, where memory.stat is
-		// summed up by the kernel on every read): below half the limit,
-		// where neither headroom nor thrashing can be near, memory.stat is
-		// not read at all.
-		if n, err := openCgroupFile(g.cg.file("memory.usage_in_bytes", "memory.current"), 64); err == nil {
-			total = n
-			defer total.close()
-		}
-	}
-	cpuLimited := g.cpu != nil && g.cpu.limit > 0
-	if r == nil && !cpuLimited {
+	w := g.open()
+	defer w.close()
+	if w.stat == nil && !w.cpuLimited {
 		return
 	}
-	j := judge{limit: g.limit}
 	timer := time.NewTimer(guardEvery)
 	defer timer.Stop()
 	for {
@@ -232,34 +145,82 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 		case <-done:
 			return
 		case now := <-timer.C:
-			next := guardEvery
-			if cpuLimited {
-				if why := g.cpu.over(); why != "" {
-					stop()
-					g.set(&g.cpuHit, why)
-					return
-				}
-			}
-			use, known := read(total)
-			switch low := known && use < g.limit/4; {
-			case low && cpuLimited:
-				next = guardCPU
-			case low:
-				next = guardIdle
-			}
-			if r != nil && !(known && use < g.limit/2) {
-				if anon, faults, err := r.usage(); err == nil {
-					var why string
-					if why, next = j.observe(now, anon, faults); why != "" {
-						stop()
-						g.set(&g.reason, why)
-						return
-					}
-				}
+			next, stopped := w.poll(now, stop)
+			if stopped {
+				return
 			}
 			timer.Reset(next)
 		}
 	}
+}
+
+// watcher is a guard's open files and its judge while it watches.
+type watcher struct {
+	g          *guard
+	stat       *statReader // nil: memory is not watched
+	total      *cgroupFile // nil: the cheap bound is not known
+	cpuLimited bool
+	j          judge
+}
+
+// open opens the files watch reads, once, before it polls.
+func (g *guard) open() *watcher {
+	w := &watcher{g: g, cpuLimited: g.cpu != nil && g.cpu.limit > 0, j: judge{limit: g.limit}}
+	if g.limit <= 0 { // no limit visible: the attestation already refuses the run
+		return w
+	}
+	if sr, err := g.cg.openStat(); err == nil {
+		w.stat = sr
+	}
+	// The cgroup's whole usage, page cache included, is a cheap upper
+	// bound of anonymous memory (one counter, where memory.stat is summed
+	// up by the kernel on every read): below half the limit, where neither
+	// headroom nor thrashing can be near, memory.stat is not read at all.
+	if n, err := openCgroupFile(g.cg.file("memory.usage_in_bytes", "memory.current"), 64); err == nil {
+		w.total = n
+	}
+	return w
+}
+
+func (w *watcher) close() {
+	if w.stat != nil {
+		w.stat.close()
+	}
+	if w.total != nil {
+		w.total.close()
+	}
+}
+
+// poll takes one look at the cgroup at now: it stops the program (stop,
+// and the reason kept) and reports stopped, or returns when to look next.
+func (w *watcher) poll(now time.Time, stop func()) (next time.Duration, stopped bool) {
+	g := w.g
+	next = guardEvery
+	if w.cpuLimited {
+		if why := g.cpu.over(); why != "" {
+			stop()
+			g.set(&g.cpuHit, why)
+			return 0, true
+		}
+	}
+	use, known := read(w.total)
+	switch low := known && use < g.limit/4; {
+	case low && w.cpuLimited:
+		next = guardCPU
+	case low:
+		next = guardIdle
+	}
+	if w.stat != nil && !(known && use < g.limit/2) {
+		if anon, faults, err := w.stat.usage(); err == nil {
+			var why string
+			if why, next = w.j.observe(now, anon, faults); why != "" {
+				stop()
+				g.set(&g.reason, why)
+				return 0, true
+			}
+		}
+	}
+	return next, false
 }
 
 // read reads the cgroup's whole usage from n; known is false when it

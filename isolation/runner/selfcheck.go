@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"net"
 	"os"
@@ -17,26 +18,39 @@ import (
 // selfcheck reports what this process actually sees. It only reads and
 // probes; a value it cannot read is left at -1 or empty and explained in
 // Problems, so doctor fails that check instead of guessing. probe is the
-// /proc probe, started before.
-func selfcheck(probe *procProbe) protocol.Selfcheck {
+// /proc probe, started before; cg the runner's cgroup.
+func selfcheck(probe *procProbe, cg cgroup) protocol.Selfcheck {
 	s := protocol.Selfcheck{
 		UID: os.Getuid(), GID: os.Getgid(), NoNewPrivs: -1, Seccomp: -1,
 		MemoryMax: -1, SwapMax: -1, PidsMax: -1, NoFileSoft: -1, NoFileHard: -1, CoreSoft: -1, CoreHard: -1, TmpBytes: -1,
 	}
 	problem := func(what string, err error) { s.Problems = append(s.Problems, what+": "+err.Error()) }
 	s.Groups, _ = os.Getgroups()
-
-	if status, err := readKeyed("/proc/self/status", ":"); err != nil {
-		problem("status", err)
-	} else {
-		s.CapEff = status["CapEff"]
-		s.NoNewPrivs = atoiOr(status["NoNewPrivs"], -1)
-		s.Seccomp = atoiOr(status["Seccomp"], -1)
-	}
-	readCgroup(&s, problem)
+	readStatus(&s, problem)
+	readCgroup(cg, &s, problem)
 	s.SyscallProbes = syscallProbes()
 	s.ProcProbes = probe.result()
+	readRlimits(&s)
+	readFilesystems(&s, problem)
+	readExposure(&s, problem)
+	return s
+}
 
+// readStatus reads the capability, no_new_privs and seccomp lines of
+// /proc/self/status.
+func readStatus(s *protocol.Selfcheck, problem func(string, error)) {
+	status, err := readKeyed("/proc/self/status", ":")
+	if err != nil {
+		problem("status", err)
+		return
+	}
+	s.CapEff = status["CapEff"]
+	s.NoNewPrivs = int(intOr(status["NoNewPrivs"], -1))
+	s.Seccomp = int(intOr(status["Seccomp"], -1))
+}
+
+// readRlimits reads the open-files and core-dump limits.
+func readRlimits(s *protocol.Selfcheck) {
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {
 		s.NoFileSoft, s.NoFileHard = clampRlimit(rl.Cur), clampRlimit(rl.Max)
@@ -44,7 +58,11 @@ func selfcheck(probe *procProbe) protocol.Selfcheck {
 	if err := syscall.Getrlimit(syscall.RLIMIT_CORE, &rl); err == nil {
 		s.CoreSoft, s.CoreHard = clampRlimit(rl.Cur), clampRlimit(rl.Max)
 	}
+}
 
+// readFilesystems reads /tmp's mount options, size and mode, and whether
+// the root is read-only.
+func readFilesystems(s *protocol.Selfcheck, problem func(string, error)) {
 	if mounts, err := os.ReadFile("/proc/self/mounts"); err != nil {
 		problem("mounts", err)
 	} else {
@@ -63,7 +81,11 @@ func selfcheck(probe *procProbe) protocol.Selfcheck {
 	if err := syscall.Statfs("/", &st); err == nil {
 		s.RootReadOnly = st.Flags&0x1 != 0 // ST_RDONLY
 	}
+}
 
+// readExposure reads what the container shows of the outside: network
+// interfaces, a writable /dev/shm, a docker socket, environment keys.
+func readExposure(s *protocol.Selfcheck, problem func(string, error)) {
 	if ifs, err := net.Interfaces(); err != nil {
 		problem("interfaces", err)
 	} else {
@@ -86,7 +108,6 @@ func selfcheck(probe *procProbe) protocol.Selfcheck {
 		s.EnvKeys = append(s.EnvKeys, k)
 	}
 	sort.Strings(s.EnvKeys)
-	return s
 }
 
 // tmpAccess reports dir's permission bits in octal and whether this
@@ -108,13 +129,8 @@ func tmpAccess(dir string, problem func(string, error)) (mode string, writable b
 	return mode, writable
 }
 
-// cgroupRoot is where a container sees its own cgroup.
-const cgroupRoot = "/sys/fs/cgroup"
-
 // readCgroup fills the limits from cgroup v2 if mounted, else from v1.
-func readCgroup(s *protocol.Selfcheck, problem func(string, error)) {
-	const root = cgroupRoot
-	cg := newCgroup(root)
+func readCgroup(cg cgroup, s *protocol.Selfcheck, problem func(string, error)) {
 	if c, err := cg.openCPU(); err != nil {
 		problem("cpu counter", err)
 	} else {
@@ -123,10 +139,10 @@ func readCgroup(s *protocol.Selfcheck, problem func(string, error)) {
 	}
 	if cg.v2 {
 		s.CgroupVersion = 2
-		s.MemoryMax = readLimit(filepath.Join(root, "memory.max"), problem)
-		s.SwapMax = readLimit(filepath.Join(root, "memory.swap.max"), problem)
-		s.PidsMax = readLimit(filepath.Join(root, "pids.max"), problem)
-		if b, err := os.ReadFile(filepath.Join(root, "cpu.max")); err != nil {
+		s.MemoryMax = readLimit(cg.path("memory.max"), problem)
+		s.SwapMax = readLimit(cg.path("memory.swap.max"), problem)
+		s.PidsMax = readLimit(cg.path("pids.max"), problem)
+		if b, err := readOnce(cg.path("cpu.max")); err != nil {
 			problem("cpu.max", err)
 		} else {
 			s.CPUMax = strings.TrimSpace(string(b))
@@ -134,16 +150,16 @@ func readCgroup(s *protocol.Selfcheck, problem func(string, error)) {
 		return
 	}
 	s.CgroupVersion = 1
-	mem := readLimit(filepath.Join(root, "memory/memory.limit_in_bytes"), problem)
-	memsw := readLimit(filepath.Join(root, "memory/memory.memsw.limit_in_bytes"), problem)
+	mem := readLimit(cg.path("memory/memory.limit_in_bytes"), problem)
+	memsw := readLimit(cg.path("memory/memory.memsw.limit_in_bytes"), problem)
 	s.MemoryMax = mem
 	if mem >= 0 && memsw >= 0 {
 		// v1 limits memory+swap together; the swap allowance is the difference.
 		s.SwapMax = memsw - mem
 	}
-	s.PidsMax = readLimit(filepath.Join(root, "pids/pids.max"), problem)
-	quota := readLimit(filepath.Join(root, "cpu/cpu.cfs_quota_us"), problem)
-	period := readLimit(filepath.Join(root, "cpu/cpu.cfs_period_us"), problem)
+	s.PidsMax = readLimit(cg.path("pids/pids.max"), problem)
+	quota := readLimit(cg.path("cpu/cpu.cfs_quota_us"), problem)
+	period := readLimit(cg.path("cpu/cpu.cfs_period_us"), problem)
 	q := "max"
 	if quota >= 0 {
 		q = strconv.FormatInt(quota, 10)
@@ -157,16 +173,15 @@ const unlimitedV1 = 1 << 62
 // readLimit reads a single-number cgroup file; "max", -1 and v1's huge
 // sentinel all mean unlimited and read as -1.
 func readLimit(path string, problem func(string, error)) int64 {
-	b, err := os.ReadFile(path)
+	b, err := readOnce(path)
 	if err != nil {
 		problem(filepath.Base(path), err)
 		return -1
 	}
-	v := strings.TrimSpace(string(b))
-	if v == "max" {
+	if string(bytes.TrimSpace(b)) == "max" {
 		return -1
 	}
-	n, err := strconv.ParseInt(v, 10, 64)
+	n, err := parseInt(b)
 	if err != nil {
 		problem(filepath.Base(path), err)
 		return -1
@@ -184,8 +199,9 @@ func clampRlimit(v uint64) int64 {
 	return int64(v)
 }
 
-func atoiOr(s string, def int) int {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
+// intOr is the number s holds, or def.
+func intOr(s string, def int64) int64 {
+	n, err := parseInt([]byte(s))
 	if err != nil {
 		return def
 	}

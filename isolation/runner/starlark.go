@@ -48,7 +48,7 @@ func startStarlarkChild(timeout time.Duration, cg cgroup) (*starlarkChildProc, *
 		pw.Close()
 		return nil, nil, err
 	}
-	cmd := exec.Command("/proc/self/exe", childArg, timeout.String())
+	cmd := exec.Command("/proc/self/exe", append([]string{childArg}, protocol.Args{Timeout: timeout}.Args()...)...)
 	cmd.Stdin = pr
 	cmd.ExtraFiles = []*os.File{probeW}
 	c, err := startChild(cmd, false, limits.MaxResponseBytes, cg)
@@ -104,15 +104,14 @@ func answer(ctx context.Context, s supervised) protocol.Response {
 	return resp
 }
 
-// starlarkChild is the child's side: the source on stdin, one response on
-// stdout, and a result too large for the response refused as the
-// program's own error.
+// starlarkChild is the child's side: its deadline in args (the runner's
+// --timeout, parsed as the runner's own), the source on stdin, one
+// response on stdout, and a result too large for the response refused as
+// the program's own error.
 func starlarkChild(args []string, stdin io.Reader, stdout io.Writer) int {
 	timeout := limits.DefaultTimeout
-	if len(args) == 1 {
-		if d, err := time.ParseDuration(args[0]); err == nil && d > 0 {
-			timeout = d
-		}
+	if a, err := protocol.ParseArgs(args); err == nil {
+		timeout = a.Timeout
 	}
 	src, err := io.ReadAll(io.LimitReader(stdin, limits.MaxRequestBytes+1))
 	if err != nil || len(src) > limits.MaxRequestBytes {

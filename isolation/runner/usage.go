@@ -1,55 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
-
-// cgroupFile is a cgroup file read again and again, at offset 0 into a
-// fixed buffer, without allocating: near the memory limit every new page
-// the runner needs could be the one the kernel takes it for.
-type cgroupFile struct {
-	f   *os.File
-	buf []byte
-}
-
-func openCgroupFile(path string, size int) (*cgroupFile, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return &cgroupFile{f: f, buf: make([]byte, size)}, nil
-}
-
-func (c *cgroupFile) close() { c.f.Close() }
-
-// read returns the file's contents as the kernel shows them now.
-func (c *cgroupFile) read() ([]byte, error) {
-	n, err := c.f.ReadAt(c.buf, 0)
-	if err != nil && n == 0 {
-		return nil, err
-	}
-	return c.buf[:n], nil
-}
-
-// number reads a file of one number (memory.usage_in_bytes,
-// memory.current, cpuacct.usage).
-func (c *cgroupFile) number() (int64, error) {
-	b, err := c.read()
-	if err != nil {
-		return 0, err
-	}
-	if len(b) == 0 || b[0] < '0' || b[0] > '9' {
-		return 0, fmt.Errorf("%s: not a number", c.f.Name())
-	}
-	return parseInt(b), nil
-}
 
 // cpuCounter reads the cgroup's CPU time (user plus system, of every
 // process in it): v1 cpuacct/cpuacct.usage in nanoseconds, v2 cpu.stat's
@@ -69,7 +26,7 @@ func (c cgroup) cpuPath() string {
 }
 
 func (c cgroup) openCPU() (*cpuCounter, error) {
-	f, err := openCgroupFile(c.cpuPath(), 1024)
+	f, err := openCgroupFile(c.cpuPath(), smallFile)
 	if err != nil {
 		return nil, err
 	}
@@ -83,37 +40,13 @@ func (c cgroup) openCPU() (*cpuCounter, error) {
 
 func (r *cpuCounter) close() { r.file.close() }
 
-var keyUsageUsec = []byte("usage_usec ")
-
 // micros returns the cgroup's CPU time so far, in microseconds.
 func (r *cpuCounter) micros() (int64, error) {
 	if !r.v2 {
 		ns, err := r.file.number()
 		return ns / 1000, err
 	}
-	b, err := r.file.read()
-	if err != nil {
-		return 0, err
-	}
-	for len(b) > 0 {
-		var line []byte
-		line, b = cutLine(b)
-		if bytes.HasPrefix(line, keyUsageUsec) {
-			return parseInt(line[len(keyUsageUsec):]), nil
-		}
-	}
-	return 0, fmt.Errorf("%s: no usage_usec", r.file.f.Name())
-}
-
-// memoryPeak returns the highest memory the cgroup has used: v1
-// memory.max_usage_in_bytes, v2 memory.peak (Linux 5.19 and later; an
-// older kernel has none, and the peak is then not reported).
-func (c cgroup) memoryPeak() (int64, error) {
-	b, err := os.ReadFile(c.file("memory.max_usage_in_bytes", "memory.peak"))
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseInt(string(bytes.TrimSpace(b)), 10, 64)
+	return r.file.counter("usage_usec")
 }
 
 // meter measures a program's usage on the cgroup: its CPU time from begin,
