@@ -131,15 +131,29 @@ func command(dir, name string, args ...string) *exec.Cmd {
 
 // buildTestImage adds the pinned test suite to the Python image.
 func buildTestImage(root, work, image string) (string, error) {
-	lock, err := os.ReadFile(filepath.Join(root, "scripts", "pysuite", "testsuite.lock"))
+	pkg, version, sum, err := testsuitePin(root)
 	if err != nil {
 		return "", err
 	}
+	deb, err := downloadDeb(work, pkg, version, sum)
+	if err != nil {
+		return "", err
+	}
+	return buildOnto(work, image, deb)
+}
+
+// testsuitePin is the package, version and SHA-256 to install: those of
+// testsuite.lock, unless the interpreter's version differs.
+func testsuitePin(root string) (pkg, version, sum string, err error) {
+	lock, err := os.ReadFile(filepath.Join(root, "scripts", "pysuite", "testsuite.lock"))
+	if err != nil {
+		return "", "", "", err
+	}
 	f := strings.Fields(string(lock))
 	if len(f) != 3 {
-		return "", errors.New("testsuite.lock: want one line: PACKAGE VERSION SHA256")
+		return "", "", "", errors.New("testsuite.lock: want one line: PACKAGE VERSION SHA256")
 	}
-	pkg, version, sum := f[0], f[1], f[2]
+	pkg, version, sum = f[0], f[1], f[2]
 	// The suite must be the interpreter's own version. Where the tests run
 	// the Python image from a refreshed copy of its lock (scripts/test.sh,
 	// when the mirror replaced a pinned package), take that version.
@@ -150,6 +164,12 @@ func buildTestImage(root, work, image string) (string, error) {
 			version, sum = v, ""
 		}
 	}
+	return pkg, version, sum, nil
+}
+
+// downloadDeb fetches pkg=version into work/debs and checks it against sum
+// (none when sum is empty); it returns the .deb's path.
+func downloadDeb(work, pkg, version, sum string) (string, error) {
 	debs := filepath.Join(work, "debs")
 	if err := os.MkdirAll(debs, 0o755); err != nil {
 		return "", err
@@ -170,11 +190,17 @@ func buildTestImage(root, work, image string) (string, error) {
 	if got := sha256.Sum256(b); sum != "" && hex.EncodeToString(got[:]) != sum {
 		return "", fmt.Errorf("%s %s has SHA-256 %x, testsuite.lock says %s", pkg, version, got, sum)
 	}
+	return matches[0], nil
+}
+
+// buildOnto builds, from image, an image with deb's files (less its
+// /usr/share) and returns its ID.
+func buildOnto(work, image, deb string) (string, error) {
 	ctx := filepath.Join(work, "context")
 	if err := os.MkdirAll(filepath.Join(ctx, "root"), 0o755); err != nil {
 		return "", err
 	}
-	if err := command(work, "dpkg-deb", "-x", matches[0], filepath.Join(ctx, "root")).Run(); err != nil {
+	if err := command(work, "dpkg-deb", "-x", deb, filepath.Join(ctx, "root")).Run(); err != nil {
 		return "", err
 	}
 	_ = os.RemoveAll(filepath.Join(ctx, "root", "usr", "share"))
