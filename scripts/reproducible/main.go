@@ -34,7 +34,38 @@ func main() {
 // maxEntry bounds any one file read from the archive.
 const maxEntry = 256 << 20
 
+// manifest is docker save's manifest.json: one entry per image.
+type manifest []struct {
+	Config string
+	Layers []string
+}
+
 func rewrite(in io.Reader, out io.Writer, tag string) error {
+	files, err := readArchive(in)
+	if err != nil {
+		return err
+	}
+	var m manifest
+	if err := json.Unmarshal(files["manifest.json"], &m); err != nil || len(m) != 1 {
+		return fmt.Errorf("manifest.json: want exactly one image (%v)", err)
+	}
+	config, err := stableConfig(files[m[0].Config])
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(config)
+	configName := hex.EncodeToString(sum[:]) + ".json"
+	newManifest, err := json.Marshal([]map[string]any{{
+		"Config": configName, "RepoTags": []string{tag}, "Layers": m[0].Layers,
+	}})
+	if err != nil {
+		return err
+	}
+	return writeArchive(out, files, configName, config, m[0].Layers, newManifest)
+}
+
+// readArchive is the archive's regular files by name.
+func readArchive(in io.Reader) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	tr := tar.NewReader(in)
 	for {
@@ -43,30 +74,28 @@ func rewrite(in io.Reader, out io.Writer, tag string) error {
 			break
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
 		b, err := io.ReadAll(io.LimitReader(tr, maxEntry+1))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if len(b) > maxEntry {
-			return fmt.Errorf("%s: larger than %d bytes", h.Name, maxEntry)
+			return nil, fmt.Errorf("%s: larger than %d bytes", h.Name, maxEntry)
 		}
 		files[h.Name] = b
 	}
-	var manifest []struct {
-		Config string
-		Layers []string
-	}
-	if err := json.Unmarshal(files["manifest.json"], &manifest); err != nil || len(manifest) != 1 {
-		return fmt.Errorf("manifest.json: want exactly one image (%v)", err)
-	}
+	return files, nil
+}
+
+// stableConfig is the image config without what the build stamped into it.
+func stableConfig(raw []byte) ([]byte, error) {
 	var cfg map[string]any
-	if err := json.Unmarshal(files[manifest[0].Config], &cfg); err != nil {
-		return fmt.Errorf("config: %w", err)
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
 	}
 	epoch := time.Unix(0, 0).UTC().Format(time.RFC3339)
 	for _, k := range []string{"container", "container_config", "docker_version", "parent"} {
@@ -84,18 +113,12 @@ func rewrite(in io.Reader, out io.Writer, tag string) error {
 			}
 		}
 	}
-	config, err := json.Marshal(cfg) // map keys sort: the bytes are stable
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(config)
-	configName := hex.EncodeToString(sum[:]) + ".json"
-	newManifest, err := json.Marshal([]map[string]any{{
-		"Config": configName, "RepoTags": []string{tag}, "Layers": manifest[0].Layers,
-	}})
-	if err != nil {
-		return err
-	}
+	return json.Marshal(cfg) // map keys sort: the bytes are stable
+}
+
+// writeArchive writes the config, the layers in the manifest's order and
+// the manifest, each with a fixed header.
+func writeArchive(out io.Writer, files map[string][]byte, configName string, config []byte, layers []string, newManifest []byte) error {
 	tw := tar.NewWriter(out)
 	add := func(name string, b []byte) error {
 		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), ModTime: time.Unix(0, 0), Format: tar.FormatPAX}); err != nil {
@@ -107,7 +130,7 @@ func rewrite(in io.Reader, out io.Writer, tag string) error {
 	if err := add(configName, config); err != nil {
 		return err
 	}
-	for _, l := range manifest[0].Layers {
+	for _, l := range layers {
 		b, ok := files[l]
 		if !ok {
 			return fmt.Errorf("layer %s missing from the archive", l)
