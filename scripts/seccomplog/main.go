@@ -14,10 +14,8 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -62,64 +60,19 @@ func run(command []string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	profile := filepath.Join(dir, "log.json")
-	if err := os.WriteFile(profile, limits.SeccompLogProfile(), 0o644); err != nil {
+	if err := prepare(dir); err != nil {
 		return err
 	}
-	if err := wrapDocker(dir, profile); err != nil {
-		return err
-	}
-
-	old, err := os.ReadFile(ratelimit)
+	restore, err := liftRateLimit()
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(ratelimit, []byte("0\n"), 0o644); err != nil {
-		return fmt.Errorf("turning off the printk rate limit: %w", err)
-	}
-	defer os.WriteFile(ratelimit, old, 0o644)
-
-	// A raw descriptor: through os.File a non-blocking read would wait in
-	// the poller instead of returning EAGAIN at the end of the log.
-	kmsg, err := syscall.Open("/dev/kmsg", syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	defer restore()
+	klog, err := openKmsg()
 	if err != nil {
-		return fmt.Errorf("/dev/kmsg: %w", err)
-	}
-	defer syscall.Close(kmsg)
-	if _, err := syscall.Seek(kmsg, 0, io.SeekEnd); err != nil {
 		return err
 	}
-	type count struct {
-		n     int
-		comms map[string]bool
-	}
-	seen := map[int]*count{}
-	lost := 0
-	drain := func() {
-		buf := make([]byte, 8192)
-		for {
-			n, err := syscall.Read(kmsg, buf)
-			if errors.Is(err, syscall.EPIPE) {
-				lost++ // the ring buffer overtook the reader: lines were lost
-				continue
-			}
-			if err != nil || n <= 0 {
-				return // EAGAIN: nothing more for now
-			}
-			m := record.FindSubmatch(buf[:n])
-			if m == nil {
-				continue
-			}
-			nr, _ := strconv.Atoi(string(m[2]))
-			c := seen[nr]
-			if c == nil {
-				c = &count{comms: map[string]bool{}}
-				seen[nr] = c
-			}
-			c.n++
-			c.comms[string(m[1])] = true
-		}
-	}
+	defer klog.close()
 
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stderr, os.Stderr
@@ -127,6 +80,40 @@ func run(command []string) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
+	cmdErr := waitForwarding(cmd, klog.drain)
+	// The kernel's last lines may still be on their way.
+	time.Sleep(500 * time.Millisecond)
+	klog.drain()
+	printReport(names, klog, cmdErr)
+	return nil
+}
+
+// prepare writes the logging profile into dir and the docker wrapper that
+// passes it into dir/bin.
+func prepare(dir string) error {
+	profile := filepath.Join(dir, "log.json")
+	if err := os.WriteFile(profile, limits.SeccompLogProfile(), 0o644); err != nil {
+		return err
+	}
+	return wrapDocker(dir, profile)
+}
+
+// liftRateLimit turns off the printk rate limit, so that no seccomp line
+// is dropped, and returns what puts the old value back.
+func liftRateLimit() (restore func(), err error) {
+	old, err := os.ReadFile(ratelimit)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(ratelimit, []byte("0\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("turning off the printk rate limit: %w", err)
+	}
+	return func() { os.WriteFile(ratelimit, old, 0o644) }, nil
+}
+
+// waitForwarding waits for the started cmd, passing it this process's
+// interrupts and calling meanwhile every 20 ms, and returns how it ended.
+func waitForwarding(cmd *exec.Cmd, meanwhile func()) error {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	// An interrupt goes to the command; this process lives on to restore
@@ -135,30 +122,30 @@ func run(command []string) error {
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	var cmdErr error
-wait:
 	for {
 		select {
-		case cmdErr = <-done:
-			break wait
+		case err := <-done:
+			return err
 		case sig := <-signals:
 			cmd.Process.Signal(sig)
 		case <-tick.C:
-			drain()
+			meanwhile()
 		}
 	}
-	time.Sleep(500 * time.Millisecond)
-	drain()
+}
 
-	nrs := make([]int, 0, len(seen))
-	for nr := range seen {
+// printReport prints each logged syscall, by name, with how often it was
+// logged and by which programs.
+func printReport(names map[int]string, klog *kmsg, cmdErr error) {
+	nrs := make([]int, 0, len(klog.seen))
+	for nr := range klog.seen {
 		nrs = append(nrs, nr)
 	}
 	sort.Slice(nrs, func(i, j int) bool { return names[nrs[i]] < names[nrs[j]] })
-	fmt.Printf("%d syscalls outside the table (command: %v; ring buffer overruns: %d)\n", len(nrs), cmdErr, lost)
+	fmt.Printf("%d syscalls outside the table (command: %v; ring buffer overruns: %d)\n", len(nrs), cmdErr, klog.lost)
 	for _, nr := range nrs {
-		comms := make([]string, 0, len(seen[nr].comms))
-		for c := range seen[nr].comms {
+		comms := make([]string, 0, len(klog.seen[nr].comms))
+		for c := range klog.seen[nr].comms {
 			comms = append(comms, c)
 		}
 		sort.Strings(comms)
@@ -166,9 +153,8 @@ wait:
 		if name == "" {
 			name = "#" + strconv.Itoa(nr)
 		}
-		fmt.Printf("%-24s %8d  %s\n", name, seen[nr].n, strings.Join(comms, ","))
+		fmt.Printf("%-24s %8d  %s\n", name, klog.seen[nr].n, strings.Join(comms, ","))
 	}
-	return nil
 }
 
 // wrapDocker puts a `docker` first on PATH that runs the real one with the
