@@ -22,8 +22,21 @@ func hostile() {
 			helloMode = os.Args[i+1]
 		}
 	}
+	sendHello(helloMode)
+	var req struct{ Source string }
+	b, _ := io.ReadAll(io.LimitReader(os.Stdin, 1<<17))
+	_ = json.Unmarshal(b, &req)
+	if helloMode == "v1" {
+		fmt.Println(`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`)
+		return
+	}
+	respond(strings.TrimSpace(req.Source))
+}
+
+// sendHello sends the hello named by mode, or none.
+func sendHello(mode string) {
 	good := attestation.Hello(attestation.Perfect(512 << 20))
-	switch helloMode {
+	switch mode {
 	case "silent":
 		time.Sleep(time.Hour)
 	case "endless-line":
@@ -47,15 +60,12 @@ func hostile() {
 	default:
 		os.Stdout.WriteString(good)
 	}
-	var req struct{ Source string }
-	b, _ := io.ReadAll(io.LimitReader(os.Stdin, 1<<17))
-	_ = json.Unmarshal(b, &req)
-	if helloMode == "v1" {
-		fmt.Println(`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`)
-		return
-	}
+}
+
+// respond answers a request whose source names how the answer lies.
+func respond(source string) {
 	const ok = `{"v":2,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
-	switch strings.TrimSpace(req.Source) {
+	switch source {
 	case "two-json":
 		fmt.Println(ok)
 		fmt.Println(ok)
