@@ -15,77 +15,106 @@ import (
 // as root on a host its mount would cover /tmp.
 func syscalls([]string) report {
 	r := report{}
-	got := func(name string, ret uintptr, e syscall.Errno) {
-		if e == 0 {
-			r[name] = "allowed (returned " + strconv.FormatUint(uint64(ret), 10) + ")"
-			return
-		}
-		r[name] = "errno " + strconv.Itoa(int(e))
+	// In this order: each step's calls run one after another.
+	processSurfaces(r)
+	kernelObjects(r)
+	mountSurfaces(r)
+	fileHandles(r)
+	clones(r)
+	return r
+}
+
+// got records how the call name ended.
+func (r report) got(name string, ret uintptr, e syscall.Errno) {
+	if e == 0 {
+		r[name] = "allowed (returned " + strconv.FormatUint(uint64(ret), 10) + ")"
+		return
 	}
+	r[name] = "errno " + strconv.Itoa(int(e))
+}
+
+// processSurfaces tries io_uring, ptrace, a personality and userfaultfd,
+// undoing what an allowed call made.
+func processSurfaces(r report) {
 	var params [120]byte // struct io_uring_params, zeroed
 	ret, _, e := syscall.RawSyscall(unix.SYS_IO_URING_SETUP, 4, uintptr(unsafe.Pointer(&params)), 0)
-	got("io_uring_setup", ret, e)
+	r.got("io_uring_setup", ret, e)
 	if e == 0 {
 		syscall.Close(int(ret))
 	}
 	ret, e = traceMe()
-	got("ptrace", ret, e)
+	r.got("ptrace", ret, e)
 	ret, _, e = syscall.RawSyscall(unix.SYS_PERSONALITY, 0x0008, 0, 0) // PER_LINUX32
-	got("personality", ret, e)
+	r.got("personality", ret, e)
 	if e == 0 {
 		syscall.RawSyscall(unix.SYS_PERSONALITY, ret, 0, 0)
 	}
 	ret, _, e = syscall.RawSyscall(unix.SYS_USERFAULTFD, unix.O_CLOEXEC, 0, 0)
-	got("userfaultfd", ret, e)
+	r.got("userfaultfd", ret, e)
 	if e == 0 {
 		syscall.Close(int(ret))
 	}
+}
+
+// kernelObjects tries to make a BPF map, a perf event and keys.
+func kernelObjects(r report) {
 	// BPF_MAP_CREATE of a one-entry array.
 	attr := [20]uint32{2 /* BPF_MAP_TYPE_ARRAY */, 4, 4, 1}
-	ret, _, e = syscall.RawSyscall(unix.SYS_BPF, 0, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
-	got("bpf", ret, e)
+	ret, _, e := syscall.RawSyscall(unix.SYS_BPF, 0, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr))
+	r.got("bpf", ret, e)
 	// A software clock counter on this process.
 	var pattr unix.PerfEventAttr
 	pattr.Type, pattr.Config, pattr.Size = unix.PERF_TYPE_SOFTWARE, unix.PERF_COUNT_SW_CPU_CLOCK, uint32(unsafe.Sizeof(pattr))
 	ret, _, e = syscall.RawSyscall6(unix.SYS_PERF_EVENT_OPEN, uintptr(unsafe.Pointer(&pattr)), 0, ^uintptr(0), ^uintptr(0), 0, 0)
-	got("perf_event_open", ret, e)
+	r.got("perf_event_open", ret, e)
 	ret, _, e = syscall.RawSyscall(unix.SYS_KEYCTL, unix.KEYCTL_GET_KEYRING_ID, neg(unix.KEY_SPEC_SESSION_KEYRING), 1)
-	got("keyctl", ret, e)
+	r.got("keyctl", ret, e)
 	typ, desc, payload := cstr("user"), cstr("synapse-probe"), []byte("x")
 	ret, _, e = syscall.RawSyscall6(unix.SYS_ADD_KEY, uintptr(unsafe.Pointer(typ)), uintptr(unsafe.Pointer(desc)),
 		uintptr(unsafe.Pointer(&payload[0])), 1, neg(unix.KEY_SPEC_PROCESS_KEYRING), 0)
-	got("add_key", ret, e)
-	ret, _, e = syscall.RawSyscall(unix.SYS_UNSHARE, unix.CLONE_NEWUSER, 0, 0)
-	got("unshare", ret, e)
+	r.got("add_key", ret, e)
+}
+
+// mountSurfaces tries a user namespace, a mount on /tmp and kexec_load.
+func mountSurfaces(r report) {
+	ret, _, e := syscall.RawSyscall(unix.SYS_UNSHARE, unix.CLONE_NEWUSER, 0, 0)
+	r.got("unshare", ret, e)
 	src, dst, fstype := cstr("none"), cstr("/tmp"), cstr("tmpfs")
 	ret, _, e = syscall.RawSyscall6(unix.SYS_MOUNT, uintptr(unsafe.Pointer(src)), uintptr(unsafe.Pointer(dst)), uintptr(unsafe.Pointer(fstype)), 0, 0, 0)
-	got("mount", ret, e)
+	r.got("mount", ret, e)
 	ret, _, e = syscall.RawSyscall6(unix.SYS_KEXEC_LOAD, 0, 0, 0, 0, 0, 0)
-	got("kexec_load", ret, e)
+	r.got("kexec_load", ret, e)
+}
+
+// fileHandles tries to name / by a handle and to open that handle.
+func fileHandles(r report) {
 	// A handle for / as name_to_handle_at would give it: refused first.
 	handle := make([]byte, 8+128)
 	*(*uint32)(unsafe.Pointer(&handle[0])) = 128
 	root := cstr("/")
 	var mount int32
-	ret, _, e = syscall.RawSyscall6(unix.SYS_NAME_TO_HANDLE_AT, neg(unix.AT_FDCWD), uintptr(unsafe.Pointer(root)),
+	ret, _, e := syscall.RawSyscall6(unix.SYS_NAME_TO_HANDLE_AT, neg(unix.AT_FDCWD), uintptr(unsafe.Pointer(root)),
 		uintptr(unsafe.Pointer(&handle[0])), uintptr(unsafe.Pointer(&mount)), 0, 0)
-	got("name_to_handle_at", ret, e)
+	r.got("name_to_handle_at", ret, e)
 	ret, _, e = syscall.RawSyscall(unix.SYS_OPEN_BY_HANDLE_AT, neg(unix.AT_FDCWD), uintptr(unsafe.Pointer(&handle[0])), unix.O_RDONLY)
-	got("open_by_handle_at", ret, e)
+	r.got("open_by_handle_at", ret, e)
+}
+
+// clones tries clone into a new user namespace and clone3.
+func clones(r report) {
 	// clone into a new user namespace: refused by clone's flag condition.
-	ret, _, e = syscall.RawSyscall6(unix.SYS_CLONE, unix.CLONE_NEWUSER|uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	ret, _, e := syscall.RawSyscall6(unix.SYS_CLONE, unix.CLONE_NEWUSER|uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
 	if e == 0 && ret == 0 {
 		syscall.RawSyscall(unix.SYS_EXIT, 0, 0, 0)
 	}
-	got("clone_newuser", ret, e)
+	r.got("clone_newuser", ret, e)
 	if e == 0 {
 		var ws syscall.WaitStatus
 		syscall.Wait4(int(ret), &ws, 0, nil)
 	}
 	// clone3 is answered ENOSYS, so C libraries fall back to clone.
 	ret, _, e = syscall.RawSyscall(unix.SYS_CLONE3, 0, 0, 0)
-	got("clone3", ret, e)
-	return r
+	r.got("clone3", ret, e)
 }
 
 // traceMe calls ptrace(PTRACE_TRACEME) in a child made with a raw fork,
