@@ -270,7 +270,7 @@ func attestationError(s *protocol.Selfcheck, lim limits.Config) error {
 func selfcheckChecks(ctx context.Context, o Options) []Check {
 	o.selfcheck, o.Exec = true, nil
 	res, err := Run(ctx, Request{}, o)
-	if res.Selfcheck == nil {
+	if res.selfcheck == nil {
 		if err == nil {
 			err = fmt.Errorf("the image's runner returned no selfcheck report")
 		}
@@ -278,5 +278,5 @@ func selfcheckChecks(ctx context.Context, o Options) []Check {
 	}
 	// Run planned with these limits, so they resolve without error.
 	lim, _ := o.Limits.Resolve()
-	return attest(*res.Selfcheck, lim.Memory)
+	return attest(*res.selfcheck, lim.Memory)
 }

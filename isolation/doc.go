@@ -25,7 +25,7 @@
 // carried by a label; cleanup finds the container by it, never by name, and
 // a per-run reaper removes it if this process is killed. GC removes what a
 // SIGKILLed supervisor's reaper could not; Doctor checks an engine and an
-// image against the policy; Argv is the exact argv Run executes.
+// image against the policy; Options.Argv is the exact argv Run executes.
 //
 // Limits are validated before any process starts. Library errors name
 // fields (memory: ...), where the command line names flags (--memory: ...);
@@ -74,9 +74,4 @@
 // finds it; Unwrap gives the cause). Outcomes are decided from the host's
 // own deadline first, then docker's exit status, then evidence, never by
 // matching error strings, so a caller branches on Verdict alone.
-//
-// Eval is the trusted, in-process evaluator with a run's Result and no
-// container at all; it is for trusted code only. ReadSource and DecodeLine
-// are the one decoder of a source read from a stream or a JSON line, with
-// the same size, UTF-8 and NUL rules as every other way in.
 package isolation

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 )
 
 // handshake waits until the deadline for the runner's hello, decodes it
@@ -20,7 +20,7 @@ func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration
 		return a.refuse(l, err, false)
 	}
 	a.hello = l.helloAt
-	h, err := protocol.DecodeHello(line)
+	h, err := wire.DecodeHello(line)
 	if err != nil {
 		return a.refuse(l, &Error{Verdict: SandboxFailure, Err: err}, true)
 	}

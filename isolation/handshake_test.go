@@ -53,7 +53,7 @@ func TestHandshakeWrongMemory(t *testing.T) {
 	assert.Equal(t, res.Verdict, SandboxFailure)
 	assert.ErrorContains(t, err, "memory limit is 536870912 bytes, want 1073741824")
 	assert.Equal(t, fakedocker.Stdin(state), "")
-	assert.Assert(t, res.Selfcheck != nil, "the refused hello is kept for doctor")
+	assert.Assert(t, res.selfcheck != nil, "the refused hello is kept for doctor")
 }
 
 // TestHandshakeDockerFailsFirst: when docker itself failed, no container

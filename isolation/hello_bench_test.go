@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -17,7 +18,7 @@ func BenchmarkJudgeHello(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		h, err := protocol.DecodeHello(line)
+		h, err := wire.DecodeHello(line)
 		if err != nil {
 			b.Fatal(err)
 		}

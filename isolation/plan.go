@@ -149,7 +149,7 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 // set it is pinned: the run id is derived from the name and at, and the
 // owner label, which names the process that runs the container, is left
 // out, so the same options print the same argv.
-func Argv(o Options, at time.Time) ([]string, error) {
+func (o Options) Argv(at time.Time) ([]string, error) {
 	if at.IsZero() {
 		at = time.Now()
 		o = o.ownedBySelf()

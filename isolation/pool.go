@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -12,10 +11,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
-
-// DefaultIdle is how long a pool's container waits for its request before
-// it ends on its own.
-const DefaultIdle = 60 * time.Second
 
 // idleMargin: a ready container this close to its idle cap is not given a
 // request; it may end before the request reaches it.
@@ -41,7 +36,7 @@ type PoolOptions struct {
 	Engines []Engine
 	// Parallel is how many containers may exist at once, ready or running.
 	Parallel int
-	// Idle caps how long a ready container waits; zero means DefaultIdle.
+	// Idle caps how long a ready container waits; zero means limits.DefaultIdle.
 	// It must be from 10s (twice the 5 s margin within which a ready
 	// container is not given a request) to limits.MaxIdle.
 	Idle time.Duration
@@ -111,12 +106,11 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if o.Parallel == 0 {
 		o.Parallel = 1
 	}
-	if o.Parallel < 0 || o.Parallel > limits.MaxParallel {
-		return nil, &Error{Verdict: Rejected, Err: &limits.FieldError{Field: "parallel", Value: strconv.Itoa(o.Parallel),
-			Msg: fmt.Sprintf("must be from 1 to %d", limits.MaxParallel)}}
+	if err := limits.CheckParallel(o.Parallel); err != nil {
+		return nil, &Error{Verdict: Rejected, Err: err}
 	}
 	if o.Idle == 0 {
-		o.Idle = DefaultIdle
+		o.Idle = limits.DefaultIdle
 	}
 	if err := limits.CheckIdle(o.Idle); err != nil {
 		return nil, &Error{Verdict: Rejected, Err: err}

@@ -7,6 +7,13 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
+// ErrorDetail is a program's error in a Result, or the reason its run
+// failed, whose Type is then the verdict.
+type ErrorDetail = protocol.Error
+
+// ExecExit is how an exec-mode interpreter ended: its status or signal.
+type ExecExit = protocol.Exit
+
 // Result is the outcome of one run.
 type Result struct {
 	Verdict Verdict
@@ -43,10 +50,10 @@ type Result struct {
 	// there was no such answer: no program ran, the host ended the
 	// container (timeout), or the response was refused.
 	Usage *Usage
-	// Selfcheck is the runner's view of the sandbox from its hello; it is
-	// set whenever a hello could be decoded, even one that failed the
-	// judgement.
-	Selfcheck *protocol.Selfcheck
+	// selfcheck is the runner's view of the sandbox from its hello, for
+	// doctor; it is set whenever a hello could be decoded, even one that
+	// failed the judgement.
+	selfcheck *protocol.Selfcheck
 }
 
 // Usage is what a run's program used, as the runner measured it on its
@@ -95,7 +102,7 @@ type Timings struct {
 func (a *attempt) result(err error) Result {
 	// From the call to the return, cleanup included, whatever the verdict.
 	returned := time.Now()
-	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, Selfcheck: a.selfcheck, DurationMS: returned.Sub(a.start).Milliseconds()}
+	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, selfcheck: a.selfcheck, DurationMS: returned.Sub(a.start).Milliseconds()}
 	if a.plan != nil {
 		res.Image, res.RunID = a.plan.Image, a.plan.RunID
 		if a.started {

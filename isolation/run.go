@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -85,9 +87,9 @@ func (a *attempt) assign(w *warm) {
 }
 
 // encode is the one ingress check of a request on the host
-// (protocol.CheckSource), for Starlark unless an interpreter is named.
+// (source.Check), for Starlark unless an interpreter is named.
 func encode(req Request, exec []string) ([]byte, error) {
-	body, err := protocol.EncodeRequest(req, exec == nil)
+	body, err := source.Encode(req.Source, exec == nil)
 	if err != nil {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}
@@ -136,7 +138,7 @@ func (a *attempt) complete(l *launched) error {
 // accept decodes the response of a clean exit and takes it as the
 // result, unless it reports a stop that is not the program's own doing.
 func (a *attempt) accept(c *client, stdout []byte) error {
-	resp, err := protocol.DecodeResponse(stdout)
+	resp, err := wire.DecodeResponse(stdout)
 	if err != nil {
 		return &Error{Verdict: SandboxFailure, Err: err}
 	}

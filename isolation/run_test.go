@@ -229,7 +229,7 @@ func TestRunRejectsBeforeDocker(t *testing.T) {
 		want string
 	}{
 		"tag":         {"1", func(o *Options) { o.Image = "python:latest" }, "image: must be an immutable image ID"},
-		"oversize":    {strings.Repeat("x", limits.MaxRequestBytes), nil, "limit is 65536"},
+		"oversize":    {strings.Repeat("x", limits.MaxRequestBytes), nil, "over the limit of 65536"},
 		"invalid utf": {"\xff", nil, "source: invalid UTF-8"},
 		"memory":      {"1", func(o *Options) { o.Limits.Memory = 1 << 20 }, "memory: must be at least 64m"},
 		"timeout":     {"1", func(o *Options) { o.Limits.Timeout = time.Hour }, "timeout: must be at most 10m0s"},

@@ -71,7 +71,7 @@ func limitsWithCPU(d time.Duration) limits.Config {
 func TestArgvCarriesTheCPUTimeAndAuditSeesIt(t *testing.T) {
 	o := Options{Image: testImage, Engine: Engine{Env: []string{"HOME=/nonexistent", "XDG_CACHE_HOME=" + t.TempDir()}},
 		Limits: limits.Config{CPUTime: 1500 * time.Millisecond}}
-	argv, err := Argv(o, time.Unix(0, 0))
+	argv, err := o.Argv(time.Unix(0, 0))
 	assert.NilError(t, err)
 	assert.DeepEqual(t, argv[len(argv)-4:], []string{"--timeout", "10s", "--cpu-time", "1.5s"})
 	r, err := dockerargs.Audit(argv, dockerargs.AuditOptions{})

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -52,6 +53,9 @@ const (
 	// container within 5 s of its cap, so a shorter one would leave it
 	// nothing to serve.
 	MinIdle = 10 * time.Second
+	// DefaultIdle is how long a pool's container waits for its request
+	// before it ends on its own, when no idle cap is given.
+	DefaultIdle = 60 * time.Second
 )
 
 // Config is the configurable part of the policy. A zero field means its
@@ -123,6 +127,15 @@ func CheckMemory(n Bytes) error {
 func CheckIdle(d time.Duration) error {
 	if d < MinIdle || d > MaxIdle {
 		return &FieldError{Field: "idle", Value: d.String(), Msg: fmt.Sprintf("must be from %s to %s", MinIdle, MaxIdle)}
+	}
+	return nil
+}
+
+// CheckParallel checks how many containers a pool may keep at once, from
+// 1 to MaxParallel.
+func CheckParallel(n int) error {
+	if n < 1 || n > MaxParallel {
+		return &FieldError{Field: "parallel", Value: strconv.Itoa(n), Msg: fmt.Sprintf("must be from 1 to %d", MaxParallel)}
 	}
 	return nil
 }

@@ -326,7 +326,7 @@ func TestBoundaryRequestTooLargeRefusedBeforeDocker(t *testing.T) {
 	src := strings.Repeat("x", 64<<10+1-13)
 	r := tool(t, env, src, "run", "--image", refImage, "--code", "-")
 	assert.Check(t, is.Equal(r.code, 2))
-	assert.Check(t, is.Contains(r.stderr, "request: 65537 bytes encoded, limit is 65536"))
+	assert.Check(t, is.Contains(r.stderr, "request: the program is 65524 bytes, 65537 bytes encoded, over the limit of 65536"))
 	_, err := os.Stat(calls)
 	assert.Check(t, os.IsNotExist(err), "docker was called")
 

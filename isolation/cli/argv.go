@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
 // argvOptions are argv's flags: run's, so that the argv printed is the
@@ -41,7 +39,7 @@ func argvAction(c *cli.Context, o *argvOptions) error {
 	if c.IsSet("at") { // --at 0 is 1970, not the clock
 		at = time.Unix(o.at, 0)
 	}
-	argv, err := isolation.Argv(opts, at)
+	argv, err := opts.Argv(at)
 	if err != nil {
 		return err
 	}

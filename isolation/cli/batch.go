@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -40,7 +40,7 @@ func batchCommand() *cli.Command {
 		Description: "Each request's --timeout counts from its arrival.\n\nExit status: " + batchExitText(),
 		Flags: append(o.sandbox.flags(),
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "at most `N` containers at once, ready or running", Destination: &o.parallel},
-			durationFlag(&o.idle, "idle", isolation.DefaultIdle, "a ready container waiting longer than `DURATION` ends on its own"),
+			durationFlag(&o.idle, "idle", limits.DefaultIdle, "a ready container waiting longer than `DURATION` ends on its own"),
 			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines", Destination: &o.contexts},
 			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true, Destination: &o.input},
 			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)", DisableDefaultText: true, Destination: &o.ordered},
@@ -57,8 +57,10 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := checkParallel(o.parallel); err != nil {
-		return err
+	// Written out, 0 is not "the default" (which the pool's zero means):
+	// the CLI refuses it with every other value out of the range.
+	if err := limits.CheckParallel(o.parallel); err != nil {
+		return &rejected{err: err}
 	}
 	in, closeInput, err := o.openInput(c)
 	if err != nil {
@@ -79,17 +81,6 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 	closeErr := pool.Close()
 	out.summary(time.Since(start))
 	return batchEnd(c.Context, out, readErr, closeErr)
-}
-
-// checkParallel is --parallel's one range: written out, 0 is not "the
-// default" (which the pool's zero means), so the CLI refuses it with every
-// other value out of the range, in one message.
-func checkParallel(n int) error {
-	if n < 1 || n > limits.MaxParallel {
-		return &rejected{err: &limits.FieldError{Field: "parallel", Value: strconv.Itoa(n),
-			Msg: fmt.Sprintf("must be from 1 to %d", limits.MaxParallel)}}
-	}
-	return nil
 }
 
 // openInput is --input, or stdin without it; closeInput is to be called
@@ -201,7 +192,7 @@ func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, 
 		return eof, nil
 	}
 	readAt := time.Now()
-	id, req, err := isolation.DecodeLine(l.raw, s.starlark)
+	id, req, err := wire.DecodeLine(l.raw, s.starlark)
 	if err != nil {
 		s.out.emit(line, id, rejectedResult(fmt.Errorf("line %d: %w", line, err)))
 		return eof, nil

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/inproc"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -51,7 +52,7 @@ func evalAction(c *cli.Context, o *evalOptions) error {
 	if err != nil {
 		return reportRejected(c, format, err)
 	}
-	res, err := isolation.Eval(c.Context, isolation.Request{Source: src}, time.Duration(o.timeout))
+	res, err := inproc.Eval(c.Context, isolation.Request{Source: src}, time.Duration(o.timeout))
 	if isRejected(err) {
 		return reportRejected(c, format, err)
 	}

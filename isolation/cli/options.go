@@ -36,7 +36,7 @@ func (o *engineOptions) engine(c *cli.Context) isolation.Engine {
 // sandboxOptions are the flags of a run's options (isolation.Options):
 // run and argv have all of them, batch all but --name and --context,
 // doctor the image, memory, runtime and engine. Defaults and ranges are
-// the library's: the flags hold its defaults, and isolation.Argv and Run
+// the library's: the flags hold its defaults, and Options.Argv and Run
 // check the ranges.
 type sandboxOptions struct {
 	engineOptions

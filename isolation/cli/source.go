@@ -1,12 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 )
 
 // sourceOptions select the program: --code SRC, --code - (stdin) or
@@ -23,8 +24,9 @@ func (o *sourceOptions) flags() []cli.Flag {
 }
 
 // read reads the program the flags name, refusing an oversized file or
-// stdin without reading it all (isolation.ReadSource). Which flag was
-// given is the flag set's to say: --code "" is an empty program.
+// stdin without reading it all (source.Read). Which flag was given is the
+// flag set's to say: --code "" is an empty program. A program over the
+// request limit from --file is refused naming the file.
 func (o *sourceOptions) read(c *cli.Context) (string, error) {
 	code, file := c.IsSet("code"), c.IsSet("file")
 	var r io.Reader
@@ -49,11 +51,21 @@ func (o *sourceOptions) read(c *cli.Context) (string, error) {
 	default:
 		return o.code, nil
 	}
-	src, err := isolation.ReadSource(r)
-	if isRejected(err) {
-		return "", err // the one message of a request over the limit
+	named := file && o.file != "-"
+	src, err := source.Read(r)
+	if err == nil && named {
+		// The encoded bound, checked here only to name the file; Run and
+		// Eval check the source's other rules, with their own messages.
+		if _, encErr := source.Encode(src, false); errors.Is(encErr, source.ErrTooLarge) {
+			err = encErr
+		}
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, source.ErrTooLarge) && named:
+		return "", rejectf("--file %s: %w", o.file, err)
+	case errors.Is(err, source.ErrTooLarge):
+		return "", &rejected{err: err} // the one message of a request over the limit
+	case err != nil:
 		return "", rejectf("%s: %w", flag, err)
 	}
 	return src, nil

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // buildVersion is what this binary knows of its own build: the module
@@ -21,7 +21,7 @@ type buildVersion struct {
 }
 
 func readBuildVersion() buildVersion {
-	v := buildVersion{Version: "(devel)", Protocol: isolation.ProtocolVersion, Go: runtime.Version()}
+	v := buildVersion{Version: "(devel)", Protocol: protocol.Version, Go: runtime.Version()}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return v

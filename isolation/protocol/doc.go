@@ -30,16 +30,17 @@
 //     mounts, interfaces, /dev/shm, the Docker socket, the environment's
 //     keys and the cgroup's memory, swap, pids and CPU limits. A value the
 //     runner could not read is -1 or empty, with the reason in Problems.
-//     DecodeHello reads it; the host judges it against its plan, and on any
-//     mismatch, a malformed or late hello, or anything written after it
+//     The host judges it against its plan, and on any mismatch, a malformed or late hello, or anything written after it
 //     before the request, it closes stdin without sending the source.
 //  2. The request, host to runner, only once the hello passed:
 //     {"source":"..."}, exactly that one field, at most
 //     limits.MaxRequestBytes encoded, valid UTF-8 (and, in Starlark mode,
 //     no NUL byte). The runner answers at the newline, without waiting for
 //     EOF. There is no field for callables, objects or context, so none can
-//     be deserialized. DecodeRequest, DecodeLine and ReadSource are the one
-//     decoder of a request however it arrives; CheckSource is its rule.
+//     be deserialized. DecodeRequest is the runner's decoder of it, by the
+//     rules the host applies to every source however it arrives. The host
+//     leaves <, > and & unescaped (a byte each against the bound); a
+//     runner must take either spelling, as JSON allows both.
 //  3. The response, runner to host, at most limits.MaxResponseBytes:
 //     Response, with "v", "ok" (true exactly when "error" is absent), the
 //     last expression's "result" with "result_type" and "result_repr",
@@ -48,13 +49,12 @@
 //     whose type is one of the Err constants), "exit" (exec mode: the
 //     command's code and signal), the runner's own times "elapsed_us" and
 //     "handshake_us", and "usage" (CPU time and memory peak, read from the
-//     container's cgroup). DecodeResponse reads it; inconsistent fields are
-//     refused as well.
+//     container's cgroup). The host refuses inconsistent fields as well.
 //
 // # Versioning
 //
 // Version is carried in "v" of the hello and of every response; the host
-// accepts exactly its own. PeekVersion reads "v" leniently, so a runner of
+// accepts exactly its own. It reads "v" leniently, so a runner of
 // another version is named in the refusal even when the rest of its frame
 // does not decode. A runner of protocol v1 sends no hello: it is refused
 // when the wait for the hello ends. A change to any frame's fields is a

@@ -7,6 +7,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -48,114 +49,6 @@ func TestDecodeRequestRejects(t *testing.T) {
 	}
 }
 
-// TestDecodeLine: a batch line is decoded by the same rules, with its id.
-func TestDecodeLine(t *testing.T) {
-	id, r, err := DecodeLine([]byte(`{"id": 7, "source": "1+2"}`), true)
-	assert.NilError(t, err)
-	assert.Equal(t, string(id), "7")
-	assert.Equal(t, r.Source, "1+2")
-	for in, want := range map[string]string{
-		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id" and "source" only)`,
-		`{"id":true,"source":"x"}`:         `"id" must be a string or a number`,
-		`{"id":"a"}`:                       `missing field "source"`,
-		"{\"id\":1,\"source\":\"\xc3(\"}":  "invalid UTF-8 at offset 18",
-		`{"id":1,"source":"\u0000"}`:       "source: NUL byte at offset 0 (Starlark would stop reading there)",
-	} {
-		_, _, err := DecodeLine([]byte(in), true)
-		assert.Check(t, err != nil && err.Error() == want, "%q: got %v, want %s", in, err, want)
-	}
-	id, _, err = DecodeLine([]byte(`{"id":"x7","source":1}`), true)
-	assert.Check(t, err != nil)
-	assert.Check(t, string(id) == `"x7"`, "the id comes back with the refusal: %s", id)
-}
-
-func TestCheckSource(t *testing.T) {
-	assert.NilError(t, CheckSource("print('é')", true))
-	assert.Error(t, CheckSource("ok\xff", true), "source: invalid UTF-8 at offset 2")
-	assert.Error(t, CheckSource("é\xc3", true), "source: invalid UTF-8 at offset 2")
-	assert.Error(t, CheckSource("1\x00", true), "source: NUL byte at offset 1 (Starlark would stop reading there)")
-	assert.NilError(t, CheckSource("1\x00", false))
-}
-
-func TestEncodeRequest(t *testing.T) {
-	b, err := EncodeRequest(Request{Source: "1+2"}, true)
-	assert.NilError(t, err)
-	assert.Equal(t, string(b), `{"source":"1+2"}`)
-	_, err = EncodeRequest(Request{Source: "\xff"}, true)
-	assert.Error(t, err, "source: invalid UTF-8 at offset 0")
-	// The limit is on the encoded form: quoting can grow the source.
-	_, err = EncodeRequest(Request{Source: strings.Repeat(`"`, limits.MaxRequestBytes/2)}, true)
-	assert.ErrorContains(t, err, "limit is 65536")
-	b, err = EncodeRequest(Request{Source: strings.Repeat("x", limits.MaxRequestBytes-len(`{"source":""}`))}, true)
-	assert.NilError(t, err)
-	assert.Equal(t, len(b), limits.MaxRequestBytes)
-}
-
-func TestDecodeResponse(t *testing.T) {
-	r, err := DecodeResponse([]byte(`{"v":2,"ok":true,"result":123456789012345678901234567890,"result_type":"int","output":"hi\n","output_truncated":false,"output_bytes":3}`))
-	assert.NilError(t, err)
-	assert.Equal(t, string(r.Result), "123456789012345678901234567890")
-	assert.Equal(t, r.Output, "hi\n")
-}
-
-func TestDecodeResponseRejects(t *testing.T) {
-	ok := `{"v":2,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
-	for in, want := range map[string]string{
-		``:                  "response: empty",
-		`null`:              "response: want a JSON object",
-		`[1]`:               "response: want a JSON object",
-		ok + ok:             "response: trailing data after the JSON value",
-		ok + "\nWARNING: x": "response: trailing data after the JSON value",
-		`{"v":2,"ok":true,"output":"","output_bytes":0,"extra":1}`:                          `response: unknown field "extra"`,
-		`{"v":1,"ok":true,"output":"","output_bytes":0}`:                                    "response: protocol version 1, want 2",
-		`{"v":2,"ok":true,"output":"abc","output_bytes":-1}`:                                "response: negative output_bytes -1",
-		`{"v":2,"ok":true,"output":"abc","output_bytes":65537}`:                             "response: output_truncated=false disagrees with output_bytes 65537 and the 65536 byte cap",
-		`{"v":2,"ok":true,"output":"abc","output_bytes":3,"output_truncated":true}`:         "response: output_truncated=true disagrees with output_bytes 3 and the 65536 byte cap",
-		`{"v":2,"ok":false,"output":"","output_bytes":0}`:                                   "response: not ok and no error",
-		`{"v":2,"ok":true,"output":"","output_bytes":0,"error":{"type":"runtime"}}`:         "response: ok with an error",
-		`{"v":2,"ok":false,"output":"","output_bytes":0,"error":{"message":"x"}}`:           "response: error without a type",
-		"{\"v\":2,\"ok\":true,\"output\":\"\xff\",\"output_bytes\":1}":                      "response: invalid UTF-8 at offset 27",
-		`{"v":2,"ok":true,"output":"` + strings.Repeat("x", limits.MaxOutputBytes+1) + `"}`: "response: output is 65537 bytes, over the 65536 byte cap",
-		`{"v":2,"ok":true,"result":"` + strings.Repeat("x", limits.MaxResponseBytes) + `"}`: "response: larger than 1048576 bytes",
-	} {
-		_, err := DecodeResponse([]byte(in))
-		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
-	}
-}
-
-// TestDecodeRefusesDuplicates: every frame refuses a key twice, at the top
-// and in every object inside, naming it, where encoding/json alone keeps
-// the last one silently (a response not ok, then ok, would be ok).
-func TestDecodeRefusesDuplicates(t *testing.T) {
-	const head = `{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,`
-	const errObj = `"error":{"type":"runtime","message":"m"}`
-	for in, want := range map[string]string{
-		head + errObj + `,"ok":true}`:                                             `response: duplicate field "ok"`,
-		head + `"error":{"type":"runtime","message":"m","type":"x"}}`:             `response: duplicate field "type" in "error"`,
-		head + errObj + `,"usage":{"cpu_us":1,"memory_peak_bytes":2,"cpu_us":0}}`: `response: duplicate field "cpu_us" in "usage"`,
-		head + errObj + `,"exit":{"code":1,"code":0}}`:                            `response: duplicate field "code" in "exit"`,
-		head + errObj + `,"exit":{"code":1,"signal":"x","signal":""}}`:            `response: duplicate field "signal" in "exit"`,
-		`{"v":2,"ok":true,"result":[{"a":1,"a":2}],"output":"","output_bytes":0}`: `response: duplicate field "a" in "result[0]"`,
-		// An escaped key is the key it spells.
-		head + errObj + `,"o\u006b":true}`:                                              `response: duplicate field "ok"`,
-		`{"v":2,"ok":true,"result":{"a\"\\":1,"a\"\\":2},"output":"","output_bytes":0}`: `response: duplicate field "a\"\\" in "result"`,
-		// encoding/json would take "OK" for "ok", and keep the last.
-		head + errObj + `,"OK":true}`:                               `response: unknown field "OK"`,
-		head + `"error":{"type":"runtime","message":"m","code":1}}`: `response: unknown field "code" in "error" (want "type", "message", "line" and "col" only)`,
-	} {
-		_, err := DecodeResponse([]byte(in))
-		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
-	}
-	_, err := DecodeRequest([]byte(`{"source":"1","source":"2"}`), true)
-	assert.Error(t, err, `request: duplicate field "source"`)
-	_, _, err = DecodeLine([]byte(`{"id":1,"source":"1","id":2}`), true)
-	assert.Error(t, err, `duplicate field "id"`)
-	// A result of any size and depth (within encoding/json's) still decodes.
-	r, err := DecodeResponse([]byte(`{"v":2,"ok":true,"result":{"a":[1e999,{"b":{}}],"c":` + strings.Repeat("9", 400) + `},"output":"","output_bytes":0}`))
-	assert.NilError(t, err)
-	assert.Equal(t, string(r.Result)[:20], `{"a":[1e999,{"b":{}}`)
-}
-
 func FuzzDecodeRequest(f *testing.F) {
 	for _, s := range []string{`{"source":"1+2"}`, `{"source":"a","x":1}`, `{}`, `[`, "{\"source\":\"\xff\"}", `{"source":"\ud800"}`} {
 		f.Add([]byte(s))
@@ -166,9 +59,9 @@ func FuzzDecodeRequest(f *testing.F) {
 			return
 		}
 		// Whatever decodes is valid UTF-8 and re-encodes losslessly (when the
-		// re-encoding, which escapes <, > and &, still fits the limit).
+		// re-encoding, which escapes U+2028 and U+2029, still fits the limit).
 		assert.Assert(t, utf8.ValidString(r.Source))
-		enc, err := EncodeRequest(r, true)
+		enc, err := source.Encode(r.Source, true)
 		if err == nil {
 			r2, err := DecodeRequest(enc, true)
 			assert.NilError(t, err)
@@ -177,22 +70,19 @@ func FuzzDecodeRequest(f *testing.F) {
 	})
 }
 
-func FuzzDecodeResponse(f *testing.F) {
-	for _, s := range []string{
-		`{"v":2,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`,
-		`{"v":2,"ok":false,"output":"x","output_truncated":true,"output_bytes":9,"error":{"type":"runtime","message":"m","line":1,"col":2}}`,
-		`{"v":2,"ok":true,"result":null,"output":"","output_bytes":0,"exit":{"code":0}}`,
-		`{"v":2}{"v":2}`, `null`,
-	} {
-		f.Add([]byte(s))
+// TestEncodeDecodes: the host's request frame (source.Encode, which leaves
+// <, > and & unescaped) is the frame DecodeRequest reads, and either
+// spelling of them decodes to the same source.
+func TestEncodeDecodes(t *testing.T) {
+	for _, src := range []string{"1+2", strings.Repeat("<", 15000), "a < b && c > d\n\"é\"\u2028", "print('\\u003c')"} {
+		b, err := source.Encode(src, true)
+		assert.NilError(t, err)
+		assert.Check(t, !strings.Contains(string(b), `\u003c`) || strings.Contains(src, `\u003c`), "escaped: %.40s", b)
+		r, err := DecodeRequest(b, true)
+		assert.NilError(t, err)
+		assert.Equal(t, r.Source, src)
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := DecodeResponse(b)
-		if err != nil {
-			return
-		}
-		assert.Assert(t, len(r.Output) <= limits.MaxOutputBytes)
-		assert.Assert(t, r.OK == (r.Error == nil))
-		assert.Assert(t, r.OutputTruncated == (r.OutputBytes > limits.MaxOutputBytes))
-	})
+	r, err := DecodeRequest([]byte(`{"source":"\u003c\u003e\u0026<>&"}`), true)
+	assert.NilError(t, err)
+	assert.Equal(t, r.Source, "<>&<>&")
 }

@@ -13,6 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -55,9 +56,9 @@ func runRunnerHello(t *testing.T, stdin string, args ...string) (protocol.Hello,
 	assert.Equal(t, stderr.String(), "", "the runner never writes to stderr")
 	line, rest, ok := bytes.Cut(stdout.Bytes(), []byte("\n"))
 	assert.Assert(t, ok, "no hello line: %s", stdout.String())
-	hello, err := protocol.DecodeHello(line)
+	hello, err := wire.DecodeHello(line)
 	assert.NilError(t, err, string(line))
-	resp, err := protocol.DecodeResponse(rest)
+	resp, err := wire.DecodeResponse(rest)
 	assert.NilError(t, err, string(rest))
 	return hello, resp
 }
@@ -110,10 +111,10 @@ func TestRunnerBadArgs(t *testing.T) {
 		// with a refusal only, which no host takes for a hello.
 		out, err := exec.Command(runnerBin, args...).Output()
 		assert.NilError(t, err)
-		r, err := protocol.DecodeResponse(out)
+		r, err := wire.DecodeResponse(out)
 		assert.NilError(t, err, string(out))
 		assert.Check(t, is.Equal(r.Error.Type, protocol.ErrRequest), "%q", args)
-		_, err = protocol.DecodeHello(bytes.TrimSpace(out))
+		_, err = wire.DecodeHello(bytes.TrimSpace(out))
 		assert.Check(t, err != nil, "%q", args)
 	}
 }
@@ -182,7 +183,7 @@ func TestRunnerHelloBeforeTheRequest(t *testing.T) {
 		t.Fatal("no hello within 5s while stdin stayed open")
 	}
 	assert.Assert(t, bytes.HasSuffix(first, []byte("\n")) && bytes.Count(first, []byte("\n")) == 1, "%q", first)
-	h, err := protocol.DecodeHello(bytes.TrimSuffix(first, []byte("\n")))
+	h, err := wire.DecodeHello(bytes.TrimSuffix(first, []byte("\n")))
 	assert.NilError(t, err)
 	assert.Equal(t, h.Selfcheck.UID, os.Getuid())
 	_, err = stdin.Write([]byte(`{"source":"1+2"}`))
@@ -191,7 +192,7 @@ func TestRunnerHelloBeforeTheRequest(t *testing.T) {
 	rest, err := io.ReadAll(stdout)
 	assert.NilError(t, err)
 	assert.NilError(t, cmd.Wait())
-	resp, err := protocol.DecodeResponse(rest)
+	resp, err := wire.DecodeResponse(rest)
 	assert.NilError(t, err, string(rest))
 	assert.Equal(t, string(resp.Result), "3")
 	assert.Assert(t, resp.HandshakeMicros > 0, "%+v", resp)
@@ -248,7 +249,7 @@ func TestRunnerIdleCapAndDeadlineFromTheRequest(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Assert(t, time.Since(start) < 13*time.Second)
 	_, rest, _ := bytes.Cut(out, []byte("\n")) // after the hello
-	resp, err := protocol.DecodeResponse(rest)
+	resp, err := wire.DecodeResponse(rest)
 	assert.NilError(t, err)
 	assert.Equal(t, resp.Error.Type, protocol.ErrRequest)
 	assert.Equal(t, resp.Error.Message, "request: none within 10s")
@@ -266,7 +267,7 @@ func TestRunnerIdleCapAndDeadlineFromTheRequest(t *testing.T) {
 	assert.NilError(t, stdin.Close())
 	assert.NilError(t, cmd.Wait())
 	_, rest, _ = bytes.Cut(stdout.Bytes(), []byte("\n"))
-	resp, err = protocol.DecodeResponse(rest)
+	resp, err = wire.DecodeResponse(rest)
 	assert.NilError(t, err)
 	assert.Assert(t, resp.OK, "%+v", resp.Error)
 	assert.Equal(t, string(resp.Result), "499500")

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -97,7 +98,7 @@ func answer(ctx context.Context, s supervised) protocol.Response {
 	case s.out.Truncated():
 		return failure(protocol.ErrInternal, fmt.Sprintf("the evaluator's answer is larger than %d bytes", limits.MaxResponseBytes))
 	}
-	resp, err := protocol.DecodeResponse(s.out.Bytes())
+	resp, err := wire.DecodeResponse(s.out.Bytes())
 	if err != nil {
 		return failure(protocol.ErrInternal, "the evaluator's answer: "+err.Error())
 	}

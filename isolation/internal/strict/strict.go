@@ -1,4 +1,8 @@
-package protocol
+// Package strict is the one decoding rule of every frame read from the
+// wire: the hello, the request, a batch line, the response. The runner's
+// request decoder and the host's decoders share it, so a frame one side
+// refuses the other refuses too.
+package strict
 
 import (
 	"bytes"
@@ -13,16 +17,16 @@ import (
 	"unicode/utf8"
 )
 
-// decodeStrict is the one decoding rule of every frame read from the
-// wire (the hello, the request, a batch line, the response): valid UTF-8;
+// Decode is the one decoding rule of every frame read from the wire (the
+// hello, the request, a batch line, the response): valid UTF-8;
 // one JSON object, nothing after it; in every object at every depth no
 // key twice and, where the Go type is a struct, no key but its fields'
 // exact JSON names. encoding/json alone keeps the last of a duplicate key
 // silently ({"ok":false,"ok":true} would be ok) and matches names without
 // regard to case, so once the frame decoded into v (a pointer) its keys
 // are walked (keys) by v's type.
-func decodeStrict(b []byte, v any) error {
-	if err := checkUTF8(b); err != nil {
+func Decode(b []byte, v any) error {
+	if err := CheckUTF8(b); err != nil {
 		// encoding/json would silently replace invalid bytes with U+FFFD.
 		return err
 	}
@@ -271,8 +275,8 @@ func quoteAll(names []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
-// checkUTF8 names the byte offset of the first invalid UTF-8 sequence.
-func checkUTF8[T string | []byte](b T) error {
+// CheckUTF8 names the byte offset of the first invalid UTF-8 sequence.
+func CheckUTF8[T string | []byte](b T) error {
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRuneInString(string(b[i:min(i+utf8.UTFMax, len(b))]))
 		if r == utf8.RuneError && n <= 1 {

@@ -1,4 +1,4 @@
-package protocol
+package wire
 
 import (
 	"bytes"
@@ -6,30 +6,32 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // DecodeHello strictly decodes the runner's hello line (without its
 // newline), at most limits.MaxHelloBytes, by the one rule of every frame
-// (decodeStrict): one JSON object with exactly the fields "v" and
+// (strict.Decode): one JSON object with exactly the fields "v" and
 // "selfcheck", known fields inside, each once, nothing after it, of
 // protocol version 2. A line of another version is refused naming it.
-func DecodeHello(line []byte) (Hello, error) {
+func DecodeHello(line []byte) (protocol.Hello, error) {
 	if len(line) > limits.MaxHelloBytes {
-		return Hello{}, fmt.Errorf("hello: larger than %d bytes", limits.MaxHelloBytes)
+		return protocol.Hello{}, fmt.Errorf("hello: larger than %d bytes", limits.MaxHelloBytes)
 	}
-	if v, ok := PeekVersion(line); ok && v != Version {
-		return Hello{}, fmt.Errorf("hello: the runner speaks protocol version %d, want %d", v, Version)
+	if v, ok := PeekVersion(line); ok && v != protocol.Version {
+		return protocol.Hello{}, fmt.Errorf("hello: the runner speaks protocol version %d, want %d", v, protocol.Version)
 	}
-	var h Hello
-	if err := decodeStrict(line, &h); err != nil {
-		return Hello{}, fmt.Errorf("hello: %w", err)
+	var h protocol.Hello
+	if err := strict.Decode(line, &h); err != nil {
+		return protocol.Hello{}, fmt.Errorf("hello: %w", err)
 	}
 	switch {
-	case h.V != Version:
-		return Hello{}, fmt.Errorf("hello: protocol version %d, want %d", h.V, Version)
+	case h.V != protocol.Version:
+		return protocol.Hello{}, fmt.Errorf("hello: protocol version %d, want %d", h.V, protocol.Version)
 	case h.Selfcheck == nil:
-		return Hello{}, errors.New(`hello: missing field "selfcheck"`)
+		return protocol.Hello{}, errors.New(`hello: missing field "selfcheck"`)
 	}
 	return h, nil
 }

@@ -1,4 +1,8 @@
-package isolation
+// Package inproc is the trusted, in-process evaluator behind the CLI's
+// eval command: a run's Result with no container at all, for trusted code
+// only. It stands outside package isolation so a library caller, whose
+// every run is isolated, has no unsandboxed way in.
+package inproc
 
 import (
 	"context"
@@ -6,8 +10,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -25,20 +30,20 @@ func processCPU() time.Duration {
 // timeout (partial output discarded, as Run does), never sandboxed. The
 // source and the timeout are checked as Run checks them; a refusal is a
 // rejected *Error.
-func Eval(ctx context.Context, req Request, timeout time.Duration) (Result, error) {
+func Eval(ctx context.Context, req isolation.Request, timeout time.Duration) (isolation.Result, error) {
 	if err := limits.CheckTimeout(timeout); err != nil {
-		return Result{Verdict: Rejected}, &Error{Verdict: Rejected, Err: err}
+		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
-	if err := protocol.CheckSource(req.Source, true); err != nil {
-		return Result{Verdict: Rejected}, &Error{Verdict: Rejected, Err: err}
+	if err := source.Check(req.Source, true); err != nil {
+		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start, cpuBefore := time.Now(), processCPU()
 	r := interp.Eval(ctx, req.Source, interp.Options{})
-	res := Result{
-		Verdict: OK, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
+	res := isolation.Result{
+		Verdict: isolation.OK, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
 		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes,
 		DurationMS: time.Since(start).Milliseconds(),
 	}
@@ -47,23 +52,23 @@ func Eval(ctx context.Context, req Request, timeout time.Duration) (Result, erro
 		// all but the runtime's own background work; no peak: the
 		// process's peak is not the program's.
 		ms := (processCPU() - cpuBefore).Milliseconds()
-		res.Usage = &Usage{CPUMS: &ms}
+		res.Usage = &isolation.Usage{CPUMS: &ms}
 	}
 	if r.Err == nil {
 		return res, nil
 	}
-	res.Verdict = ProgramError
+	res.Verdict = isolation.ProgramError
 	res.Error = r.Err.Wire()
 	if r.Err.Kind != interp.Cancelled {
 		return res, nil
 	}
 	res.Output, res.OutputTruncated, res.OutputBytes = "", false, 0
 	if parent.Err() != nil {
-		res.Verdict = Interrupted
-		res.Error = &ErrorDetail{Type: string(Interrupted), Message: context.Cause(parent).Error()}
-		return res, &Error{Verdict: Interrupted, Err: context.Cause(parent)}
+		res.Verdict = isolation.Interrupted
+		res.Error = &isolation.ErrorDetail{Type: string(isolation.Interrupted), Message: context.Cause(parent).Error()}
+		return res, &isolation.Error{Verdict: isolation.Interrupted, Err: context.Cause(parent)}
 	}
-	res.Verdict = Timeout
+	res.Verdict = isolation.Timeout
 	res.Error.Message = fmt.Sprintf("stopped at the timeout of %s", timeout)
-	return res, &Error{Verdict: Timeout, Err: fmt.Errorf("stopped at the timeout of %s", timeout)}
+	return res, &isolation.Error{Verdict: isolation.Timeout, Err: fmt.Errorf("stopped at the timeout of %s", timeout)}
 }

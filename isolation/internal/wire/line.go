@@ -1,0 +1,40 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// DecodeLine strictly decodes a batch line, {"id": ..., "source": "..."},
+// by the rule of every frame: the request, and its id (a string, a number
+// or null) even when the rest is refused, so the refusal can carry it. A
+// line longer than limits.MaxLineBytes is longer than any whose request is
+// within the limit: a reader keeps at most one byte more of it. starlark
+// applies Starlark's source rules (no NUL byte) as Run does without
+// Options.Exec.
+func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, error) {
+	if len(b) > limits.MaxLineBytes {
+		return nil, protocol.Request{}, source.OverLimit()
+	}
+	var line struct {
+		ID     json.RawMessage `json:"id"`
+		Source json.RawMessage `json:"source"`
+	}
+	if err := strict.Decode(b, &line); err != nil {
+		return nil, protocol.Request{}, err
+	}
+	id := line.ID
+	if len(id) > 0 && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null" {
+		return nil, protocol.Request{}, errors.New(`"id" must be a string or a number`)
+	}
+	src, err := source.Field(line.Source, starlark)
+	if err != nil {
+		return id, protocol.Request{}, err
+	}
+	return id, protocol.Request{Source: src}, nil
+}
