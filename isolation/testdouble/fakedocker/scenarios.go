@@ -82,6 +82,9 @@ var scenarios = map[string]scenario{
 	"wrong-memory":    {run: runScript{hello: fixedHello(attestation.Hello(attestation.Perfect(512 << 20))), reply: okReply}},
 	"hello-twice":     {run: runScript{hello: func(m int64) string { return perfectHello(m) + perfectHello(m) }, reply: okReply}},
 	"hello-then-exit": {run: runScript{early: &reply{}}},
+	// A perfect hello but for a key said twice: a decoder keeping the
+	// last would read version 2.
+	"hello-duplicate-key": {run: runScript{hello: func(m int64) string { return strings.Replace(perfectHello(m), `{"v":2`, `{"v":1,"v":2`, 1) }, reply: okReply}},
 	// A runner of protocol v1: no hello; it answers its request.
 	"v1": {run: runScript{hello: noHello, reply: answer(strings.Replace(OKResponse, `"v":2`, `"v":1`, 1))}},
 
@@ -93,8 +96,11 @@ var scenarios = map[string]scenario{
 	"hang":          {run: runScript{reply: hang}},
 	"flood":         {run: runScript{reply: &reply{act: flood}}},
 	"two-json":      {run: runScript{reply: answer(OKResponse, OKResponse)}},
-	"malformed":     {run: runScript{reply: answer(`{"v":2,"ok":tru`)}},
-	"missing":       {run: runScript{reply: &reply{}}},
+	// A program error that then claims success: a decoder keeping the
+	// last of a duplicate key would report ok.
+	"response-duplicate-key": {run: runScript{reply: answer(strings.TrimSuffix(ErrResponse, "}") + `,"ok":true}`)}},
+	"malformed":              {run: runScript{reply: answer(`{"v":2,"ok":tru`)}},
+	"missing":                {run: runScript{reply: &reply{}}},
 	"big-output": {run: runScript{reply: answer(fmt.Sprintf(`{"v":2,"ok":true,"result":null,"output":"%s","output_truncated":false,"output_bytes":%d}`,
 		strings.Repeat("y", 64<<10+1), 64<<10+1))}},
 	"big-response": {run: runScript{reply: answer(fmt.Sprintf(`{"v":2,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`,
