@@ -22,6 +22,7 @@ import (
 // first SIGINT or SIGTERM cancels ctx's run and the run cleans up, then
 // exits 128+signal (signalContext).
 func Main(ctx context.Context, args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer handlePipe()()
 	ctx, stop := signalContext(ctx)
 	defer stop()
 	return run(ctx, args, env, stdin, stdout, stderr)
@@ -32,9 +33,14 @@ func Main(ctx context.Context, args, env []string, stdin io.Reader, stdout, stde
 // the environment the CLI reads ($SYNAPSE_IMAGE) and gives the docker
 // client; it is a value, not the process's, so tests run side by side.
 func run(ctx context.Context, args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	app := newApp(stdin, out, stderr)
 	app.Metadata = map[string]any{metaArgs: args, metaEnv: env}
 	err := app.RunContext(ctx, args)
+	if werr := out.failed(); werr != nil {
+		// Whatever the command meant to say, its reader did not get it.
+		err = writeFailed(werr)
+	}
 	if err == nil {
 		return 0
 	}

@@ -25,6 +25,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	mainAsCLI()       // acts as the CLI and exits when a test runs it as one
 	fakedocker.Main() // acts as docker and exits when a test runs it as one
 	os.Exit(m.Run())
 }
