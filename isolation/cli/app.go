@@ -87,7 +87,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				return nil
 			}
 			if c.Args().Present() {
-				return rejectf("unknown command %q (see synapse-isolation --help)", c.Args().First())
+				return unknownCommand(c, c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -119,11 +119,16 @@ func versionFlag(dst *bool) cli.Flag {
 
 // onUsageError turns a flag parsing error into a rejection (exit 2) with
 // one line on stderr, instead of urfave/cli's usage dump.
-func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError(err) }
+func onUsageError(c *cli.Context, err error, _ bool) error { return usageError(c, err) }
 
 // resultUsageError is onUsageError for run and eval, which print their one
-// result object for a bad flag too, as for every other verdict. It is
-// JSON, the default, whatever --format said: the flags did not parse.
+// result for a bad flag too, as for every other verdict: in the format
+// the raw words ask for, the flags having not parsed (JSON, the default,
+// unless they say text).
 func resultUsageError(c *cli.Context, err error, _ bool) error {
-	return reportRejected(c, "json", usageError(err))
+	format := "json"
+	if writtenFormat(c) == "text" {
+		format = "text"
+	}
+	return reportRejected(c, format, usageError(c, err))
 }
