@@ -113,6 +113,8 @@ func TestBadFlagsGolden(t *testing.T) {
 		{"argv", "-bogus=1"},
 		{"argv", "--image", testImage, "--memory", "1.5k"},
 		{"argv", "--image", testImage, "--timeout", "3600s"},
+		{"eval", "--timeout", "3600s", "--code", "1"},
+		{"batch", "--image", testImage, "--cli", "/nonexistent/docker", "--idle", "3600s"},
 		{"argv", "--image", "0123456789ab"},
 		{"argv", "--image", strings.TrimPrefix(testImage, "sha256:")},
 		{"rn"},

@@ -53,7 +53,7 @@ func evalAction(c *cli.Context, o *evalOptions) error {
 	}
 	res, err := isolation.Eval(c.Context, isolation.Request{Source: src}, time.Duration(o.timeout))
 	if isRejected(err) {
-		return reportRejected(c, format, err)
+		return reportRejected(c, format, asWritten(c, err))
 	}
 	return report(c, format, res, nil)
 }

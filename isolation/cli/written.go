@@ -25,7 +25,8 @@ func (w *written) Set(s string) error {
 }
 
 // asWritten is err with the value of the flag it names as the user wrote
-// it, when that flag keeps its text and was given.
+// it, when that flag keeps its text and was given. It sets the value in
+// err itself, so the one error is right wherever it is printed.
 func asWritten(c *cli.Context, err error) error {
 	var fe *limits.FieldError
 	if !errors.As(err, &fe) || fe.Value == "" || !c.IsSet(fe.Field) {
