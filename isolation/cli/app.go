@@ -37,8 +37,10 @@ func run(ctx context.Context, args, env []string, stdin io.Reader, stdout, stder
 	app := newApp(stdin, out, stderr)
 	app.Metadata = map[string]any{metaArgs: args, metaEnv: env}
 	err := app.RunContext(ctx, args)
-	if werr := out.failed(); werr != nil {
-		// Whatever the command meant to say, its reader did not get it.
+	var sig *signalError
+	if werr := out.failed(); werr != nil && !errors.As(err, &sig) {
+		// Whatever the command meant to say, its reader did not get it;
+		// a signal's status (128+n) still says who stopped it.
 		err = writeFailed(werr)
 	}
 	if err == nil {
