@@ -14,7 +14,15 @@ func CheckImageID(s string) error {
 		return &FieldError{Field: "image", Msg: "is required: an image ID like sha256:<64 hex digits> (scripts/build-image.sh prints one)"}
 	}
 	hex, ok := strings.CutPrefix(s, ImageIDPrefix)
-	if !ok {
+	// A short ID (docker images prints 12 digits) names an image only
+	// while no other ID starts the same way.
+	digits := hex != "" && strings.Trim(hex, "0123456789abcdef") == ""
+	switch {
+	case digits && len(hex) < 64 && (ok || len(hex) >= 12):
+		return bad("is a short image ID: the full ID, sha256: and 64 lowercase hex digits, is needed")
+	case digits && len(hex) == 64 && !ok:
+		return bad("must start with sha256:")
+	case !ok:
 		return bad("must be an immutable image ID sha256:<64 lowercase hex digits>, not a name or tag")
 	}
 	if len(hex) != 64 {

@@ -58,7 +58,7 @@ func TestReadmeMakefileRecipe(t *testing.T) {
 	err := cmd.Run()
 	var ee *exec.ExitError
 	assert.Assert(t, errors.As(err, &ee), "make must fail on the bad snippet: %v", err)
-	assert.Check(t, is.Contains(stderr.String(), "synapse-isolation: program_error: runtime: floored division by zero (line 1, col 3)"))
+	assert.Check(t, is.Contains(stderr.String(), "synapse-isolation: snippets/b-bad.star: program_error: runtime: floored division by zero (line 1, col 3)"))
 
 	var res runJSON
 	b, err := os.ReadFile(filepath.Join(dir, "snippets", "a-ok.json"))

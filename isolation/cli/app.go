@@ -22,6 +22,7 @@ import (
 // first SIGINT or SIGTERM cancels ctx's run and the run cleans up, then
 // exits 128+signal (signalContext).
 func Main(ctx context.Context, args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer handlePipe()()
 	ctx, stop := signalContext(ctx)
 	defer stop()
 	return run(ctx, args, env, stdin, stdout, stderr)
@@ -32,9 +33,16 @@ func Main(ctx context.Context, args, env []string, stdin io.Reader, stdout, stde
 // the environment the CLI reads ($SYNAPSE_IMAGE) and gives the docker
 // client; it is a value, not the process's, so tests run side by side.
 func run(ctx context.Context, args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	app := newApp(stdin, out, stderr)
 	app.Metadata = map[string]any{metaArgs: args, metaEnv: env}
 	err := app.RunContext(ctx, args)
+	var sig *signalError
+	if werr := out.failed(); werr != nil && !errors.As(err, &sig) {
+		// Whatever the command meant to say, its reader did not get it;
+		// a signal's status (128+n) still says who stopped it.
+		err = writeFailed(werr)
+	}
 	if err == nil {
 		return 0
 	}
@@ -71,7 +79,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:             stderr,
 		// Without this, urfave/cli calls os.Exit from inside Run for
 		// errors that carry an exit code, skipping container cleanup.
-		ExitErrHandler: func(*cli.Context, error) {},
+		// It sees every action's error with its command's flags, so a
+		// value the library refused (batch's --idle) is echoed as written
+		// before run prints it.
+		ExitErrHandler: func(c *cli.Context, err error) { _ = asWritten(c, err) },
 		OnUsageError:   onUsageError,
 		// Reached only for an unknown command: a rejection, not help.
 		Action: func(c *cli.Context) error {
@@ -81,7 +92,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 				return nil
 			}
 			if c.Args().Present() {
-				return rejectf("unknown command %q (see synapse-isolation --help)", c.Args().First())
+				return unknownCommand(c, c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -113,11 +124,16 @@ func versionFlag(dst *bool) cli.Flag {
 
 // onUsageError turns a flag parsing error into a rejection (exit 2) with
 // one line on stderr, instead of urfave/cli's usage dump.
-func onUsageError(_ *cli.Context, err error, _ bool) error { return usageError(err) }
+func onUsageError(c *cli.Context, err error, _ bool) error { return usageError(c, err) }
 
 // resultUsageError is onUsageError for run and eval, which print their one
-// result object for a bad flag too, as for every other verdict. It is
-// JSON, the default, whatever --format said: the flags did not parse.
+// result for a bad flag too, as for every other verdict: in the format
+// the raw words ask for, the flags having not parsed (JSON, the default,
+// unless they say text).
 func resultUsageError(c *cli.Context, err error, _ bool) error {
-	return reportRejected(c, "json", usageError(err))
+	format := "json"
+	if writtenFormat(c) == "text" {
+		format = "text"
+	}
+	return reportRejected(c, format, usageError(c, err))
 }

@@ -25,6 +25,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	mainAsCLI()       // acts as the CLI and exits when a test runs it as one
 	fakedocker.Main() // acts as docker and exits when a test runs it as one
 	os.Exit(m.Run())
 }
@@ -107,6 +108,21 @@ func TestBadFlagsGolden(t *testing.T) {
 		{"run", "--bogus"},
 		{"run", "--image", testImage, "--code", "1", "--file", "x"},
 		{"eval", "--memory", "1g", "--code", "1"},
+		// Each message says what the user wrote and what to write instead.
+		{"run", "-x"},
+		{"argv", "-bogus=1"},
+		{"argv", "--image", testImage, "--memory", "1.5k"},
+		{"argv", "--image", testImage, "--timeout", "3600s"},
+		{"eval", "--timeout", "3600s", "--code", "1"},
+		{"batch", "--image", testImage, "--cli", "/nonexistent/docker", "--idle", "3600s"},
+		{"argv", "--image", "0123456789ab"},
+		{"argv", "--image", strings.TrimPrefix(testImage, "sha256:")},
+		{"rn"},
+		{"docter"},
+		{"doctor", "--cli", "/nonexistent/docker", "--memory", "10m"},
+		{"doctor", "--cli", "/nonexistent/docker", "--memory", "99999g"},
+		{"doctor", "--cli", "/nonexistent/docker", "--image", "synapse-runtime:local"},
+		{"doctor", "--cli", "/nonexistent/docker", "--runtime=-x"},
 	}
 	var all strings.Builder
 	for _, args := range cases {

@@ -159,11 +159,16 @@ func (s *scheduler) run(ctx context.Context, in io.Reader) error {
 		case s.out.slots <- struct{}{}:
 		case <-ctx.Done():
 			return nil
+		case <-s.out.broken: // no result could be written: end now, not at the next line
+			return nil
 		}
 		var l inputLine
 		select {
 		case l = <-lr.lines:
 		case <-ctx.Done():
+			<-s.out.slots
+			return nil
+		case <-s.out.broken:
 			<-s.out.slots
 			return nil
 		}

@@ -34,13 +34,14 @@ type batchOutput struct {
 	// writeErr is the first failed write of a result line: reading stops,
 	// and the batch exits as the tool's own failure.
 	writeErr error
-	next     int // ordered: the next line to write
+	broken   chan struct{} // closed at writeErr: the scheduler stops waiting for input
+	next     int           // ordered: the next line to write
 	done     int
 }
 
 func newBatchOutput(w, errw io.Writer, ordered bool, parallel int, status func(isolation.Verdict) int) *batchOutput {
 	return &batchOutput{w: w, errw: errw, ordered: ordered, progress: isTerminalWriter(errw), status: status,
-		slots: make(chan struct{}, parallel), counts: map[isolation.Verdict]int{}, pending: map[int][]byte{}, next: 1}
+		slots: make(chan struct{}, parallel), broken: make(chan struct{}), counts: map[isolation.Verdict]int{}, pending: map[int][]byte{}, next: 1}
 }
 
 // failedOrBroken reports whether a result was not ok, or a write failed.
@@ -122,6 +123,7 @@ func (b *batchOutput) write(out []byte) {
 	}
 	if _, err := b.w.Write(out); err != nil && b.writeErr == nil {
 		b.writeErr = err
+		close(b.broken)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // doctorOptions are doctor's flags: the run's options it checks (image,
@@ -35,7 +36,10 @@ func doctorAction(c *cli.Context, o *doctorOptions) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	opts, err := o.sandbox.options(c)
+	opts, err := o.sandbox.checked(c)
+	if err == nil {
+		err = checkDoctorOptions(opts)
+	}
 	if err != nil {
 		return err
 	}
@@ -43,6 +47,27 @@ func doctorAction(c *cli.Context, o *doctorOptions) error {
 	ok := writeDoctor(c.App.Writer, o.format.value, checks)
 	if !ok {
 		return &silentError{code: exitFailedCheck}
+	}
+	return nil
+}
+
+// checkDoctorOptions refuses, as run would, an image, runtime or context
+// run could not take (its limits are checked already): a doctor must not
+// pass an engine for options no run can use, nor fail a check for a typo.
+// The image is optional here: without one the engine alone is checked.
+func checkDoctorOptions(o isolation.Options) error {
+	if o.Image != "" {
+		if err := limits.CheckImageID(o.Image); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct{ field, value string }{{"runtime", o.Runtime}, {"context", o.Engine.Context}} {
+		if f.value == "" {
+			continue
+		}
+		if err := limits.CheckName(f.field, f.value); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -22,11 +24,12 @@ func (e *rejected) Error() string { return message(e.err) }
 func (e *rejected) Unwrap() error { return e.err }
 
 // usageError rewrites the flag package's messages in the spelling users
-// type: "flag provided but not defined: -x" becomes "unknown flag --x".
-func usageError(err error) error {
+// type: "flag provided but not defined: -x" becomes "unknown flag --x" or
+// "unknown flag -x", as the user wrote it.
+func usageError(c *cli.Context, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		msg = "unknown flag --" + strings.TrimPrefix(name, "-")
+		msg = "unknown flag " + writtenFlag(c, strings.TrimPrefix(name, "-"))
 	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		msg = "--" + strings.TrimPrefix(name, "-") + ": needs a value"
 	} else if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {

@@ -54,7 +54,7 @@ func evalAction(c *cli.Context, o *evalOptions) error {
 	}
 	res, err := inproc.Eval(c.Context, isolation.Request{Source: src}, time.Duration(o.timeout))
 	if isRejected(err) {
-		return reportRejected(c, format, err)
+		return reportRejected(c, format, asWritten(c, err))
 	}
 	return report(c, format, res, nil)
 }

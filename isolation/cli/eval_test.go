@@ -114,9 +114,10 @@ func TestEvalText(t *testing.T) {
 	code, out, _ := runCLI(t, "", "eval", "--format", "text", "--code", "print('a\\x1b[2Jb')\n'ok'")
 	assert.Equal(t, code, 0)
 	assert.Equal(t, out, "a\\x1b[2Jb\n=> \"ok\" (string)\n")
-	code, out, _ = runCLI(t, "", "eval", "--format", "text", "--code", "1 +")
+	code, out, errOut := runCLI(t, "", "eval", "--format", "text", "--code", "1 +")
 	assert.Equal(t, code, 1)
-	assert.Equal(t, out, "syntax: got end of file, want primary expression (line 1, col 4)\n")
+	assert.Equal(t, out, "", "an error is said once, on stderr")
+	assert.Equal(t, errOut, "synapse-isolation: program_error: syntax: got end of file, want primary expression (line 1, col 4)\n")
 }
 
 func TestEvalRejects(t *testing.T) {

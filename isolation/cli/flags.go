@@ -28,14 +28,14 @@ func imageFlag(dst *string, usage string) cli.Flag {
 // its range is checked with everything else by isolation.NewPlan.
 func memoryFlag(dst *limits.Bytes, usage string) cli.Flag {
 	*dst = limits.DefaultMemory
-	return &cli.GenericFlag{Name: "memory", Value: dst, Usage: usage}
+	return &cli.GenericFlag{Name: "memory", Value: &written{Generic: dst}, Usage: usage}
 }
 
 // durationFlag is a duration flag: every duration the CLI takes is a
 // limits.Duration, parsed by the flag itself and refused in its words.
 func durationFlag(dst *limits.Duration, name string, value time.Duration, usage string) *cli.GenericFlag {
 	*dst = limits.Duration(value)
-	return &cli.GenericFlag{Name: name, Value: dst, Usage: usage}
+	return &cli.GenericFlag{Name: name, Value: &written{Generic: dst}, Usage: usage}
 }
 
 // runtimeFlag is --runtime, for run, argv, batch and doctor.
@@ -84,9 +84,12 @@ func orList(choices []string) string {
 }
 
 // formatFlag is --format of the commands that print a result: JSON by
-// default, for scripts.
+// default, for scripts. Its usage says where text puts an error, since
+// a person reading a terminal would otherwise see it twice.
 func formatFlag(dst *oneOf) cli.Flag {
-	return enumFlag(dst, "format", "output `FORMAT`", "json", "text")
+	f := enumFlag(dst, "format", "output `FORMAT`", "json", "text").(*cli.GenericFlag)
+	f.Usage += " (text: the output and value on stdout, an error once, on stderr)"
+	return f
 }
 
 // reportFormatFlag is --format for the commands that print a report: text

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"slices"
 
 	"github.com/urfave/cli/v2"
@@ -13,6 +14,10 @@ const metaArgs = "args"
 
 // metaEnv is the App.Metadata key of the CLI's environment (run's env).
 const metaEnv = "env"
+
+// metaProgram is the App.Metadata key of the file the program was read
+// from with --file, which a failure's line on stderr names.
+const metaProgram = "program"
 
 // appEnv returns the CLI's environment, which isolation/internal/environ
 // reads (the last setting of a key wins).
@@ -36,7 +41,11 @@ func afterDashes(c *cli.Context) bool {
 // a command does, and flags written after one would be silently dropped.
 func noArgs(c *cli.Context) error {
 	if c.Args().Present() {
-		return rejectf("unexpected argument %q (%s takes no arguments)", c.Args().First(), c.Command.Name)
+		arg := c.Args().First()
+		if flag := fileFlagFor(c, arg); flag != "" {
+			return rejectf("unexpected argument %q (%s takes no arguments): did you mean %s?", arg, c.Command.Name, flag)
+		}
+		return rejectf("unexpected argument %q (%s takes no arguments)", arg, c.Command.Name)
 	}
 	return nil
 }
@@ -47,9 +56,19 @@ func commandAfterDashes(c *cli.Context) ([]string, error) {
 	if !c.Args().Present() {
 		return nil, nil
 	}
+	if flag := fileFlagFor(c, c.Args().First()); flag != "" && !afterDashes(c) {
+		return nil, rejectf("unexpected argument %q: did you mean %s? (an interpreter command goes after --)", c.Args().First(), flag)
+	}
 	if !afterDashes(c) {
 		return nil, rejectf("unexpected argument %q: an interpreter command goes after --, as in: %s ... -- python3 -",
 			c.Args().First(), c.Command.Name)
 	}
 	return c.Args().Slice(), nil
+}
+
+// isRegularFile reports whether path names a regular file (a positional
+// argument meant as a program's file).
+func isRegularFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

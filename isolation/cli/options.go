@@ -83,17 +83,35 @@ func (o *sandboxOptions) imageOrEnv(c *cli.Context) string {
 	return environ.Get(appEnv(c), envImage)
 }
 
-// options are the flags as one isolation.Options. The command after
-// `--`, if any, is the interpreter for the runner's exec mode.
+// options are the flags as one isolation.Options, for a command that
+// runs the image (run, argv, batch): without one, it names both ways to
+// give it. The command after `--`, if any, is the interpreter for the
+// runner's exec mode.
 func (o *sandboxOptions) options(c *cli.Context) (isolation.Options, error) {
+	opts, err := o.checked(c)
+	if err == nil && opts.Image == "" {
+		err = &limits.FieldError{Field: "image", Msg: "is required (or set " + envImage + "): an image ID like sha256:<64 hex digits> " +
+			"(scripts/build-image.sh prints one)"}
+	}
+	return opts, err
+}
+
+// checked are the flags as one isolation.Options, their limits in the
+// library's ranges (limits.Config.Resolve, the check every run makes),
+// checked before anything is read or started.
+func (o *sandboxOptions) checked(c *cli.Context) (isolation.Options, error) {
 	exec, err := commandAfterDashes(c)
 	if err != nil {
 		return isolation.Options{}, err
 	}
+	lim := limits.Config{Memory: o.memory, Timeout: time.Duration(o.timeout), CPUTime: time.Duration(o.cpuTime)}
+	if _, err := lim.Resolve(); err != nil {
+		return isolation.Options{}, asWritten(c, err)
+	}
 	return isolation.Options{
 		Engine:  o.engine(c),
 		Image:   o.imageOrEnv(c),
-		Limits:  limits.Config{Memory: o.memory, Timeout: time.Duration(o.timeout), CPUTime: time.Duration(o.cpuTime)},
+		Limits:  lim,
 		Name:    o.name,
 		Runtime: o.runtime,
 		Exec:    exec,

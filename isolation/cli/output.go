@@ -84,6 +84,10 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 	default:
 		why = string(res.Verdict)
 	}
+	if file, ok := c.App.Metadata[metaProgram].(string); ok {
+		// Which of several runs failed, under make -j.
+		why = file + ": " + why
+	}
 	fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %s\n", oneLine(why))
 	return &silentError{code: exit}
 }
@@ -107,11 +111,12 @@ func oneLine(s string) string {
 	return strings.ReplaceAll(escapeControl(s), "\n", `\n`)
 }
 
-// writeText prints for a terminal: the program's output, then its value or
-// error. Control characters from the program are escaped so output cannot
-// drive the terminal; the output keeps its newlines, but every field after
-// it is one line (oneLine), so an error message cannot print a line that
-// looks like a result.
+// writeText prints for a terminal: the program's output, then its value.
+// An error is not printed here but once, on stderr, by report: in text
+// mode stdout is what the program printed and returned, as for every
+// other command's text. Control characters from the program are escaped
+// so output cannot drive the terminal; the output keeps its newlines, but
+// the value is one line (oneLine), so it cannot print a second result.
 func writeText(w io.Writer, res isolation.Result) {
 	if res.Output != "" {
 		fmt.Fprint(w, escapeControl(res.Output))
@@ -123,13 +128,6 @@ func writeText(w io.Writer, res isolation.Result) {
 		fmt.Fprintf(w, "[output truncated: %d bytes in all, first %d shown]\n", res.OutputBytes, len(res.Output))
 	}
 	if res.Error != nil {
-		pos := position(res.Error)
-		if res.Error.Type == string(res.Verdict) {
-			// A run failure: its message already names it.
-			fmt.Fprintf(w, "%s\n", oneLine(res.Error.Message))
-			return
-		}
-		fmt.Fprintf(w, "%s: %s%s\n", oneLine(res.Error.Type), oneLine(res.Error.Message), pos)
 		return
 	}
 	if string(res.Result) != "null" && res.Result != nil {

@@ -34,6 +34,18 @@ func signalContext(parent context.Context) (context.Context, func()) {
 	}
 }
 
+// handlePipe makes a write to a closed pipe fail with EPIPE instead of
+// killing the process: unless SIGPIPE is handled, Go's runtime dies of it
+// on a write to fd 1 or 2 (os/signal, "SIGPIPE"), skipping the cleanup and
+// the message that the result could not be written (exit 125, via
+// checkedWriter). Notify, not Ignore: an ignored signal stays ignored in
+// the docker client and every other child, a handled one does not.
+func handlePipe() (stop func()) {
+	ch := make(chan os.Signal, 1) // never read: a signal with the buffer full is dropped
+	signal.Notify(ch, syscall.SIGPIPE)
+	return func() { signal.Stop(ch) }
+}
+
 // signalError is the cancellation cause when the CLI receives a signal.
 type signalError struct{ sig os.Signal }
 

@@ -30,6 +30,7 @@ func (o *sourceOptions) flags() []cli.Flag {
 func (o *sourceOptions) read(c *cli.Context) (string, error) {
 	code, file := c.IsSet("code"), c.IsSet("file")
 	var r io.Reader
+	stdin := false
 	flag := "--code"
 	if file {
 		flag = "--file"
@@ -40,13 +41,18 @@ func (o *sourceOptions) read(c *cli.Context) (string, error) {
 	case !code && !file:
 		return "", rejectf("one of --code or --file is required")
 	case file && o.file == "-", o.code == "-":
-		r = c.App.Reader
+		if isTerminal(c.App.Reader) {
+			// Nobody is going to type a program and then Ctrl-D.
+			return "", rejectf("%s -: standard input is a terminal; pipe the program in, or use --file PATH", flag)
+		}
+		r, stdin = c.App.Reader, true
 	case file:
 		f, err := os.Open(o.file)
 		if err != nil {
 			return "", rejectf("--file: %w", err)
 		}
 		defer f.Close()
+		c.App.Metadata[metaProgram] = o.file
 		r = f
 	default:
 		return o.code, nil
@@ -67,6 +73,11 @@ func (o *sourceOptions) read(c *cli.Context) (string, error) {
 		return "", &rejected{err: err} // the one message of a request over the limit
 	case err != nil:
 		return "", rejectf("%s: %w", flag, err)
+	}
+	if stdin && src == "" {
+		// A redirect from /dev/null or a producer that failed: not a
+		// program to run. --code "" is one, written out.
+		return "", rejectf("%s -: standard input is empty", flag)
 	}
 	return src, nil
 }
