@@ -42,11 +42,11 @@ func TestRequestTooLargeNamesTheFile(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--image", testImage, "--cli", self, "--file", quotes},
-			"--file " + quotes + ": request: the program is 40000 bytes, 80013 bytes encoded, over the limit of 65536"},
+			quotes + ": request: the program is 40000 bytes, 80013 bytes encoded, over the limit of 65536"},
 		{[]string{"run", "--image", testImage, "--cli", self, "--file", big},
-			"--file " + big + ": request: the program is 1048576 bytes, over the limit of 65536"},
+			big + ": request: the program is 1048576 bytes, over the limit of 65536"},
 		{[]string{"eval", "--file", big},
-			"--file " + big + ": request: the program is 1048576 bytes, over the limit of 65536"},
+			big + ": request: the program is 1048576 bytes, over the limit of 65536"},
 	} {
 		code, out, errOut := runCLIEnv(t, env, "", tc.args...)
 		assert.Check(t, is.Equal(code, 2), "%q", tc.args)

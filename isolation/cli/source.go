@@ -67,10 +67,10 @@ func (o *sourceOptions) read(c *cli.Context) (string, error) {
 		}
 	}
 	switch {
-	case errors.Is(err, source.ErrTooLarge) && named:
-		return "", rejectf("--file %s: %w", o.file, err)
 	case errors.Is(err, source.ErrTooLarge):
-		return "", &rejected{err: err} // the one message of a request over the limit
+		// The one message of a request over the limit; the stderr line
+		// names a --file program (metaProgram) before it.
+		return "", &rejected{err: err}
 	case err != nil:
 		return "", rejectf("%s: %w", flag, err)
 	}
