@@ -26,7 +26,7 @@ func processCPU() time.Duration {
 // source and the timeout are checked as Run checks them; a refusal is a
 // rejected *Error.
 func Eval(ctx context.Context, req Request, timeout time.Duration) (Result, error) {
-	if err := limits.CheckTimeout(timeout); err != nil {
+	if err := limits.CheckWallClock(timeout); err != nil {
 		return Result{Verdict: Rejected}, &Error{Verdict: Rejected, Err: err}
 	}
 	if err := protocol.CheckSource(req.Source, true); err != nil {

@@ -233,6 +233,7 @@ func TestRunRejectsBeforeDocker(t *testing.T) {
 		"invalid utf": {"\xff", nil, "source: invalid UTF-8"},
 		"memory":      {"1", func(o *Options) { o.Limits.Memory = 1 << 20 }, "memory: must be at least 64m"},
 		"timeout":     {"1", func(o *Options) { o.Limits.Timeout = time.Hour }, "timeout: must be at most 10m0s"},
+		"short":       {"1", func(o *Options) { o.Limits.Timeout = 250 * time.Millisecond }, "timeout: must be at least 1s"},
 		"name":        {"1", func(o *Options) { o.Name = "--privileged" }, "name: must match"},
 	} {
 		t.Run(name, func(t *testing.T) {

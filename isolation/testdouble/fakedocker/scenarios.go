@@ -84,6 +84,8 @@ var scenarios = map[string]scenario{
 	"hello-then-exit": {run: runScript{early: &reply{}}},
 	// A runner of protocol v1: no hello; it answers its request.
 	"v1": {run: runScript{hello: noHello, reply: answer(strings.Replace(OKResponse, `"v":2`, `"v":1`, 1))}},
+	// A container slow to start: its hello comes only after the host stopped waiting.
+	"late-hello": {run: runScript{hello: noHello, reply: answer(perfectHello(512 << 20))}},
 
 	// The reply to the request.
 	"ok":            {run: runScript{reply: okReply}},
