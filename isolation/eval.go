@@ -38,7 +38,7 @@ func Eval(ctx context.Context, req Request, timeout time.Duration) (Result, erro
 	start, cpuBefore := time.Now(), processCPU()
 	r := interp.Eval(ctx, req.Source, interp.Options{})
 	res := Result{
-		Verdict: OK, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
+		Verdict: OK, Interpreter: "starlark", Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
 		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes,
 		DurationMS: time.Since(start).Milliseconds(),
 	}

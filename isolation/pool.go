@@ -145,6 +145,10 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		}
 		p.engines = append(p.engines, &poolEngine{client: c, engine: e})
 	}
+	var err error
+	if p.o.Run, err = withInterpreter(ctx, p.engines[0].client, p.o.Run); err != nil {
+		return nil, err
+	}
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	for i := 0; i < o.Parallel; i++ {
 		p.tokens <- struct{}{}
