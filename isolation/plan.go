@@ -99,7 +99,7 @@ func interpreterOf(r protocol.Args) string {
 }
 
 // planOn plans o's run on its engine and returns the client for it:
-// planRun, and, when o names no command (nor a selfcheck, which runs
+// planRun, the client's proxy check, and, when o names no command (nor a selfcheck, which runs
 // none), the interpreter its image declares (client.interpreter), asked
 // only once the options passed, so a refusal asks docker nothing.
 func planOn(ctx context.Context, o Options, now time.Time) (runPlan, *client, error) {
@@ -109,6 +109,9 @@ func planOn(ctx context.Context, o Options, now time.Time) (runPlan, *client, er
 	}
 	c, err := newClient(o.Engine)
 	if err != nil {
+		return plan, nil, err
+	}
+	if err := checkProxies(c.env); err != nil {
 		return plan, nil, err
 	}
 	declared, err := withInterpreter(ctx, c, o)

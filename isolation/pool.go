@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -157,6 +158,10 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	go p.fill()
 	return p, nil
 }
+
+// Exec is the command line the pool's programs run under: Options.Exec,
+// or the interpreter the image declares; nil for Starlark.
+func (p *Pool) Exec() []string { return slices.Clone(p.o.Run.Exec) }
 
 // checkEngine asks the engine whether it answers and has the image.
 func checkEngine(ctx context.Context, c *client, image string) error {

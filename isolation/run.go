@@ -63,9 +63,6 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err != nil {
 		return err
 	}
-	if err := checkProxies(c.env); err != nil {
-		return err
-	}
 	l, err := launch(ctx, c, &plan)
 	if err != nil {
 		return err

@@ -36,6 +36,10 @@ func fake(t *testing.T, mode string) (Options, string) {
 		"DOCKER_CONFIG="+t.TempDir(),
 		// Under -race a binary sleeps 1s at exit by default; the fake is one.
 		"GORACE=atexit_sleep_ms=0")
+	// testImage declares no interpreter, known from the start, so a test's
+	// docker calls do not depend on which test asked the label first
+	// (interpreter_test.go reads labels, under other image IDs).
+	interpreters.Store(testImage, []string(nil))
 	return Options{Image: testImage, Engine: Engine{CLI: self, Env: env}, Limits: limits.Config{Timeout: 5 * time.Second}}, state
 }
 
