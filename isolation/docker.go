@@ -2,7 +2,6 @@ package isolation
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
@@ -278,79 +275,13 @@ func (c *client) listLabelled(ctx context.Context) (string, error) {
 		label(dockerargs.LabelRunID)+`\t`+label(dockerargs.LabelDeadline)+`\t{{.State}}\t{{.Names}}\t`+label(dockerargs.LabelOwner))
 }
 
-// execLabel is the image label that declares the image's default
-// interpreter, a JSON array of its command line (["python3","-"]): a run
-// that names no command gets it. An image without it runs Starlark.
-const execLabel = "io.synapse-isolation.exec"
-
-// Bounds of an exec label: a command line a person can read in an argv.
-const (
-	maxExecArgs  = 16
-	maxExecArg   = 256
-	maxExecLabel = 4 << 10
-)
+// imageLabels is an image's labels as docker prints them in JSON (null
+// for none); nothing is pulled.
+func (c *client) imageLabels(ctx context.Context, image string) (string, error) {
+	qctx, cancel := context.WithTimeout(ctx, inspectTimeout)
+	defer cancel()
+	return c.inspectImage(qctx, "{{json .Config.Labels}}", image)
+}
 
 // inspectTimeout bounds the reading of an image's labels.
 const inspectTimeout = 20 * time.Second
-
-// interpreters caches each image's declared interpreter (a nil slice:
-// Starlark) by image ID. An ID is the digest of the image's config, its
-// labels included, so what it declares cannot change on any engine.
-var interpreters sync.Map
-
-// interpreter returns the command line image declares in execLabel, nil
-// for none (Starlark), reading it once per image ID in this process. An
-// image the engine cannot inspect is the engine's failure; a label that is
-// not a valid command line is the sandbox's, never read as Starlark.
-func (c *client) interpreter(ctx context.Context, image string) ([]string, error) {
-	if v, ok := interpreters.Load(image); ok {
-		return v.([]string), nil
-	}
-	qctx, cancel := context.WithTimeout(ctx, inspectTimeout)
-	defer cancel()
-	out, err := c.inspectImage(qctx, "{{json .Config.Labels}}", image)
-	if err != nil {
-		return nil, &Error{Verdict: EngineFailure, Err: fmt.Errorf("reading the labels of image %s: %w", image, err)}
-	}
-	exec, err := parseExecLabel(out)
-	if err != nil {
-		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("image %s: %w", image, err)}
-	}
-	interpreters.Store(image, exec)
-	return exec, nil
-}
-
-// parseExecLabel reads execLabel from an image's labels as docker prints
-// them in JSON (null for none): absent is nil; present, it must be a JSON
-// array of 1 to maxExecArgs non-empty strings of at most maxExecArg bytes,
-// without NUL, and nothing after it.
-func parseExecLabel(labels string) ([]string, error) {
-	var all map[string]string
-	if err := json.Unmarshal([]byte(labels), &all); err != nil {
-		return nil, fmt.Errorf("its labels are not a JSON object: %w", err)
-	}
-	v, ok := all[execLabel]
-	if !ok {
-		return nil, nil
-	}
-	bad := func(why string) error {
-		return fmt.Errorf("label %s: %s (got %q)", execLabel, why, v)
-	}
-	if len(v) > maxExecLabel {
-		return nil, bad(fmt.Sprintf("must be at most %d bytes", maxExecLabel))
-	}
-	var exec []string
-	dec := json.NewDecoder(strings.NewReader(v))
-	if !strings.HasPrefix(strings.TrimSpace(v), "[") || dec.Decode(&exec) != nil || dec.InputOffset() != int64(len(strings.TrimRight(v, " \t\r\n"))) {
-		return nil, bad("must be a JSON array of strings")
-	}
-	if len(exec) == 0 || len(exec) > maxExecArgs {
-		return nil, bad(fmt.Sprintf("must name 1 to %d arguments", maxExecArgs))
-	}
-	for _, a := range exec {
-		if a == "" || len(a) > maxExecArg || strings.ContainsRune(a, 0) || !utf8.ValidString(a) {
-			return nil, bad(fmt.Sprintf("each argument must be 1 to %d bytes of UTF-8 without NUL", maxExecArg))
-		}
-	}
-	return exec, nil
-}

@@ -2,6 +2,8 @@ package isolation
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -58,6 +60,8 @@ func TestRunUsesTheDeclaredInterpreter(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "python-label")
 	o.Image = pythonImage
+	cache := t.TempDir()
+	o.Engine.Env = append(o.Engine.Env, "XDG_CACHE_HOME="+cache)
 	res, err := Run(context.Background(), Request{Source: "import sys"}, o)
 	assert.NilError(t, err)
 	assert.Equal(t, res.Interpreter, "python3 -")
@@ -66,13 +70,27 @@ func TestRunUsesTheDeclaredInterpreter(t *testing.T) {
 	argv, err := Argv(o, time.Unix(0, 0))
 	assert.NilError(t, err)
 	assert.DeepEqual(t, argv[len(argv)-3:], []string{"--exec", "python3", "-"})
-	inspects := 0
+	inspects, calls := 0, len(fakedocker.Calls(state))
 	for _, c := range fakedocker.Calls(state) {
 		if c[0] == "image" {
 			inspects++
 		}
 	}
 	assert.Equal(t, inspects, 1, "the label is read once per image ID")
+
+	// Another process finds it in the cache directory, checked as a label
+	// read from the engine would be.
+	interpreters.Delete(pythonImage)
+	argv, err = Argv(o, time.Unix(0, 0))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, argv[len(argv)-3:], []string{"--exec", "python3", "-"})
+	assert.Equal(t, len(fakedocker.Calls(state)), calls, "no inspect: the cache file answered")
+	interpreters.Delete(pythonImage)
+	path := filepath.Join(cache, cacheDirName, "exec-"+strings.Repeat("1", 64))
+	assert.NilError(t, os.WriteFile(path, []byte(`{"io.synapse-isolation.exec":"[]"}`), 0o600))
+	_, err = Argv(o, time.Unix(0, 0))
+	assert.ErrorContains(t, err, "label io.synapse-isolation.exec: must name 1 to 16 arguments")
+	assert.NilError(t, os.Remove(path))
 
 	o.Exec = []string{"cat"}
 	res, err = Run(context.Background(), Request{Source: "x"}, o)
@@ -90,6 +108,7 @@ func TestBadExecLabelIsRefused(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "bad-label")
 	o.Image = badImage
+	o.Engine.Env = append(o.Engine.Env, "XDG_CACHE_HOME="+t.TempDir())
 	res, err := Run(context.Background(), Request{Source: "1+2"}, o)
 	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
 	assert.ErrorContains(t, err, "label io.synapse-isolation.exec: must be a JSON array of strings")
