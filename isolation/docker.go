@@ -274,3 +274,14 @@ func (c *client) listLabelled(ctx context.Context) (string, error) {
 	return c.output(ctx, "ps", "--all", "--filter", "label="+dockerargs.LabelRunID, "--format",
 		label(dockerargs.LabelRunID)+`\t`+label(dockerargs.LabelDeadline)+`\t{{.State}}\t{{.Names}}\t`+label(dockerargs.LabelOwner))
 }
+
+// imageLabels is an image's labels as docker prints them in JSON (null
+// for none); nothing is pulled.
+func (c *client) imageLabels(ctx context.Context, image string) (string, error) {
+	qctx, cancel := context.WithTimeout(ctx, inspectTimeout)
+	defer cancel()
+	return c.inspectImage(qctx, "{{json .Config.Labels}}", image)
+}
+
+// inspectTimeout bounds the reading of an image's labels.
+const inspectTimeout = 20 * time.Second

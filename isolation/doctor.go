@@ -91,7 +91,28 @@ func Doctor(ctx context.Context, o Options) []Check {
 		return checks
 	}
 	add(imageChecks(ctx, c, o.Image)...)
+	add(interpreterCheck(ctx, c, o))
 	return append(checks, selfcheckChecks(ctx, o)...)
+}
+
+// interpreterCheck says what run would feed the source to: the command
+// after --, the one the image declares, or Starlark; a label that is not
+// a valid command line fails, as run would refuse it.
+func interpreterCheck(ctx context.Context, c *client, o Options) Check {
+	if o.Exec != nil {
+		return pass("interpreter", strings.Join(o.Exec, " ")+" (the command given)")
+	}
+	if limits.CheckImageID(o.Image) != nil {
+		return fail("interpreter", "unknown: no valid image ID")
+	}
+	exec, err := c.interpreter(ctx, o.Image)
+	switch {
+	case err != nil:
+		return fail("interpreter", err.Error())
+	case exec == nil:
+		return pass("interpreter", "starlark (the image declares none)")
+	}
+	return pass("interpreter", strings.Join(exec, " ")+" (declared by the image's "+execLabel+" label)")
 }
 
 func engineChecks(info engineInfo) []Check {

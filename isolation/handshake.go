@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // handshake waits until the deadline for the runner's hello, decodes it
@@ -16,6 +17,12 @@ import (
 func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration) error {
 	a.launched = l.at
 	line, err := l.awaitHello(deadline, bound)
+	if silent := (*noHelloError)(nil); errors.As(err, &silent) && silent.within > 0 {
+		// Which deadline passed decides whose it was: the run's own is
+		// its timeout; a pool's start bound is the sandbox's.
+		silent.own = deadline.Equal(l.plan.Deadline)
+		silent.partial = len(l.out.hello()) > 0
+	}
 	if err != nil {
 		return a.refuse(l, err, false)
 	}
@@ -80,6 +87,12 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	case err != nil:
 		return err
 	}
+	if silent := (*noHelloError)(nil); errors.As(cause, &silent) && silent.timedOut() {
+		if !found {
+			a.exit = nil // docker run's status, killed at the deadline, is not a container's
+		}
+		return &Error{Verdict: Timeout, Err: fmt.Errorf("%w; the program was never sent", cause)}
+	}
 	return a.silentRefusal(l, cause, found, code)
 }
 
@@ -130,6 +143,38 @@ func (a *attempt) silentRefusal(l *launched, cause error, found bool, code int) 
 		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(code), l.stderr.quoted())}
 	}
 	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("%w; the program was never sent", cause)}
+}
+
+// noHelloError is a hello that never came: the wait ended with the client
+// still running (within > 0), or the client ended first (exit).
+type noHelloError struct {
+	within  time.Duration
+	exit    int
+	version int  // the protocol version of a runner that answered its closed stdin; 0 if none did
+	own     bool // the wait was the run's own deadline, its timeout
+	partial bool // part of a hello line came, without its end
+}
+
+// timedOut says the run's timeout passed before the sandbox was ready:
+// nothing came, or only a hello of this protocol once stdin was closed
+// (a container slow to start). A runner that began a line and never ended
+// it, or that speaks another protocol, failed, whatever the deadline.
+func (e *noHelloError) timedOut() bool {
+	return e.within > 0 && e.own && !e.partial && (e.version == 0 || e.version == protocol.Version)
+}
+
+func (e *noHelloError) Error() string {
+	switch {
+	case e.timedOut():
+		return fmt.Sprintf("the deadline of %s passed before the sandbox was ready (no hello from the runner yet)", e.within)
+	case e.within == 0:
+		return fmt.Sprintf("the container exited %d before the runner's hello", e.exit)
+	case e.version == protocol.Version:
+		return fmt.Sprintf("no hello from the runner within %s (it said hello only after its stdin was closed)", e.within)
+	case e.version != 0:
+		return fmt.Sprintf("no hello from the runner within %s (its stdin closed, it answered with protocol version %d, want %d)", e.within, e.version, protocol.Version)
+	}
+	return fmt.Sprintf("no hello from the runner within %s", e.within)
 }
 
 // endedAs says how docker run ended, for a message.

@@ -18,7 +18,6 @@ import (
 func TestHandshakeRefusesHostileRunners(t *testing.T) {
 	t.Parallel()
 	for mode, want := range map[string]string{
-		"silent":             "no hello from the runner within 1.5s; the program was never sent",
 		"hello-endless-line": "no hello from the runner within 1.5s",
 		"hello-not-json":     "hello: want a JSON object",
 		"hello-oversized":    "hello: larger than 16384 bytes",
@@ -37,6 +36,23 @@ func TestHandshakeRefusesHostileRunners(t *testing.T) {
 			assert.Assert(t, res.Result == nil && res.Output == "")
 			assert.Equal(t, fakedocker.Stdin(state), "", "the source reached the container")
 			assert.Assert(t, took < 5*time.Second, "took %s", took)
+		})
+	}
+}
+
+// TestHandshakeTimeoutBeforeHello: a run whose own deadline passes before
+// the hello (a container slow to start, a runner that says nothing) timed
+// out: its timeout, not a sandbox that failed; the source never went in.
+func TestHandshakeTimeoutBeforeHello(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"silent", "late-hello"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			res, state, err := runFake(t, mode, func(o *Options) { o.Limits.Timeout = 1500 * time.Millisecond })
+			assert.Equal(t, res.Verdict, Timeout, "%v", err)
+			assert.Error(t, err, "timeout: the deadline of 1.5s passed before the sandbox was ready (no hello from the runner yet); the program was never sent")
+			assert.Assert(t, !res.Sandboxed)
+			assert.Equal(t, fakedocker.Stdin(state), "", "the source reached the container")
 		})
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -187,25 +186,6 @@ func (l *launched) interrupted() error {
 // waits for an answer to the closed stdin: a runner of protocol v1 waits
 // for its request and, given EOF, answers at once, naming its version.
 const versionGrace = 500 * time.Millisecond
-
-// noHelloError is a hello that never came: the wait ended with the client
-// still running (within > 0), or the client ended first (exit).
-type noHelloError struct {
-	within  time.Duration
-	exit    int
-	version int // the protocol version of a runner that answered its closed stdin; 0 if none did
-}
-
-func (e *noHelloError) Error() string {
-	msg := fmt.Sprintf("the container exited %d before the runner's hello", e.exit)
-	if e.within > 0 {
-		msg = fmt.Sprintf("no hello from the runner within %s", e.within)
-	}
-	if e.version != 0 {
-		msg += fmt.Sprintf(" (its stdin closed, it answered with protocol version %d, want %d)", e.version, protocol.Version)
-	}
-	return msg
-}
 
 // awaitHello returns the hello line, or why none came: the deadline
 // passed, the client ended, or the run was aborted (a WARNING line, a

@@ -1,10 +1,12 @@
 package isolation
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
@@ -85,6 +87,53 @@ type runPlan struct {
 	Argv []string
 }
 
+// interpreterOf names what a runner's program runs under, for a Result.
+func interpreterOf(r protocol.Args) string {
+	switch {
+	case r.Selfcheck:
+		return ""
+	case r.Exec == nil:
+		return "starlark"
+	}
+	return strings.Join(r.Exec, " ")
+}
+
+// planOn plans o's run on its engine and returns the client for it:
+// planRun, the client's proxy check, and, when o names no command (nor a selfcheck, which runs
+// none), the interpreter its image declares (client.interpreter), asked
+// only once the options passed, so a refusal asks docker nothing.
+func planOn(ctx context.Context, o Options, now time.Time) (runPlan, *client, error) {
+	plan, err := planRun(o, now)
+	if err != nil {
+		return plan, nil, err
+	}
+	c, err := newClient(o.Engine)
+	if err != nil {
+		return plan, nil, err
+	}
+	if err := checkProxies(c.env); err != nil {
+		return plan, nil, err
+	}
+	declared, err := withInterpreter(ctx, c, o)
+	if err != nil || declared.Exec == nil {
+		return plan, c, err
+	}
+	plan, err = planRun(declared, now)
+	return plan, c, err
+}
+
+// withInterpreter is o with the interpreter its image declares when o
+// names no command and is no selfcheck; an image ID is the same image on
+// every engine, so any engine's client may be asked.
+func withInterpreter(ctx context.Context, c *client, o Options) (Options, error) {
+	if o.Exec != nil || o.selfcheck {
+		return o, nil
+	}
+	exec, err := c.interpreter(ctx, o.Image)
+	o.Exec = exec
+	return o, err
+}
+
 // planRun is the one plan step of every run, warm or not, and of Argv: it
 // puts the seccomp profile file in place, checked again for each run
 // (owner, mode and content), then validates o and renders the argv of a
@@ -144,7 +193,8 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 }
 
 // Argv returns the exact docker argv that Run executes for o: the one
-// validator, the one renderer. With at zero it is rendered as a run started
+// validator, the one renderer. Without o.Exec it asks o's engine for the
+// interpreter the image declares, as Run does. With at zero it is rendered as a run started
 // now would be, with a fresh run id and this process as its owner. With at
 // set it is pinned: the run id is derived from the name and at, and the
 // owner label, which names the process that runs the container, is left
@@ -157,7 +207,7 @@ func (o Options) Argv(at time.Time) ([]string, error) {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), o.Name)))
 		o.runID, o.owner = hex.EncodeToString(sum[:8]), ""
 	}
-	p, err := planRun(o, at)
+	p, _, err := planOn(context.Background(), o, at)
 	if err != nil {
 		return nil, err
 	}

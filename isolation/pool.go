@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -139,6 +140,10 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		}
 		p.engines = append(p.engines, &poolEngine{client: c, engine: e})
 	}
+	var err error
+	if p.o.Run, err = withInterpreter(ctx, p.engines[0].client, p.o.Run); err != nil {
+		return nil, err
+	}
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	for i := 0; i < o.Parallel; i++ {
 		p.tokens <- struct{}{}
@@ -147,6 +152,10 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	go p.fill()
 	return p, nil
 }
+
+// Exec is the command line the pool's programs run under: Options.Exec,
+// or the interpreter the image declares; nil for Starlark.
+func (p *Pool) Exec() []string { return slices.Clone(p.o.Run.Exec) }
 
 // checkEngine asks the engine whether it answers and has the image.
 func checkEngine(ctx context.Context, c *client, image string) error {

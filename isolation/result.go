@@ -38,6 +38,11 @@ type Result struct {
 	RunID     string
 	Container string
 	Image     string
+	// Interpreter is what the program ran under: "starlark", or the
+	// command line (Options.Exec or the image's declared one) joined by
+	// spaces, like "python3 -"; empty when no program was planned (a
+	// rejected run, a selfcheck).
+	Interpreter string
 	// Sandboxed is true exactly when the runner's hello was judged against
 	// the plan and passed, so the request was sent into a proven sandbox:
 	// false for in-process eval, for runs refused before docker started,
@@ -104,7 +109,7 @@ func (a *attempt) result(err error) Result {
 	returned := time.Now()
 	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, selfcheck: a.selfcheck, DurationMS: returned.Sub(a.start).Milliseconds()}
 	if a.plan != nil {
-		res.Image, res.RunID = a.plan.Image, a.plan.RunID
+		res.Image, res.RunID, res.Interpreter = a.plan.Image, a.plan.RunID, interpreterOf(a.plan.Runner)
 		if a.started {
 			res.Container = a.plan.Name
 		}

@@ -51,20 +51,18 @@ type attempt struct {
 }
 
 func (a *attempt) run(ctx context.Context, req Request, o Options) error {
-	body, err := encode(req, o.Exec)
-	if err != nil {
+	// What holds for every interpreter is checked before the engine is
+	// asked which one the image declares; Starlark's own rule after.
+	if _, err := encode(req, anyInterpreter); err != nil {
 		return err
 	}
-	plan, err := planRun(o.ownedBySelf(), a.start)
+	plan, c, err := planOn(ctx, o.ownedBySelf(), a.start)
 	if err != nil {
 		return err
 	}
 	a.plan = &plan
-	c, err := newClient(o.Engine)
+	body, err := encode(req, plan.Runner.Exec)
 	if err != nil {
-		return err
-	}
-	if err := checkProxies(c.env); err != nil {
 		return err
 	}
 	l, err := launch(ctx, c, &plan)
@@ -85,6 +83,10 @@ func (a *attempt) assign(w *warm) {
 	a.assigned = time.Now()
 	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
 }
+
+// anyInterpreter, given to encode, checks the rules every interpreter's
+// source shares (size, UTF-8), not Starlark's own.
+var anyInterpreter = []string{}
 
 // encode is the one ingress check of a request on the host
 // (source.Check), for Starlark unless an interpreter is named.

@@ -36,6 +36,10 @@ func fake(t *testing.T, mode string) (Options, string) {
 		"DOCKER_CONFIG="+t.TempDir(),
 		// Under -race a binary sleeps 1s at exit by default; the fake is one.
 		"GORACE=atexit_sleep_ms=0")
+	// testImage declares no interpreter, known from the start, so a test's
+	// docker calls do not depend on which test asked the label first
+	// (interpreter_test.go reads labels, under other image IDs).
+	interpreters.Store(testImage, []string(nil))
 	return Options{Image: testImage, Engine: Engine{CLI: self, Env: env}, Limits: limits.Config{Timeout: 5 * time.Second}}, state
 }
 
@@ -233,6 +237,7 @@ func TestRunRejectsBeforeDocker(t *testing.T) {
 		"invalid utf": {"\xff", nil, "source: invalid UTF-8"},
 		"memory":      {"1", func(o *Options) { o.Limits.Memory = 1 << 20 }, "memory: must be at least 64m"},
 		"timeout":     {"1", func(o *Options) { o.Limits.Timeout = time.Hour }, "timeout: must be at most 10m0s"},
+		"short":       {"1", func(o *Options) { o.Limits.Timeout = 250 * time.Millisecond }, "timeout: must be at least 1s"},
 		"name":        {"1", func(o *Options) { o.Name = "--privileged" }, "name: must match"},
 	} {
 		t.Run(name, func(t *testing.T) {

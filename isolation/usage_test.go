@@ -69,11 +69,12 @@ func limitsWithCPU(d time.Duration) limits.Config {
 // runner's argument after the image, as protocol renders it; audit reads
 // the same spelling and reports the value.
 func TestArgvCarriesTheCPUTimeAndAuditSeesIt(t *testing.T) {
-	o := Options{Image: testImage, Engine: Engine{Env: []string{"HOME=/nonexistent", "XDG_CACHE_HOME=" + t.TempDir()}},
-		Limits: limits.Config{CPUTime: 1500 * time.Millisecond}}
+	o, _ := fake(t, "ok") // the fake answers the image's labels: none
+	o.Limits = limits.Config{CPUTime: 1500 * time.Millisecond}
 	argv, err := o.Argv(time.Unix(0, 0))
 	assert.NilError(t, err)
 	assert.DeepEqual(t, argv[len(argv)-4:], []string{"--timeout", "10s", "--cpu-time", "1.5s"})
+	argv[0] = "docker" // the fake's path, as the default client would read
 	r, err := dockerargs.Audit(argv, dockerargs.AuditOptions{})
 	assert.NilError(t, err)
 	var found string

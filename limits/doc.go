@@ -16,7 +16,7 @@
 //
 // Configurable, in Config, with their ranges: Memory (DefaultMemory 512m,
 // from MinMemory 64m to MaxMemory, swap capped to the same value, so none),
-// Timeout (DefaultTimeout 10s, at most MaxTimeout) and CPUTime (none by
+// Timeout (DefaultTimeout 10s, from MinTimeout 1s to MaxTimeout) and CPUTime (none by
 // default, from MinCPUTime up to the timeout). Config.Resolve fills the
 // defaults and checks the ranges; a *FieldError names the field, or the
 // flag (FlagError), that is out of range. ParseBytes reads docker's sizes

@@ -43,6 +43,14 @@ const (
 	MaxMemory      Bytes = 1 << 40
 	DefaultTimeout       = 10 * time.Second
 	MaxTimeout           = 10 * time.Minute
+	// MinTimeout is the shortest timeout of a run in a container: the
+	// deadline covers the container's start, and a bare `docker run` of
+	// the reference image takes about 0.35 to 0.66 s on a quiet engine, so
+	// a shorter timeout would pass before any runner could say hello and
+	// report a timeout that no program caused. 1s leaves the program a
+	// little time beyond a start; eval, in process, needs no start
+	// (CheckWallClock).
+	MinTimeout = time.Second
 	// MaxParallel bounds how many containers one pool keeps at once,
 	// ready or running.
 	MaxParallel = 64
@@ -140,8 +148,20 @@ func CheckParallel(n int) error {
 	return nil
 }
 
-// CheckTimeout checks a wall-clock limit against the policy's range.
+// CheckTimeout checks the wall-clock limit of a run in a container
+// against the policy's range, from MinTimeout to MaxTimeout: the one check
+// of run, batch and the library.
 func CheckTimeout(d time.Duration) error {
+	if d > 0 && d < MinTimeout {
+		return &FieldError{Field: "timeout", Value: d.String(), Msg: "must be at least " + MinTimeout.String()}
+	}
+	return CheckWallClock(d)
+}
+
+// CheckWallClock checks a wall-clock limit that has no container start to
+// cover: above zero and at most MaxTimeout. Eval, in process, and the
+// runner's own deadline inside a container that started already go by it.
+func CheckWallClock(d time.Duration) error {
 	switch {
 	case d <= 0:
 		return &FieldError{Field: "timeout", Value: d.String(), Msg: "must be greater than 0"}

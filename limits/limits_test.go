@@ -84,6 +84,9 @@ func TestResolve(t *testing.T) {
 	c, err = Config{Timeout: 2 * time.Second, CPUTime: 2 * time.Second}.Resolve()
 	assert.NilError(t, err)
 	assert.Equal(t, c.CPUTime, 2*time.Second, "up to the timeout itself")
+	_, err = Config{Timeout: MinTimeout}.Resolve()
+	assert.NilError(t, err, "the shortest timeout a container start allows")
+	assert.NilError(t, CheckWallClock(time.Millisecond), "eval and the runner need no start")
 	for _, tc := range []struct {
 		c    Config
 		want string
@@ -93,6 +96,8 @@ func TestResolve(t *testing.T) {
 		{Config{Memory: -1}, `memory: must be at least 64m (got "-1")`},
 		{Config{Timeout: -time.Second}, `timeout: must be greater than 0 (got "-1s")`},
 		{Config{Timeout: 11 * time.Minute}, `timeout: must be at most 10m0s (got "11m0s")`},
+		{Config{Timeout: 999 * time.Millisecond}, `timeout: must be at least 1s (got "999ms")`},
+		{Config{Timeout: time.Millisecond}, `timeout: must be at least 1s (got "1ms")`},
 		{Config{CPUTime: 11 * time.Second}, `cpu-time: must be at most the timeout (10s) (got "11s")`},
 		{Config{CPUTime: 9 * time.Millisecond}, `cpu-time: must be at least 10ms (got "9ms")`},
 		{Config{CPUTime: -time.Second}, `cpu-time: must be at least 10ms (got "-1s")`},

@@ -51,7 +51,7 @@ if [ -n "$base" ]; then
   mkdir -p "$work/context/root/tmp"
   chmod 1777 "$work/context/root/tmp"
   cp "$work/runner" "$work/context/"
-  printf 'FROM %s\nCOPY root/ /\nCOPY runner /runner\nUSER 65534:65534\nENTRYPOINT ["/runner"]\n' "$base" >"$work/context/Dockerfile"
+  printf 'FROM %s\nLABEL io.synapse-isolation.exec="[\\"python3\\",\\"-\\"]"\nCOPY root/ /\nCOPY runner /runner\nUSER 65534:65534\nENTRYPOINT ["/runner"]\n' "$base" >"$work/context/Dockerfile"
 elif [ "$kind" = python ]; then
   "$root/scripts/python-root.sh" "$work/context" "$@"
   cp "$work/runner" "$work/context/"

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -232,4 +233,35 @@ func TestCPythonSuiteUnderTheProfile(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.Contains(string(out), "| test_os | "))
 	assert.Check(t, is.Equal(strings.Count(string(out), "\n| test_"), 7))
+}
+
+// TestPythonImageDeclaresItsInterpreter: the Python image's exec label
+// makes run feed the source to python3 with no command after --; argv
+// shows the runner's --exec arguments after the image, the result names
+// the interpreter, -- still overrides, and the reference image, which
+// declares none, runs Starlark.
+func TestPythonImageDeclaresItsInterpreter(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	r := tool(t, nil, "", "run", "--image", pythonImage, "--code", "import sys; print(sys.version_info[0])")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	assert.Equal(t, r.res.Output, "3\n")
+	assert.Check(t, is.Contains(r.stdout, `"interpreter":"python3 -"`))
+
+	a := tool(t, nil, "", "argv", "--image", pythonImage, "--format", "json")
+	assert.Equal(t, a.code, 0, a.stderr)
+	var argv []string
+	assert.NilError(t, json.Unmarshal([]byte(a.stdout), &argv))
+	i := slices.Index(argv, pythonImage)
+	assert.Assert(t, i > 0, a.stdout)
+	assert.Check(t, is.DeepEqual(argv[len(argv)-3:], []string{"--exec", "python3", "-"}))
+	assert.Check(t, is.Contains(strings.Join(argv[i+1:], " "), "--exec python3 -"))
+
+	r = tool(t, nil, "", "run", "--image", pythonImage, "--code", "print(6*7)", "--", "python3", "-I", "-")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	assert.Check(t, is.Contains(r.stdout, `"interpreter":"python3 -I -"`))
+
+	r = tool(t, nil, "", "run", "--image", refImage, "--code", "1+2")
+	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
+	assert.Check(t, is.Contains(r.stdout, `"interpreter":"starlark"`))
 }

@@ -170,17 +170,18 @@ func TestArgvFormatsAgree(t *testing.T) {
 func TestArgvDefaultsGolden(t *testing.T) {
 	t.Parallel()
 	args := []string{"argv", "--image", testImage, "--name", "synapse-iso-test", "--at", "1800000000", "--format", "lines"}
-	code, out, _ := runCLI(t, "", args...)
+	env := fakeDockerOnPath(t, "ok")
+	code, out, _ := runCLIEnv(t, env, "", args...)
 	assert.Equal(t, code, 0)
 	// The golden file shows the user's cache dir as $CACHE.
 	cache, err := os.UserCacheDir()
 	assert.NilError(t, err)
 	golden.Assert(t, strings.ReplaceAll(out, cache, "$CACHE"), "argv-defaults.golden")
 	// Pinned: the same flags print the same argv, byte for byte.
-	_, again, _ := runCLI(t, "", args...)
+	_, again, _ := runCLIEnv(t, env, "", args...)
 	assert.Equal(t, again, out)
 	// Without --at the clock and a fresh run id decide.
-	_, free, _ := runCLI(t, "", args[:5]...)
+	_, free, _ := runCLIEnv(t, env, "", args[:5]...)
 	assert.Assert(t, free != out)
 }
 
@@ -255,7 +256,7 @@ func TestArgvAuditRoundTrip(t *testing.T) {
 		for _, extra := range [][]string{nil, {"--", "sh", "-c", "echo 'it''s' \"$HOME\" `id` *"}} {
 			t.Run(format+strings.Join(extra, " "), func(t *testing.T) {
 				args := append([]string{"argv", "--image", testImage, "--memory", "1GiB", "--runtime", "runsc", "--format", format}, extra...)
-				code, printed, _ := runCLI(t, "", args...)
+				code, printed, _ := runCLIEnv(t, fakeDockerOnPath(t, "ok"), "", args...)
 				assert.Equal(t, code, 0)
 				code, out, errOut := runCLI(t, printed, "audit", "--allow-runtime", "runsc")
 				assert.Equal(t, code, 0, "%s\n%s%s", printed, out, errOut)
@@ -398,6 +399,17 @@ func TestCompletionAndMan(t *testing.T) {
 	}
 }
 
+// fakeDockerOnPath is useFakeDocker's environment with the fake first on
+// its PATH as docker, for commands that take the default CLI (argv asks
+// the image's labels).
+func fakeDockerOnPath(t *testing.T, mode string) []string {
+	t.Helper()
+	self, _, env := useFakeDocker(t, mode)
+	dir := t.TempDir()
+	assert.NilError(t, os.Symlink(self, dir+"/docker"))
+	return append(env, "PATH="+dir+":"+os.Getenv("PATH"))
+}
+
 // useFakeDocker makes this test binary the docker CLI of the commands the
 // test runs, in mode, with a fresh state directory; it returns the binary
 // to pass as --cli, the state directory and the environment to run the
@@ -430,7 +442,7 @@ func TestArgvIsWhatRunExecutes(t *testing.T) {
 		calls := fakedocker.Calls(state)
 		got := calls[len(calls)-1]
 
-		_, printed, _ := runCLI(t, "", append([]string{"argv", "--format", "json"}, common...)...)
+		_, printed, _ := runCLIEnv(t, env, "", append([]string{"argv", "--format", "json"}, common...)...)
 		var want []string
 		assert.NilError(t, json.Unmarshal([]byte(printed), &want))
 		assert.Equal(t, want[0], self)

@@ -74,7 +74,7 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 	}
 	out := newBatchOutput(c.App.Writer, c.App.ErrWriter, o.ordered, o.parallel,
 		func(v isolation.Verdict) int { return resultStatus(c.Context, v) })
-	s := &scheduler{out: out, pool: pool, failFast: o.failFast, starlark: ro.Exec == nil}
+	s := &scheduler{out: out, pool: pool, failFast: o.failFast, starlark: pool.Exec() == nil}
 	readErr := s.run(c.Context, in)
 	pool.Drain() // the input is done: start no container nobody will use
 	s.wg.Wait()

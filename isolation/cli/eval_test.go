@@ -12,6 +12,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
 const sandboxRefusal = "synapse-isolation: eval --sandbox: eval runs trusted code in-process and never delegates to Docker; " +
@@ -158,10 +160,16 @@ func TestNULIsRefusedInStarlark(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "n.star")
 	assert.NilError(t, os.WriteFile(path, []byte("print(\"before\")\n\x00\nprint(\"after\")\n1//0\n"), 0o644))
-	for _, args := range [][]string{{"eval", "--file", path}, {"run", "--image", testImage, "--cli", "/nonexistent/docker", "--file", path}} {
-		code, out, errOut := runCLI(t, "", args...)
+	// run asks the image which interpreter it declares (none: Starlark)
+	// and starts no container.
+	self, state, env := useFakeDocker(t, "ok")
+	for _, args := range [][]string{{"eval", "--file", path}, {"run", "--image", testImage, "--cli", self, "--file", path}} {
+		code, out, errOut := runCLIEnv(t, env, "", args...)
 		assert.Check(t, is.Equal(code, 2), "%q: %s", args, out)
 		assert.Check(t, is.Contains(errOut, "source: NUL byte at offset 16"), "%q", args)
+	}
+	for _, c := range fakedocker.Calls(state) {
+		assert.Check(t, c[0] != "run", "a container was started: %q", c)
 	}
 }
 

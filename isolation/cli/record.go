@@ -24,6 +24,7 @@ type record struct {
 	RunID           *string                `json:"run_id"`
 	Container       *string                `json:"container"`
 	Image           *string                `json:"image"`
+	Interpreter     *string                `json:"interpreter"`
 	Sandboxed       bool                   `json:"sandboxed"`
 	DurationMS      int64                  `json:"duration_ms"`
 	Timings         isolation.Timings      `json:"timings"`
@@ -46,7 +47,8 @@ func newRecord(res isolation.Result, exit int) record {
 		Verdict: res.Verdict, ExitCode: exit, Result: value, ResultType: orNull(res.ResultType), ResultRepr: res.ResultRepr,
 		Output: res.Output, OutputTruncated: res.OutputTruncated, OutputBytes: res.OutputBytes, Error: res.Error,
 		ExecExit: res.Exec, ContainerExit: res.ContainerExit, RunID: orNull(res.RunID), Container: orNull(res.Container), Image: orNull(res.Image),
-		Sandboxed: res.Sandboxed, DurationMS: res.DurationMS, Timings: res.Timings,
+		Interpreter: orNull(res.Interpreter),
+		Sandboxed:   res.Sandboxed, DurationMS: res.DurationMS, Timings: res.Timings,
 	}
 	if res.Usage != nil {
 		r.Usage = *res.Usage

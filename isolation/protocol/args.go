@@ -43,7 +43,7 @@ type Args struct {
 
 // Validate reports what makes a an invalid command line.
 func (a Args) Validate() error {
-	if err := limits.CheckTimeout(a.Timeout); err != nil {
+	if err := limits.CheckWallClock(a.Timeout); err != nil {
 		return err
 	}
 	if a.Idle != 0 { // zero: no idle cap, a container run at once

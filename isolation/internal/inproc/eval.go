@@ -31,7 +31,7 @@ func processCPU() time.Duration {
 // source and the timeout are checked as Run checks them; a refusal is a
 // rejected *Error.
 func Eval(ctx context.Context, req isolation.Request, timeout time.Duration) (isolation.Result, error) {
-	if err := limits.CheckTimeout(timeout); err != nil {
+	if err := limits.CheckWallClock(timeout); err != nil {
 		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
 	if err := source.Check(req.Source, true); err != nil {
@@ -43,7 +43,7 @@ func Eval(ctx context.Context, req isolation.Request, timeout time.Duration) (is
 	start, cpuBefore := time.Now(), processCPU()
 	r := interp.Eval(ctx, req.Source, interp.Options{})
 	res := isolation.Result{
-		Verdict: isolation.OK, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
+		Verdict: isolation.OK, Interpreter: "starlark", Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
 		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes,
 		DurationMS: time.Since(start).Milliseconds(),
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -93,6 +94,10 @@ func imageInspect(f fake, args []string) int {
 	if f.noImage {
 		fmt.Fprintf(os.Stderr, "Error: No such image: %s\n", image)
 		return 1
+	}
+	if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, ".Config.Labels") }) {
+		fmt.Println(cmp.Or(f.labels, "null"))
+		return 0
 	}
 	fmt.Println(image)
 	return 0

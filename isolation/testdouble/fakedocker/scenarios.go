@@ -14,6 +14,7 @@ import (
 type scenario struct {
 	version    string // what `docker --version` claims; "" is a current docker
 	noImage    bool   // `docker image inspect` finds no such image
+	labels     string // the image's labels as `docker image inspect` prints them in JSON; empty is null
 	psDown     bool   // `docker ps` cannot reach the daemon
 	eventsDown bool   // `docker events` cannot reach the daemon
 	oomEvent   bool   // `docker events` reports the container's OOM kill
@@ -55,6 +56,9 @@ var scenarios = map[string]scenario{
 	"no-container": {run: runScript{refused: &reply{stderr: `context "nope": context not found: no such file or directory` + "\n", code: 1, kept: true}}},
 	"broken-cli":   {version: "28.0.1"},
 	"no-image":     {noImage: true},
+	// An image that declares its interpreter, well or badly.
+	"python-label": {labels: `{"io.synapse-isolation.exec":"[\"python3\",\"-\"]"}`, run: runScript{reply: okReply}},
+	"bad-label":    {labels: `{"io.synapse-isolation.exec":"python3 -"}`, run: runScript{reply: okReply}},
 	"exit125":      {run: runScript{unstarted: startFailure(125)}},
 	"exit126":      {run: runScript{unstarted: startFailure(126)}},
 	"exit127":      {run: runScript{unstarted: startFailure(127)}},
@@ -87,6 +91,8 @@ var scenarios = map[string]scenario{
 	"hello-duplicate-key": {run: runScript{hello: func(m int64) string { return strings.Replace(perfectHello(m), `{"v":2`, `{"v":1,"v":2`, 1) }, reply: okReply}},
 	// A runner of protocol v1: no hello; it answers its request.
 	"v1": {run: runScript{hello: noHello, reply: answer(strings.Replace(OKResponse, `"v":2`, `"v":1`, 1))}},
+	// A container slow to start: its hello comes only after the host stopped waiting.
+	"late-hello": {run: runScript{hello: noHello, reply: answer(perfectHello(512 << 20))}},
 
 	// The reply to the request.
 	"ok":            {run: runScript{reply: okReply}},

@@ -1,0 +1,144 @@
+package isolation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// execLabel is the image label that declares the image's default
+// interpreter, a JSON array of its command line (["python3","-"]): a run
+// that names no command gets it. An image without it runs Starlark.
+const execLabel = "io.synapse-isolation.exec"
+
+// Bounds of an exec label: a command line a person can read in an argv.
+const (
+	maxExecArgs  = 16
+	maxExecArg   = 256
+	maxExecLabel = 4 << 10
+)
+
+// interpreters caches each image's declared interpreter (a nil slice:
+// Starlark) by image ID. An ID is the digest of the image's config, its
+// labels included, so what it declares cannot change on any engine.
+var interpreters sync.Map
+
+// interpreter returns the command line image declares in execLabel, nil
+// for none (Starlark), asking the engine once per image ID: in this
+// process, and across processes through a file in the user's cache
+// directory (a CLI run is one process, and over ssh each docker call
+// costs a connection). An image the engine cannot inspect is the engine's
+// failure; a label that is not a valid command line is the sandbox's,
+// never read as Starlark, cached or not.
+func (c *client) interpreter(ctx context.Context, image string) ([]string, error) {
+	if v, ok := interpreters.Load(image); ok {
+		return v.([]string), nil
+	}
+	labels, cached := readExecCache(c.env, image)
+	if !cached {
+		var err error
+		if labels, err = c.imageLabels(ctx, image); err != nil {
+			return nil, &Error{Verdict: EngineFailure, Err: fmt.Errorf("reading the labels of image %s: %w", image, err)}
+		}
+	}
+	exec, err := parseExecLabel(labels)
+	if err != nil {
+		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("image %s: %w", image, err)}
+	}
+	interpreters.Store(image, exec)
+	if !cached {
+		writeExecCache(c.env, image, exec)
+	}
+	return exec, nil
+}
+
+// parseExecLabel reads execLabel from an image's labels as docker prints
+// them in JSON (null for none): absent is nil; present, it must be a JSON
+// array of 1 to maxExecArgs non-empty strings of at most maxExecArg bytes,
+// without NUL, and nothing after it.
+func parseExecLabel(labels string) ([]string, error) {
+	var all map[string]string
+	if err := json.Unmarshal([]byte(labels), &all); err != nil {
+		return nil, fmt.Errorf("its labels are not a JSON object: %w", err)
+	}
+	v, ok := all[execLabel]
+	if !ok {
+		return nil, nil
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("label %s: %s (got %q)", execLabel, why, v)
+	}
+	if len(v) > maxExecLabel {
+		return nil, bad(fmt.Sprintf("must be at most %d bytes", maxExecLabel))
+	}
+	var exec []string
+	dec := json.NewDecoder(strings.NewReader(v))
+	if !strings.HasPrefix(strings.TrimSpace(v), "[") || dec.Decode(&exec) != nil || dec.InputOffset() != int64(len(strings.TrimRight(v, " \t\r\n"))) {
+		return nil, bad("must be a JSON array of strings")
+	}
+	if len(exec) == 0 || len(exec) > maxExecArgs {
+		return nil, bad(fmt.Sprintf("must name 1 to %d arguments", maxExecArgs))
+	}
+	for _, a := range exec {
+		if a == "" || len(a) > maxExecArg || strings.ContainsRune(a, 0) || !utf8.ValidString(a) {
+			return nil, bad(fmt.Sprintf("each argument must be 1 to %d bytes of UTF-8 without NUL", maxExecArg))
+		}
+	}
+	return exec, nil
+}
+
+// execCachePath is where image's declared interpreter is kept between
+// processes: the profile's directory, one file per image ID.
+func execCachePath(env []string, image string) (string, error) {
+	base, err := cacheDir(env)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(base, cacheDirName, "exec-"+strings.TrimPrefix(image, "sha256:")), nil
+}
+
+// readExecCache returns the labels kept for image, if a file of this
+// user's, not writable by others, holds them. What it says is checked as
+// a label read from the engine is: the file changes nothing a caller
+// could not choose with Exec.
+func readExecCache(env []string, image string) (string, bool) {
+	path, err := execCachePath(env, image)
+	if err != nil || checkOwned(filepath.Dir(path), true) != nil || checkOwned(path, false) != nil {
+		return "", false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > maxExecLabel+64 {
+		return "", false
+	}
+	return string(b), true
+}
+
+// writeExecCache keeps image's interpreter for later processes, as the
+// labels it was read from would say it; a failure only costs the next
+// process an inspect.
+func writeExecCache(env []string, image string, exec []string) {
+	path, err := execCachePath(env, image)
+	if err != nil || checkOwned(filepath.Dir(path), true) != nil {
+		return
+	}
+	labels := map[string]string{}
+	if exec != nil {
+		v, _ := json.Marshal(exec)
+		labels[execLabel] = string(v)
+	}
+	b, _ := json.Marshal(labels)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".exec-*")
+	if err != nil {
+		return
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil && cerr == nil {
+		_ = os.Rename(tmp.Name(), path)
+	}
+}
