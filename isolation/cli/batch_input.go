@@ -153,8 +153,11 @@ func idKey(id json.RawMessage) (key [sha256.Size]byte, ok bool) {
 		}
 	} else if f, _, err := big.ParseFloat(string(id), 10, 256, big.ToNearestEven); err == nil && !f.IsInf() {
 		mantissa, _, _ := strings.Cut(strings.ToLower(string(id)), "e")
-		if f.Sign() != 0 || strings.Trim(mantissa, "-0.") == "" {
+		switch {
+		case f.Sign() != 0:
 			text = "n" + f.Text('g', -1)
+		case strings.Trim(mantissa, "-0.") == "": // a zero, -0 too
+			text = "n0"
 		}
 	}
 	return sha256.Sum256([]byte(text)), true
