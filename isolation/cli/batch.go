@@ -90,10 +90,9 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 }
 
 // checkFlags refuses bad flags before docker is asked anything (the
-// engine's CPU count, when --parallel is not given): the run's options by
+// engine's CPU count, when --parallel is not given), in the pool's order:
 // --parallel, --idle by the pool's own range (limits.CheckIdle), and the
-// run's options by the one validator the pool applies too (isolation.Argv),
-// in the pool's order.
+// run's options by the one validator the pool applies too (isolation.Argv).
 func (o *batchOptions) checkFlags(c *cli.Context, ro isolation.Options) error {
 	if c.IsSet("parallel") {
 		if err := checkParallel(o.parallel); err != nil {
@@ -105,7 +104,7 @@ func (o *batchOptions) checkFlags(c *cli.Context, ro isolation.Options) error {
 			return &rejected{err: err}
 		}
 	}
-	_, err := isolation.Argv(ro, time.Time{}) // the pool's own check, run first
+	_, err := isolation.Argv(ro, time.Time{})
 	return err
 }
 
