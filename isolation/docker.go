@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -260,6 +261,20 @@ func (c *client) serverVersion(ctx context.Context) (string, error) {
 // info is `docker info` as JSON.
 func (c *client) info(ctx context.Context) (string, error) {
 	return c.output(ctx, "info", "--format", "{{json .}}")
+}
+
+// CPUs is the engine's CPU count, `docker info`'s NCPU: how many
+// containers it runs at once without queueing them for a CPU.
+func (e Engine) CPUs(ctx context.Context) (int, error) {
+	c, err := newClient(e)
+	if err != nil {
+		return 0, err
+	}
+	out, err := c.output(ctx, "info", "--format", "{{.NCPU}}")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(out))
 }
 
 // inspectImage formats a local image's inspection; nothing is pulled.

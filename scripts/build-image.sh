@@ -39,6 +39,10 @@ if [ "$kind" = python ] && [ "${1:-}" = --base ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
+# step TEXT: a line on stderr per step; stdout is the image ID alone.
+step() { echo "build-image: $*" >&2; }
+
+step "building the runner (static, reproducible)"
 
 # Static, path-free, build-id-free: the same source gives the same bytes.
 CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' \
@@ -58,6 +62,7 @@ elif [ "$kind" = python ]; then
 else
   cp "$root/isolation/Dockerfile" "$work/runner" "$work/context/"
 fi
+step "building the $kind image on the engine (docker build, offline)"
 # COPY keeps file times in the layer; pin them so the layer is stable.
 find "$work/context" -exec touch -h -d @0 {} +
 
@@ -67,6 +72,7 @@ if ! built=$(SOURCE_DATE_EPOCH=0 docker build --quiet --pull=false "$work/contex
   cat "$work/build.err" >&2
   exit 1
 fi
+step "pinning its times and build container (docker save, rewrite, docker load)"
 # The builder stamps build times and its build container into the image
 # config; rewrite those so the ID depends only on the content.
 docker save "$built" | "$work/reproducible" "$tag" | docker load --quiet >/dev/null
@@ -74,4 +80,5 @@ id=$(docker image inspect --format '{{.Id}}' "$tag")
 if [ "$id" != "$built" ]; then
   docker rmi "$built" >/dev/null 2>&1 || true
 fi
+step "done: $tag is $id"
 echo "$id"

@@ -27,6 +27,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# step TEXT: one line on stderr per step, so the minute this takes is
+# not silent; stdout is build-image.sh's, the image ID alone.
+step() { echo "python image: $*" >&2; }
+
 debs=$ctx/../debs
 rootfs=$ctx/root
 mkdir -p "$debs" "$rootfs"
@@ -48,6 +52,7 @@ fetch() {
 }
 
 if $update; then
+  step "renewing $(basename "$lock") with the mirror's current versions"
   new=$(mktemp)
   while read -r pkg _ _; do
     [ -n "$pkg" ] || continue
@@ -64,6 +69,7 @@ if $update; then
   mkdir -p "$debs"
 fi
 
+step "fetching the $(grep -c . "$lock") packages pinned in $(basename "$lock") (apt-get download, checked against their SHA-256)"
 while read -r pkg version sum; do
   [ -n "$pkg" ] || continue
   if ! fetch "$pkg" "$version"; then
@@ -75,6 +81,10 @@ while read -r pkg version sum; do
     echo "python image: $pkg $version has SHA-256 $got, the lock says $sum" >&2
     exit 1
   fi
+done <"$lock"
+step "unpacking them into the image's root (no maintainer scripts run)"
+while read -r pkg _ _; do
+  [ -n "$pkg" ] || continue
   dpkg-deb -x "$debs/$pkg"/*.deb "$rootfs"
 done <"$lock"
 
@@ -97,6 +107,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
 # to build; alone, each compiles the same every time. unchecked-hash makes
 # a .pyc depend on its source's content, not its time, and the recorded
 # path is the image's.
+step "compiling the standard library ahead of time, one file per interpreter"
 compile='import importlib.util as u, py_compile as p, sys
 for f in sys.argv[1:]:
     p.compile(f, cfile=u.cache_from_source(f), dfile="/" + f, doraise=True,

@@ -93,7 +93,7 @@ os._exit(3)`)
 	// output, as the program's own bytes, twice.
 	assert.Check(t, strings.HasPrefix(r.res.Output, "reached []\n"), r.res.Output)
 	assert.Check(t, is.Equal(strings.Count(r.res.Output, forgedFrame), 2), r.res.Output)
-	assert.Check(t, is.Contains(r.stdout, `"exec_exit":{"code":3}`))
+	assert.Check(t, is.Contains(r.stdout, `"exec_exit":{"code":3,"signal":null}`))
 }
 
 // TestIntegritySignalsToTheRunner: every signal the program sends the

@@ -35,11 +35,13 @@ func batchCommand() *cli.Command {
 		Name:  "batch",
 		Usage: "run JSON Lines requests, each in its own fresh container, from a warm pool; one result line each",
 		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, as for run)\n\n" +
-			`   Each input line is {"id": <string or number>, "source": "..."}; each output line is the object run` + "\n" +
-			`   prints plus "id" and "line". A summary goes to stderr.`,
-		Description: "Each request's --timeout counts from its arrival.\n\nExit status: " + batchExitText(),
+			`   Each input line is {"id": <string or number, optional>, "source": "..."}; each output line is the` + "\n" +
+			`   object run prints plus "id" (null without one) and "line". An id may not repeat an earlier line's.` + "\n" +
+			`   A summary goes to stderr.`,
+		Description: "Each request's --timeout counts from its arrival.\n\n" + batchParallelText + "\n\nExit status: " + batchExitText(),
 		Flags: append(o.sandbox.flags(),
-			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "at most `N` containers at once, ready or running", Destination: &o.parallel},
+			&cli.IntFlag{Name: "parallel", Usage: "at most `N` containers at once, ready or running", DefaultText: "the engine's CPU count, at most 64",
+				Destination: &o.parallel},
 			durationFlag(&o.idle, "idle", limits.DefaultIdle, "a ready container waiting longer than `DURATION` ends on its own"),
 			&cli.StringSliceFlag{Name: "context", Usage: "docker CLI context `NAME`; repeat to spread over several engines", Destination: &o.contexts},
 			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true, Destination: &o.input},
@@ -57,24 +59,28 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 	if err != nil {
 		return err
 	}
-	// Written out, 0 is not "the default" (which the pool's zero means):
-	// the CLI refuses it with every other value out of the range.
-	if err := limits.CheckParallel(o.parallel); err != nil {
-		return &rejected{err: err}
+	if err := o.checkFlags(c, ro); err != nil {
+		return err
 	}
-	in, closeInput, err := o.openInput(c)
+	in, total, closeInput, err := o.openInput(c)
 	if err != nil {
 		return err
 	}
 	defer closeInput()
 	start := time.Now()
-	pool, err := isolation.NewPool(c.Context, o.poolOptions(c, ro))
+	po := o.poolOptions(c, ro)
+	if !c.IsSet("parallel") {
+		o.parallel = defaultParallel(c.Context, po)
+		po.Parallel = o.parallel
+	}
+	pool, err := isolation.NewPool(c.Context, po)
 	if err != nil {
 		return err // exitCode and message read the typed error as they are
 	}
 	out := newBatchOutput(c.App.Writer, c.App.ErrWriter, o.ordered, o.parallel,
 		func(v isolation.Verdict) int { return resultStatus(c.Context, v) })
-	s := &scheduler{out: out, pool: pool, failFast: o.failFast, starlark: pool.Exec() == nil}
+	out.total = total
+	s := &scheduler{out: out, pool: pool, failFast: o.failFast, starlark: pool.Exec() == nil, ids: idLines{}}
 	readErr := s.run(c.Context, in)
 	pool.Drain() // the input is done: start no container nobody will use
 	s.wg.Wait()
@@ -83,17 +89,42 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 	return batchEnd(c.Context, out, readErr, closeErr)
 }
 
+// checkFlags refuses bad flags before docker is asked anything (the
+// engine's CPU count, when --parallel is not given), in the pool's order:
+// --parallel, --idle by the pool's own range (limits.CheckIdle), and the
+// run's options by the one validator the pool applies too (isolation.Argv).
+func (o *batchOptions) checkFlags(c *cli.Context, ro isolation.Options) error {
+	if c.IsSet("parallel") {
+		// Written out, 0 is not "the default" (which the pool's zero
+		// means): the CLI refuses it with every other value out of range.
+		if err := limits.CheckParallel(o.parallel); err != nil {
+			return &rejected{err: err}
+		}
+	}
+	if o.idle != 0 {
+		if err := limits.CheckIdle(time.Duration(o.idle)); err != nil {
+			return &rejected{err: err}
+		}
+	}
+	_, err := ro.Argv(time.Time{})
+	return err
+}
+
 // openInput is --input, or stdin without it; closeInput is to be called
-// once the batch is done with it.
-func (o *batchOptions) openInput(c *cli.Context) (in io.Reader, closeInput func(), err error) {
+// once the batch is done with it. total is the number of requests in a
+// regular file, for the progress on a terminal (0: not known).
+func (o *batchOptions) openInput(c *cli.Context) (in io.Reader, total int, closeInput func(), err error) {
 	if o.input == "" {
-		return c.App.Reader, func() {}, nil
+		return c.App.Reader, 0, func() {}, nil
 	}
 	f, err := os.Open(o.input)
 	if err != nil {
-		return nil, nil, rejectf("--input: %w", err)
+		return nil, 0, nil, rejectf("--input: %w", err)
 	}
-	return f, func() { f.Close() }, nil
+	if isTerminalWriter(c.App.ErrWriter) {
+		total = countRequests(f)
+	}
+	return f, total, func() { f.Close() }, nil
 }
 
 // poolOptions are the pool's: the run's options, one engine per --context
@@ -145,6 +176,7 @@ type scheduler struct {
 	pool     *isolation.Pool
 	failFast bool
 	starlark bool // no interpreter named: the source's Starlark rules apply
+	ids      idLines
 	wg       sync.WaitGroup
 }
 
@@ -199,7 +231,13 @@ func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, 
 	readAt := time.Now()
 	id, req, err := wire.DecodeLine(l.raw, s.starlark)
 	if err != nil {
-		s.out.emit(line, id, rejectedResult(fmt.Errorf("line %d: %w", line, err)))
+		err = lineError(line, l.raw, err)
+	}
+	if repeat := s.ids.see(id, line); err == nil && repeat != nil {
+		err = fmt.Errorf("line %d: %w", line, repeat)
+	}
+	if err != nil {
+		s.out.emit(line, id, rejectedResult(err))
 		return eof, nil
 	}
 	s.wg.Add(1)
@@ -209,4 +247,36 @@ func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, 
 		s.out.emit(line, id, res)
 	}()
 	return eof, nil
+}
+
+// batchParallelText says what --parallel's default is for, measured.
+const batchParallelText = "Without --parallel, as many containers run at once as the engine has CPUs\n" +
+	"(docker info's NCPU, at most 64; 1 if it cannot be read). Batch beats xargs -P <CPUs> of run when\n" +
+	"requests arrive over time, each finding a warm container (its latency the program's, not a container\n" +
+	"start's), but not in throughput over input all at hand, which container starts and removals bound alike."
+
+// cpuQueryTimeout bounds asking an engine its CPU count: an engine slower
+// than this to answer `docker info` is taken as one CPU.
+const cpuQueryTimeout = 10 * time.Second
+
+// defaultParallel is --parallel when it is not given: the pool's engines'
+// CPUs in all (one container per CPU keeps each busy without queueing),
+// 1 for an engine whose count cannot be read (such an engine fails its
+// runs anyway, with their own message), at most limits.MaxParallel.
+func defaultParallel(ctx context.Context, po isolation.PoolOptions) int {
+	engines := po.Engines
+	if len(engines) == 0 {
+		engines = []isolation.Engine{po.Run.Engine}
+	}
+	ctx, cancel := context.WithTimeout(ctx, cpuQueryTimeout)
+	defer cancel()
+	n := 0
+	for _, e := range engines {
+		cpus, err := e.CPUs(ctx)
+		if err != nil || cpus < 1 {
+			cpus = 1
+		}
+		n += cpus
+	}
+	return min(n, limits.MaxParallel)
 }

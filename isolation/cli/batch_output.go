@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +39,19 @@ type batchOutput struct {
 	broken   chan struct{} // closed at writeErr: the scheduler stops waiting for input
 	next     int           // ordered: the next line to write
 	done     int
+	total    int       // the requests in the input, for the progress (0: not known)
+	failures []failure // the first maxFailuresShown by line, for the summary
+	nFailed  int
+}
+
+// maxFailuresShown is how many failed ids the summary names.
+const maxFailuresShown = 5
+
+// failure is a result that was not ok, as the summary names it.
+type failure struct {
+	line    int
+	id      json.RawMessage
+	verdict isolation.Verdict
 }
 
 func newBatchOutput(w, errw io.Writer, ordered bool, parallel int, status func(isolation.Verdict) int) *batchOutput {
@@ -76,7 +91,9 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 	defer b.mu.Unlock()
 	b.counts[res.Verdict]++
 	b.done++
-	b.failed = b.failed || res.Verdict != isolation.OK
+	if res.Verdict != isolation.OK {
+		b.noteFailure(failure{line, id, res.Verdict})
+	}
 	if res.Timings.ExecMS != nil {
 		b.execMS = append(b.execMS, *res.Timings.ExecMS)
 	}
@@ -91,8 +108,47 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 	}
 	b.deliver(line, out)
 	if b.progress {
-		fmt.Fprintf(b.errw, "\rbatch: %d done, %d ok", b.done, b.counts[isolation.OK])
+		done := strconv.Itoa(b.done)
+		if b.total > 0 {
+			done += "/" + strconv.Itoa(b.total)
+		}
+		fmt.Fprintf(b.errw, "\rbatch: %s done, %d ok", done, b.counts[isolation.OK])
 	}
+}
+
+// noteFailure counts a failure and keeps it if it is among the first
+// maxFailuresShown by line (results come in completion order); b.mu is
+// held.
+func (b *batchOutput) noteFailure(f failure) {
+	b.failed = true
+	b.nFailed++
+	i, _ := slices.BinarySearchFunc(b.failures, f.line, func(x failure, line int) int { return cmp.Compare(x.line, line) })
+	if i < maxFailuresShown {
+		b.failures = slices.Insert(b.failures, i, f)
+		b.failures = b.failures[:min(len(b.failures), maxFailuresShown)]
+	}
+}
+
+// failedText names the failed requests for the summary, "" when none
+// failed: `failed: "b" (timeout), 3 (program_error) and 4 more`, a line
+// without an id by its number. b.mu is held.
+func (b *batchOutput) failedText() string {
+	if b.nFailed == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(b.failures))
+	for _, f := range b.failures {
+		name := "line " + strconv.Itoa(f.line)
+		if len(f.id) > 0 && string(f.id) != "null" {
+			name = shortID(f.id)
+		}
+		names = append(names, fmt.Sprintf("%s (%s)", name, f.verdict))
+	}
+	text := "; failed: " + strings.Join(names, ", ")
+	if more := b.nFailed - len(b.failures); more > 0 {
+		text += fmt.Sprintf(" and %d more", more)
+	}
+	return text
 }
 
 // deliver writes out, the line's result (nil: none), when its turn has
@@ -165,9 +221,13 @@ func (b *batchOutput) summary(wall time.Duration) {
 		fmt.Fprintln(b.errw)
 	}
 	msg := fmt.Sprintf("batch: %d results", b.done)
+	if b.done == 1 {
+		msg = "batch: 1 result"
+	}
 	for _, v := range b.seen() {
 		msg += fmt.Sprintf(", %s %d", v, b.counts[v])
 	}
+	msg += b.failedText()
 	msg += fmt.Sprintf("; wall %.1fs", wall.Seconds())
 	if len(b.execMS) > 0 {
 		s := slices.Clone(b.execMS)

@@ -40,6 +40,10 @@ func gcAction(c *cli.Context, o *gcOptions) error {
 		Engine: o.engine.engine(c), All: o.all, DryRun: o.dryRun,
 	}, time.Now())
 	writeGC(c.App.Writer, o.format.value, o.dryRun, found)
+	if err == nil && len(found) == 0 && o.format.value != "json" {
+		// Silence would read as a hang or a no-op; JSON says it with [].
+		fmt.Fprintln(c.App.ErrWriter, "gc: nothing to remove")
+	}
 	return err
 }
 

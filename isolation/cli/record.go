@@ -19,7 +19,7 @@ type record struct {
 	OutputTruncated bool                   `json:"output_truncated"`
 	OutputBytes     int64                  `json:"output_bytes"`
 	Error           *isolation.ErrorDetail `json:"error"`
-	ExecExit        *isolation.ExecExit    `json:"exec_exit"`
+	ExecExit        *execExit              `json:"exec_exit"`
 	ContainerExit   *int                   `json:"container_exit"`
 	RunID           *string                `json:"run_id"`
 	Container       *string                `json:"container"`
@@ -46,7 +46,7 @@ func newRecord(res isolation.Result, exit int) record {
 	r := record{
 		Verdict: res.Verdict, ExitCode: exit, Result: value, ResultType: orNull(res.ResultType), ResultRepr: res.ResultRepr,
 		Output: res.Output, OutputTruncated: res.OutputTruncated, OutputBytes: res.OutputBytes, Error: res.Error,
-		ExecExit: res.Exec, ContainerExit: res.ContainerExit, RunID: orNull(res.RunID), Container: orNull(res.Container), Image: orNull(res.Image),
+		ExecExit: newExecExit(res.Exec), ContainerExit: res.ContainerExit, RunID: orNull(res.RunID), Container: orNull(res.Container), Image: orNull(res.Image),
 		Interpreter: orNull(res.Interpreter),
 		Sandboxed:   res.Sandboxed, DurationMS: res.DurationMS, Timings: res.Timings,
 	}
@@ -62,4 +62,25 @@ type batchRecord struct {
 	ID   json.RawMessage `json:"id"`
 	Line int             `json:"line"`
 	record
+}
+
+// execExit is how an exec-mode interpreter ended, with both keys always
+// there for scripts: {"code": 0, "signal": null} when it exited,
+// {"code": null, "signal": "killed"} when a signal ended it (the
+// runner's code -1 then stands for no code at all).
+type execExit struct {
+	Code   *int    `json:"code"`
+	Signal *string `json:"signal"`
+}
+
+// newExecExit is e's record; null (nil) in Starlark mode, where nothing
+// was executed.
+func newExecExit(e *isolation.ExecExit) *execExit {
+	if e == nil {
+		return nil
+	}
+	if e.Signal != "" {
+		return &execExit{Signal: &e.Signal}
+	}
+	return &execExit{Code: &e.Code}
 }
