@@ -309,3 +309,17 @@ func TestBatchLineThatCannotBeEncoded(t *testing.T) {
 	assert.Check(t, is.Equal(line["line"], float64(1)))
 	assert.Check(t, is.Equal(out.worst(), isolation.EngineFailure))
 }
+
+// TestBatchImageMissing: an engine without the image is found out by the
+// pool's engine check, which names it, before any label of the image is
+// read and before anything starts.
+func TestBatchImageMissing(t *testing.T) {
+	t.Parallel()
+	self, state, env := useFakeDocker(t, "no-image")
+	code, out, errOut := runCLIEnv(t, env, `{"id": 1, "source": "1"}`+"\n", "batch", "--image", testImage, "--cli", self, "--parallel", "1")
+	assert.Check(t, is.Equal(code, 125), errOut)
+	assert.Check(t, is.Contains(errOut, "is not present (nothing is pulled)"))
+	assert.Check(t, !strings.Contains(errOut, "labels"), errOut)
+	assert.Check(t, is.Equal(out, ""))
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
+}
