@@ -275,6 +275,25 @@ func TestArgvAuditRoundTrip(t *testing.T) {
 // TestAuditFromATerminalPrintsUsage opens a pseudo-terminal as stdin:
 // audit must not sit waiting for input nobody is going to type.
 // openPTY opens a pseudo-terminal pair: the master side and the terminal.
+// readUntil reads the terminal's side of a pty in the background until
+// what it read contains want (or the read fails), and then sends it all.
+func readUntil(ptmx *os.File, want string) <-chan string {
+	seen := make(chan string, 1)
+	go func() {
+		var all []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			all = append(all, buf[:n]...)
+			if err != nil || bytes.Contains(all, []byte(want)) {
+				seen <- string(all)
+				return
+			}
+		}
+	}()
+	return seen
+}
+
 func openPTY(t *testing.T) (ptmx, tty *os.File) {
 	t.Helper()
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)

@@ -155,19 +155,7 @@ func TestBatchProgressOnATerminal(t *testing.T) {
 	t.Parallel()
 	ptmx, tty := openPTY(t)
 	self, _, env := useFakeDocker(t, "by-source")
-	seen := make(chan string, 1)
-	go func() {
-		var all []byte
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			all = append(all, buf[:n]...)
-			if err != nil || bytes.Contains(all, []byte("batch: 2 results")) {
-				seen <- string(all)
-				return
-			}
-		}
-	}()
+	seen := readUntil(ptmx, "batch: 2 results")
 	var stdout bytes.Buffer
 	code := run(context.Background(), []string{"synapse-isolation", "batch", "--image", testImage, "--cli", self}, env,
 		strings.NewReader("{\"id\":1,\"source\":\"ok\"}\n{\"id\":2,\"source\":\"ok\"}\n"), &stdout, tty)

@@ -131,19 +131,7 @@ func TestBatchProgressShowsTheTotalOfAFile(t *testing.T) {
 	self, _, env := useFakeDocker(t, "by-source")
 	file := filepath.Join(t.TempDir(), "in.jsonl")
 	assert.NilError(t, os.WriteFile(file, []byte("{\"id\":1,\"source\":\"ok\"}\n\n{\"id\":2,\"source\":\"ok\"}"), 0o600))
-	seen := make(chan string, 1)
-	go func() {
-		var all []byte
-		buf := make([]byte, 4096)
-		for {
-			n, err := ptmx.Read(buf)
-			all = append(all, buf[:n]...)
-			if err != nil || bytes.Contains(all, []byte("batch: 2 results")) {
-				seen <- string(all)
-				return
-			}
-		}
-	}()
+	seen := readUntil(ptmx, "batch: 2 results")
 	var stdout bytes.Buffer
 	code := run(context.Background(), []string{"synapse-isolation", "batch", "--image", testImage, "--cli", self, "--input", file}, env,
 		strings.NewReader(""), &stdout, tty)
