@@ -99,11 +99,20 @@ func interpreterOf(r protocol.Args) string {
 }
 
 // planOn plans o's run on its engine and returns the client for it:
-// planRun, the client's proxy check, and, when o names no command (nor a selfcheck, which runs
-// none), the interpreter its image declares (client.interpreter), asked
-// only once the options passed, so a refusal asks docker nothing.
+// planRun, the client's proxy check, and, when o names no command (nor a
+// selfcheck, which runs none), the interpreter its image declares
+// (client.interpreter), asked only once the options passed, so a refusal
+// asks docker nothing. A zero now is the clock at each plan: the run's
+// deadline then counts from once the image was asked, so a slow inspect
+// (an engine over ssh) takes nothing from the program's timeout.
 func planOn(ctx context.Context, o Options, now time.Time) (runPlan, *client, error) {
-	plan, err := planRun(o, now)
+	at := func() time.Time {
+		if now.IsZero() {
+			return time.Now()
+		}
+		return now
+	}
+	plan, err := planRun(o, at())
 	if err != nil {
 		return plan, nil, err
 	}
@@ -115,10 +124,10 @@ func planOn(ctx context.Context, o Options, now time.Time) (runPlan, *client, er
 		return plan, nil, err
 	}
 	declared, err := withInterpreter(ctx, c, o)
-	if err != nil || declared.Exec == nil {
+	if err != nil || (declared.Exec == nil && !now.IsZero()) {
 		return plan, c, err
 	}
-	plan, err = planRun(declared, now)
+	plan, err = planRun(declared, at())
 	return plan, c, err
 }
 
@@ -206,6 +215,12 @@ func (o Options) Argv(at time.Time) ([]string, error) {
 	} else {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), o.Name)))
 		o.runID, o.owner = hex.EncodeToString(sum[:8]), ""
+	}
+	if o.Exec != nil || o.selfcheck {
+		// Nothing to ask the image: the argv is the options' alone, and
+		// needs no docker client to be rendered.
+		p, err := planRun(o, at)
+		return p.Argv, err
 	}
 	p, _, err := planOn(context.Background(), o, at)
 	if err != nil {

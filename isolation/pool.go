@@ -157,7 +157,9 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 // or the interpreter the image declares; nil for Starlark.
 func (p *Pool) Exec() []string { return slices.Clone(p.o.Run.Exec) }
 
-// checkEngine asks the engine whether it answers and has the image.
+// checkEngine asks the engine whether it answers and has the image. A
+// check that a signal or a cancelled caller ended is that interruption,
+// not the engine's failure.
 func checkEngine(ctx context.Context, c *client, image string) error {
 	qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -165,12 +167,18 @@ func checkEngine(ctx context.Context, c *client, image string) error {
 	if c.context != "" {
 		where = "context " + c.context
 	}
+	engineErr := func(err error) error {
+		if ctx.Err() != nil {
+			return &Error{Verdict: Interrupted, Err: context.Cause(ctx)}
+		}
+		return &Error{Verdict: EngineFailure, Err: err}
+	}
 	if _, err := c.serverVersion(qctx); err != nil {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%s: unreachable: %w", where, err)}
+		return engineErr(fmt.Errorf("%s: unreachable: %w", where, err))
 	}
 	out, err := c.inspectImage(qctx, "{{.Id}}", image)
 	if err != nil || strings.TrimSpace(out) != image {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err)}
+		return engineErr(fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err))
 	}
 	return nil
 }

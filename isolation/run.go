@@ -56,7 +56,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if _, err := encode(req, anyInterpreter); err != nil {
 		return err
 	}
-	plan, c, err := planOn(ctx, o.ownedBySelf(), a.start)
+	plan, c, err := planOn(ctx, o.ownedBySelf(), time.Time{})
 	if err != nil {
 		return err
 	}

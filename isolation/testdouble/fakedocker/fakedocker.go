@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Environment variables that select the fake and its behaviour.
@@ -96,6 +97,7 @@ func imageInspect(f fake, args []string) int {
 		return 1
 	}
 	if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, ".Config.Labels") }) {
+		time.Sleep(f.labelsDelay)
 		fmt.Println(cmp.Or(f.labels, "null"))
 		return 0
 	}

@@ -12,13 +12,14 @@ import (
 // The zero scenario is a docker that works and a runner that attests
 // perfectly but knows no answer to its request (see unknownMode).
 type scenario struct {
-	version    string // what `docker --version` claims; "" is a current docker
-	noImage    bool   // `docker image inspect` finds no such image
-	labels     string // the image's labels as `docker image inspect` prints them in JSON; empty is null
-	psDown     bool   // `docker ps` cannot reach the daemon
-	eventsDown bool   // `docker events` cannot reach the daemon
-	oomEvent   bool   // `docker events` reports the container's OOM kill
-	run        runScript
+	version     string        // what `docker --version` claims; "" is a current docker
+	noImage     bool          // `docker image inspect` finds no such image
+	labels      string        // the image's labels as `docker image inspect` prints them in JSON; empty is null
+	labelsDelay time.Duration // before `docker image inspect` prints the labels: a slow engine, over ssh say
+	psDown      bool          // `docker ps` cannot reach the daemon
+	eventsDown  bool          // `docker events` cannot reach the daemon
+	oomEvent    bool          // `docker events` reports the container's OOM kill
+	run         runScript
 }
 
 // A runScript is what `docker run` does, in the order docker and the
@@ -59,6 +60,7 @@ var scenarios = map[string]scenario{
 	// An image that declares its interpreter, well or badly.
 	"python-label": {labels: `{"io.synapse-isolation.exec":"[\"python3\",\"-\"]"}`, run: runScript{reply: okReply}},
 	"bad-label":    {labels: `{"io.synapse-isolation.exec":"python3 -"}`, run: runScript{reply: okReply}},
+	"slow-labels":  {labelsDelay: 1200 * time.Millisecond, run: runScript{reply: okReply}},
 	"exit125":      {run: runScript{unstarted: startFailure(125)}},
 	"exit126":      {run: runScript{unstarted: startFailure(126)}},
 	"exit127":      {run: runScript{unstarted: startFailure(127)}},
