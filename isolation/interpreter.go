@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,8 +117,19 @@ func readExecCache(env []string, image string) (string, bool) {
 	if err != nil || checkOwned(filepath.Dir(path), true) != nil || checkOwned(path, false) != nil {
 		return "", false
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	// Bounded: a file grown past any label this process writes is not read
+	// whole; it is ignored and the engine asked.
+	b, err := io.ReadAll(io.LimitReader(f, maxExecLabel+65))
 	if err != nil || len(b) > maxExecLabel+64 {
+		return "", false
+	}
+	if _, err := parseExecLabel(string(b)); err != nil {
+		// A damaged file: the engine's labels decide, and are kept anew.
 		return "", false
 	}
 	return string(b), true

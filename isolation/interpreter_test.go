@@ -87,9 +87,16 @@ func TestRunUsesTheDeclaredInterpreter(t *testing.T) {
 	assert.Equal(t, len(fakedocker.Calls(state)), calls, "no inspect: the cache file answered")
 	interpreters.Delete(pythonImage)
 	path := filepath.Join(cache, cacheDirName, "exec-"+strings.Repeat("1", 64))
+	// A damaged file is not the image's word: the engine is asked again
+	// and the file kept anew, never a refusal that sticks to the image.
 	assert.NilError(t, os.WriteFile(path, []byte(`{"io.synapse-isolation.exec":"[]"}`), 0o600))
-	_, err = o.Argv(time.Unix(0, 0))
-	assert.ErrorContains(t, err, "label io.synapse-isolation.exec: must name 1 to 16 arguments")
+	argv, err = o.Argv(time.Unix(0, 0))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, argv[len(argv)-3:], []string{"--exec", "python3", "-"})
+	assert.Equal(t, len(fakedocker.Calls(state)), calls+1, "the engine was asked")
+	kept, err := os.ReadFile(path)
+	assert.NilError(t, err)
+	assert.Equal(t, string(kept), `{"io.synapse-isolation.exec":"[\"python3\",\"-\"]"}`)
 	assert.NilError(t, os.Remove(path))
 
 	o.Exec = []string{"cat"}
