@@ -140,7 +140,7 @@ func (b *batchOutput) failedText() string {
 	for _, f := range b.failures {
 		name := "line " + strconv.Itoa(f.line)
 		if len(f.id) > 0 && string(f.id) != "null" {
-			name = shortID(f.id)
+			name = oneLine(shortID(f.id)) // an id may hold C1 controls; JSON leaves them raw
 		}
 		names = append(names, fmt.Sprintf("%s (%s)", name, f.verdict))
 	}

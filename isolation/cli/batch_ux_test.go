@@ -219,3 +219,13 @@ func TestBatchAsksTheEngineItsCPUs(t *testing.T) {
 	_, _, _, state = batchLines(t, `{"id": 1, "source": "ok"}`, "--parallel", "2")
 	assert.Check(t, !asked(state))
 }
+
+// TestBatchSummaryEscapesControls: an id is the input's, so the summary
+// on a terminal escapes the C1 controls that JSON leaves as they are
+// (U+009B is a terminal's CSI).
+func TestBatchSummaryEscapesControls(t *testing.T) {
+	t.Parallel()
+	_, _, errOut, _ := batchLines(t, "{\"id\": \"a\u009b2Jb\", \"source\": \"program-error\"}")
+	assert.Check(t, is.Contains(errOut, `; failed: "a\x9b2Jb" (program_error)`), errOut)
+	assert.Check(t, !strings.ContainsRune(errOut, '\u009b'), errOut)
+}
