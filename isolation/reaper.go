@@ -17,7 +17,9 @@ import (
 // lists the run's containers by run id (list) and removes them (rm), with
 // the supervisor's own timings: a round every retryEvery, done once none
 // was listed for settle after the client ended (a create the client sent
-// may still land), for at most cleanupTimeout's worth of rounds.
+// may still land), for at most cleanupTimeout's worth of rounds and, where
+// date(1) tells the time, at most cleanupTimeout: a slow engine (one over
+// ssh) makes each round longer, not the reaper's life.
 //
 // $1 is the run id; the rest is the docker CLI and its --context.
 func reaperScript(list func(runID string) []string, rm func(ids ...string) []string) string {
@@ -26,8 +28,10 @@ pid=
 while IFS= read -r line; do
   case $line in done) exit 0;; *) pid=$line;; esac
 done
-quiet=0 n=0
+quiet=0 n=0 start=$(date +%s 2>/dev/null)
 while [ $n -lt ` + strconv.Itoa(int(cleanupTimeout/retryEvery)) + ` ]; do
+  now=$(date +%s 2>/dev/null)
+  [ -n "$start" ] && [ -n "$now" ] && [ $((now - start)) -ge ` + strconv.Itoa(int(cleanupTimeout.Seconds())) + ` ] && exit 0
   ids=$("$@" ` + shellWords(list("$id")) + ` 2>/dev/null)
   if [ -n "$ids" ]; then
     "$@" ` + shellWords(rm()) + ` $ids >/dev/null 2>&1; quiet=0
