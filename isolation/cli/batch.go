@@ -238,7 +238,7 @@ func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, 
 	readAt := time.Now()
 	id, req, err := wire.DecodeLine(l.raw, s.starlark)
 	if err != nil {
-		err = lineError(line, l.raw, err)
+		err = lineError(line, err)
 	}
 	if repeat := s.ids.see(id, line); err == nil && repeat != nil {
 		err = fmt.Errorf("line %d: %w", line, repeat)

@@ -105,15 +105,11 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 
 // lineError is a refused line's message, naming its line. A line that
 // ends inside its JSON object (a truncated write, a request split over two
-// lines) says so, where the decoder says only EOF; a line over the limit
-// was cut by the reader and keeps its own message.
-func lineError(line int, raw []byte, err error) error {
-	t := bytes.TrimSpace(raw)
-	if len(raw) <= limits.MaxLineBytes && len(t) > 0 && t[0] == '{' && !json.Valid(t) {
-		var v json.RawMessage
-		if derr := json.NewDecoder(bytes.NewReader(t)).Decode(&v); errors.Is(derr, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("line %d: not complete JSON: the line ends before its object does (cut short?)", line)
-		}
+// lines) says so, where the decoder's own word is only "unexpected EOF";
+// a line over the limit was cut by the reader and keeps its own message.
+func lineError(line int, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("line %d: not complete JSON: the line ends before its object does (cut short?)", line)
 	}
 	return fmt.Errorf("line %d: %w", line, err)
 }
