@@ -16,18 +16,11 @@ const (
 	flagContext     = "--context"
 )
 
-// policyOrder is the fixed order of the boundary table's argv in Render's
-// output (golden-tested): the table's order, but with the seccomp profile
-// after --interactive (stdinAfter), where it was added when the profile
-// became the project's own. A test holds it to the table's rows with argv.
-var policyOrder = []string{
-	"ephemeral", "user", "capabilities", "no-new-privileges", "read-only-root", "tmp", "network", "cpus", "pids",
-	"nofile", "core", "memory", "swap", "ipc", "log-driver", "pull", "seccomp",
-}
-
-// stdinAfter is the row after whose argv Render emits --interactive, the
-// runner's channel (no boundary of its own).
-const stdinAfter = "pull"
+// lastPolicy is the row after whose argv Render emits --interactive, the
+// runner's channel (no boundary of its own), and then the seccomp row's:
+// the table's order but for the profile, which sits last where it was
+// added when the profile became the project's own (golden-tested).
+const lastPolicy, lateRow = "pull", "seccomp"
 
 // Label keys the tool puts on its containers; gc finds leftovers by them.
 const (
@@ -102,24 +95,36 @@ func Render(c Checked) []string {
 	return append(argv, s.Args...)
 }
 
-// appendPolicy appends the boundary table's argv in policyOrder, with the
-// run's memory limit and seccomp option in place of the table's
-// placeholders.
+// appendPolicy appends the boundary table's argv in its order (the
+// seccomp row's after --interactive), with the run's memory limit and
+// seccomp option in place of the table's placeholders.
 func appendPolicy(argv []string, memory, seccomp string) []string {
-	for _, id := range policyOrder {
-		b, _ := limits.Lookup(id)
-		for _, a := range b.Argv {
-			switch a {
-			case limits.ArgMemory:
-				a = memory
-			case limits.ArgSeccomp:
-				a = seccomp
-			}
-			argv = append(argv, a)
+	var late limits.Boundary
+	for _, b := range limits.Boundaries {
+		if b.ID == lateRow {
+			late = b
+			continue
 		}
-		if id == stdinAfter {
+		argv = appendArgv(argv, b.Argv, memory, seccomp)
+		if b.ID == lastPolicy {
 			argv = append(argv, flagInteractive)
+			argv = appendArgv(argv, late.Argv, memory, seccomp)
 		}
+	}
+	return argv
+}
+
+// appendArgv appends one row's argv with the run's values in place of
+// the placeholders.
+func appendArgv(argv, row []string, memory, seccomp string) []string {
+	for _, a := range row {
+		switch a {
+		case limits.ArgMemory:
+			a = memory
+		case limits.ArgSeccomp:
+			a = seccomp
+		}
+		argv = append(argv, a)
 	}
 	return argv
 }

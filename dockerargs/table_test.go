@@ -1,7 +1,6 @@
 package dockerargs
 
 import (
-	"slices"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -30,20 +29,4 @@ func TestEveryBoundaryHasItsJudge(t *testing.T) {
 			assert.Check(t, known && !harmless[f], "%s claims %s, which is not a docker run flag, or harmless", b.ID, f)
 		}
 	}
-}
-
-// TestPolicyOrderIsTheTable: Render emits the argv of every row that has
-// one, once.
-func TestPolicyOrderIsTheTable(t *testing.T) {
-	var want []string
-	for _, b := range limits.Boundaries {
-		if b.Argv != nil {
-			want = append(want, b.ID)
-		}
-	}
-	got := slices.Clone(policyOrder)
-	slices.Sort(got)
-	slices.Sort(want)
-	assert.DeepEqual(t, got, want)
-	assert.Assert(t, slices.Contains(policyOrder, stdinAfter))
 }
