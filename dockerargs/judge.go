@@ -139,10 +139,10 @@ func judgeTmpfs(p *parsed) (Status, string) {
 	set := map[string]string{}
 	for _, o := range strings.Split(opts, ",") {
 		k, v, _ := strings.Cut(o, "=")
-		switch k {
-		case "exec", "suid", "dev":
+		switch {
+		case slices.Contains(limits.TmpFlags, "no"+k): // exec, suid, dev undo them
 			delete(set, "no"+k)
-		case "noexec", "nosuid", "nodev":
+		case slices.Contains(limits.TmpFlags, k):
 			set[k] = ""
 		}
 		if k == "size" {
@@ -203,7 +203,7 @@ func judgeUlimit(name string, min, max int64) func(p *parsed) (Status, string) {
 			}
 		}
 		if !found {
-			return Missing, fmt.Sprintf("--ulimit %s=%d:%d not set", name, max, max)
+			return Missing, fmt.Sprintf("--ulimit %s=%s not set", name, limits.Pair(max, max))
 		}
 		soft, hard, ok := strings.Cut(val, ":")
 		if !ok {
@@ -212,7 +212,7 @@ func judgeUlimit(name string, min, max int64) func(p *parsed) (Status, string) {
 		s, err1 := strconv.ParseInt(soft, 10, 64)
 		h, err2 := strconv.ParseInt(hard, 10, 64)
 		if err1 != nil || err2 != nil || s < min || h < min || s > max || h > max || s > h {
-			return Violated, fmt.Sprintf("--ulimit %s=%s, want at most %d:%d", name, val, max, max)
+			return Violated, fmt.Sprintf("--ulimit %s=%s, want at most %s", name, val, limits.Pair(max, max))
 		}
 		return Enforced, fmt.Sprintf("--ulimit %s=%s", name, val)
 	}
@@ -283,7 +283,8 @@ func judgePorts(p *parsed) (Status, string) {
 
 func judgeNamespaces(p *parsed) (Status, string) {
 	var bad []string
-	for _, ns := range []string{"pid", "uts", "userns", "cgroupns"} {
+	row, _ := limits.Lookup("namespaces")
+	for _, ns := range row.Claims {
 		if v, ok := p.last(ns); ok && (v == "host" || strings.HasPrefix(v, "container:")) {
 			bad = append(bad, "--"+ns+" "+v)
 		}
@@ -302,8 +303,8 @@ func judgeNetwork(p *parsed) (Status, string) {
 		return Missing, "--network none not set"
 	}
 	for _, n := range nets {
-		if n != "none" {
-			return Violated, "--network " + n + ", want none"
+		if n != limits.None {
+			return Violated, "--network " + n + ", want " + limits.None
 		}
 	}
 	return Enforced, "--network none"

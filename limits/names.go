@@ -28,10 +28,8 @@ func CheckImageID(s string) error {
 	if len(hex) != 64 {
 		return bad("must have exactly 64 hex digits after sha256:")
 	}
-	for i := 0; i < len(hex); i++ {
-		if c := hex[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return bad("must be lowercase hex after sha256:")
-		}
+	if !digits {
+		return bad("must be lowercase hex after sha256:")
 	}
 	return nil
 }
