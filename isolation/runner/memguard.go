@@ -90,22 +90,26 @@ func (r *statReader) usage() (anon, majfaults int64, err error) {
 	for len(b) > 0 {
 		var line []byte
 		line, b = cutLine(b)
+		// Only the few keys read are parsed: the file has dozens of lines,
+		// read on every poll.
 		k, v, _ := bytes.Cut(line, space)
-		n, err := parseInt(v)
-		if err != nil {
-			continue
-		}
 		switch {
 		case r.v2 && bytes.Equal(k, keyAnon):
-			anon, haveAnon = n, true
-		case r.v2 && bytes.Equal(k, keyMajV2):
-			majfaults, haveMaj = n, true
+			if n, err := parseInt(v); err == nil {
+				anon, haveAnon = n, true
+			}
+		case r.v2 && bytes.Equal(k, keyMajV2), !r.v2 && bytes.Equal(k, keyMajV1):
+			if n, err := parseInt(v); err == nil {
+				majfaults, haveMaj = n, true
+			}
 		case !r.v2 && bytes.Equal(k, keyRSS):
-			anon, haveAnon = anon+n, true
+			if n, err := parseInt(v); err == nil {
+				anon, haveAnon = anon+n, true
+			}
 		case !r.v2 && bytes.Equal(k, keyRSSHuge):
-			anon += n
-		case !r.v2 && bytes.Equal(k, keyMajV1):
-			majfaults, haveMaj = n, true
+			if n, err := parseInt(v); err == nil {
+				anon += n
+			}
 		}
 	}
 	if !haveAnon || !haveMaj {
