@@ -155,7 +155,7 @@ func (c *client) startReaper(runID string) (*exec.Cmd, *os.File, error) {
 // same docker commands and removal timings as the supervisor's own loop,
 // then the run id, the CLI and its --context.
 func (c *client) reaperArgv(runID string) []string {
-	return append([]string{"/bin/sh", "-c", reaperScript(listRunArgs, rmArgs), "reaper", runID, c.path}, c.withContext()...)
+	return append([]string{"/bin/sh", "-c", reaperScript, "reaper", runID, c.path}, c.withContext()...)
 }
 
 // maxAux bounds what an auxiliary docker command may print.

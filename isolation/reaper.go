@@ -14,7 +14,7 @@ import (
 // the run's docker client, then "done" once the supervisor confirmed the
 // container gone. EOF without "done" means the supervisor died (SIGKILL:
 // none of its own cleanup ran) or could not confirm the removal. It then
-// lists the run's containers by run id (list) and removes them (rm), with
+// lists the run's containers by run id and removes them, with
 // the supervisor's own timings: a round every retryEvery, done once none
 // was listed for settle after the client ended (a create the client sent
 // may still land), for at most cleanupTimeout's worth of rounds and, where
@@ -22,7 +22,11 @@ import (
 // ssh) makes each round longer, not the reaper's life.
 //
 // $1 is the run id; the rest is the docker CLI and its --context.
-func reaperScript(list func(runID string) []string, rm func(ids ...string) []string) string {
+var reaperScript = renderReaperScript()
+
+// renderReaperScript renders the script from the client's own list and rm
+// commands (listRunArgs, rmArgs), once: they are the package's constants.
+func renderReaperScript() string {
 	return `id=$1; shift
 pid=
 while IFS= read -r line; do
@@ -32,9 +36,9 @@ quiet=0 n=0 start=$(date +%s 2>/dev/null)
 while [ $n -lt ` + strconv.Itoa(int(cleanupTimeout/retryEvery)) + ` ]; do
   now=$(date +%s 2>/dev/null)
   [ -n "$start" ] && [ -n "$now" ] && [ $((now - start)) -ge ` + strconv.Itoa(int(cleanupTimeout.Seconds())) + ` ] && exit 0
-  ids=$("$@" ` + shellWords(list("$id")) + ` 2>/dev/null)
+  ids=$("$@" ` + shellWords(listRunArgs("$id")) + ` 2>/dev/null)
   if [ -n "$ids" ]; then
-    "$@" ` + shellWords(rm()) + ` $ids >/dev/null 2>&1; quiet=0
+    "$@" ` + shellWords(rmArgs()) + ` $ids >/dev/null 2>&1; quiet=0
   elif [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
     quiet=0
   else
