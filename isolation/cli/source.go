@@ -57,15 +57,10 @@ func (o *sourceOptions) read(c *cli.Context) (string, error) {
 	default:
 		return o.code, nil
 	}
-	named := file && o.file != "-"
+	// Read refuses a source over the bound; its encoded size, as every
+	// rule of a source, is Run's and Eval's to check, and the stderr line
+	// names a --file program whatever refused it.
 	src, err := source.Read(r)
-	if err == nil && named {
-		// The encoded bound, checked here only to name the file; Run and
-		// Eval check the source's other rules, with their own messages.
-		if _, encErr := source.Encode(src, false); errors.Is(encErr, source.ErrTooLarge) {
-			err = encErr
-		}
-	}
 	switch {
 	case errors.Is(err, source.ErrTooLarge):
 		// The one message of a request over the limit; the stderr line
