@@ -56,14 +56,14 @@ func commandAfterDashes(c *cli.Context) ([]string, error) {
 	if !c.Args().Present() {
 		return nil, nil
 	}
-	if flag := fileFlagFor(c, c.Args().First()); flag != "" && !afterDashes(c) {
+	if afterDashes(c) {
+		return c.Args().Slice(), nil
+	}
+	if flag := fileFlagFor(c, c.Args().First()); flag != "" {
 		return nil, rejectf("unexpected argument %q: did you mean %s? (an interpreter command goes after --)", c.Args().First(), flag)
 	}
-	if !afterDashes(c) {
-		return nil, rejectf("unexpected argument %q: an interpreter command goes after --, as in: %s ... -- python3 -",
-			c.Args().First(), c.Command.Name)
-	}
-	return c.Args().Slice(), nil
+	return nil, rejectf("unexpected argument %q: an interpreter command goes after --, as in: %s ... -- python3 -",
+		c.Args().First(), c.Command.Name)
 }
 
 // isRegularFile reports whether path names a regular file (a positional
