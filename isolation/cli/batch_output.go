@@ -28,10 +28,9 @@ type batchOutput struct {
 	mu      sync.Mutex
 	counts  map[isolation.Verdict]int
 	execMS  []int64
-	cpuMS   int64 // the programs' CPU time, where measured
-	peak    int64 // the largest memory peak, where measured
-	metered bool  // some result had a usage
-	failed  bool
+	cpuMS   int64          // the programs' CPU time, where measured
+	peak    int64          // the largest memory peak, where measured
+	metered bool           // some result had a usage
 	pending map[int][]byte // ordered: finished lines waiting for earlier ones
 	// writeErr is the first failed write of a result line: reading stops,
 	// and the batch exits as the tool's own failure.
@@ -63,7 +62,7 @@ func newBatchOutput(w, errw io.Writer, ordered bool, parallel int, status func(i
 func (b *batchOutput) failedOrBroken() (failed, broken bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.failed, b.writeErr != nil
+	return b.nFailed > 0, b.writeErr != nil
 }
 
 // skip gives back a blank line's slot, writing nothing for it.
@@ -120,7 +119,6 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 // maxFailuresShown by line (results come in completion order); b.mu is
 // held.
 func (b *batchOutput) noteFailure(f failure) {
-	b.failed = true
 	b.nFailed++
 	i, _ := slices.BinarySearchFunc(b.failures, f.line, func(x failure, line int) int { return cmp.Compare(x.line, line) })
 	if i < maxFailuresShown {
