@@ -298,5 +298,16 @@ func (c *client) imageLabels(ctx context.Context, image string) (string, error) 
 	return c.inspectImage(qctx, "{{json .Config.Labels}}", image)
 }
 
-// inspectTimeout bounds the reading of an image's labels.
+// inspectTimeout bounds a query of the engine about an image: its labels,
+// whether it is present.
 const inspectTimeout = 20 * time.Second
+
+// engineFailure is err, a docker query that failed, as the engine's
+// failure, unless a signal or a cancelled caller ended it (ctx): then the
+// run was interrupted, whatever the query said.
+func engineFailure(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &Error{Verdict: Interrupted, Err: context.Cause(ctx)}
+	}
+	return &Error{Verdict: EngineFailure, Err: err}
+}

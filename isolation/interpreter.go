@@ -44,12 +44,7 @@ func (c *client) interpreter(ctx context.Context, image string) ([]string, error
 	if !cached {
 		var err error
 		if labels, err = c.imageLabels(ctx, image); err != nil {
-			if ctx.Err() != nil {
-				// A signal or a cancelled caller ended the inspect, not
-				// the engine.
-				return nil, &Error{Verdict: Interrupted, Err: context.Cause(ctx)}
-			}
-			return nil, &Error{Verdict: EngineFailure, Err: fmt.Errorf("reading the labels of image %s: %w", image, err)}
+			return nil, engineFailure(ctx, fmt.Errorf("reading the labels of image %s: %w", image, err))
 		}
 	}
 	exec, err := parseExecLabel(labels)

@@ -161,24 +161,18 @@ func (p *Pool) Exec() []string { return slices.Clone(p.o.Run.Exec) }
 // check that a signal or a cancelled caller ended is that interruption,
 // not the engine's failure.
 func checkEngine(ctx context.Context, c *client, image string) error {
-	qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, inspectTimeout)
 	defer cancel()
 	where := "the current engine"
 	if c.context != "" {
 		where = "context " + c.context
 	}
-	engineErr := func(err error) error {
-		if ctx.Err() != nil {
-			return &Error{Verdict: Interrupted, Err: context.Cause(ctx)}
-		}
-		return &Error{Verdict: EngineFailure, Err: err}
-	}
 	if _, err := c.serverVersion(qctx); err != nil {
-		return engineErr(fmt.Errorf("%s: unreachable: %w", where, err))
+		return engineFailure(ctx, fmt.Errorf("%s: unreachable: %w", where, err))
 	}
 	out, err := c.inspectImage(qctx, "{{.Id}}", image)
 	if err != nil || strings.TrimSpace(out) != image {
-		return engineErr(fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err))
+		return engineFailure(ctx, fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err))
 	}
 	return nil
 }
