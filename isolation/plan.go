@@ -85,6 +85,8 @@ type runPlan struct {
 	Runner protocol.Args
 	// Argv is the exact docker argv, client binary first.
 	Argv []string
+	// profile is the seccomp profile file the argv names.
+	profile string
 }
 
 // interpreterOf names what a runner's program runs under, for a Result.
@@ -116,6 +118,7 @@ func planOn(ctx context.Context, o Options, now time.Time) (runPlan, *client, er
 	if err != nil {
 		return plan, nil, err
 	}
+	o.profile = plan.profile
 	c, err := newClient(o.Engine)
 	if err != nil {
 		return plan, nil, err
@@ -127,7 +130,10 @@ func planOn(ctx context.Context, o Options, now time.Time) (runPlan, *client, er
 	if err != nil || (declared.Exec == nil && !now.IsZero()) {
 		return plan, c, err
 	}
-	plan, err = planRun(declared, at())
+	// The first plan's profile file, checked, and its run id: only the
+	// interpreter and the clock are new.
+	declared.runID = plan.RunID
+	plan, err = validPlan(declared, at())
 	return plan, c, err
 }
 
@@ -154,6 +160,12 @@ func planRun(o Options, now time.Time) (runPlan, error) {
 		return runPlan{}, &Error{Verdict: SandboxFailure, Err: err}
 	}
 	o.profile = path
+	return validPlan(o, now)
+}
+
+// validPlan is newPlan with its one verdict: options it cannot accept are
+// rejected.
+func validPlan(o Options, now time.Time) (runPlan, error) {
 	plan, err := newPlan(o, now)
 	if err != nil {
 		return runPlan{}, &Error{Verdict: Rejected, Err: err}
@@ -198,6 +210,7 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 	argv := dockerargs.Render(spec)
 	return runPlan{
 		RunID: runID, Name: name, Deadline: deadline, Image: o.Image, Limits: lim, Runner: runner, Argv: argv,
+		profile: o.profile,
 	}, nil
 }
 
