@@ -40,21 +40,20 @@ func (c *client) interpreter(ctx context.Context, image string) ([]string, error
 	if v, ok := interpreters.Load(image); ok {
 		return v.([]string), nil
 	}
-	labels, cached := readExecCache(c.env, image)
-	if !cached {
-		var err error
-		if labels, err = c.imageLabels(ctx, image); err != nil {
-			return nil, engineFailure(ctx, fmt.Errorf("reading the labels of image %s: %w", image, err))
-		}
+	if exec, cached := readExecCache(c.env, image); cached {
+		interpreters.Store(image, exec)
+		return exec, nil
+	}
+	labels, err := c.imageLabels(ctx, image)
+	if err != nil {
+		return nil, engineFailure(ctx, fmt.Errorf("reading the labels of image %s: %w", image, err))
 	}
 	exec, err := parseExecLabel(labels)
 	if err != nil {
 		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("image %s: %w", image, err)}
 	}
 	interpreters.Store(image, exec)
-	if !cached {
-		writeExecCache(c.env, image, exec)
-	}
+	writeExecCache(c.env, image, exec)
 	return exec, nil
 }
 
@@ -107,27 +106,28 @@ func execCachePath(env []string, image string) (string, error) {
 // user's, not writable by others, holds them. What it says is checked as
 // a label read from the engine is: the file changes nothing a caller
 // could not choose with Exec.
-func readExecCache(env []string, image string) (string, bool) {
+func readExecCache(env []string, image string) ([]string, bool) {
 	path, err := execCachePath(env, image)
 	if err != nil || checkOwned(filepath.Dir(path), true) != nil || checkOwned(path, false) != nil {
-		return "", false
+		return nil, false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", false
+		return nil, false
 	}
 	defer f.Close()
 	// Bounded: a file grown past any label this process writes is not read
 	// whole; it is ignored and the engine asked.
 	b, err := io.ReadAll(io.LimitReader(f, maxExecLabel+65))
 	if err != nil || len(b) > maxExecLabel+64 {
-		return "", false
+		return nil, false
 	}
-	if _, err := parseExecLabel(string(b)); err != nil {
+	exec, err := parseExecLabel(string(b))
+	if err != nil {
 		// A damaged file: the engine's labels decide, and are kept anew.
-		return "", false
+		return nil, false
 	}
-	return string(b), true
+	return exec, true
 }
 
 // writeExecCache keeps image's interpreter for later processes, as the
@@ -144,13 +144,5 @@ func writeExecCache(env []string, image string, exec []string) {
 		labels[execLabel] = string(v)
 	}
 	b, _ := json.Marshal(labels)
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".exec-*")
-	if err != nil {
-		return
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil && cerr == nil {
-		_ = os.Rename(tmp.Name(), path)
-	}
+	_ = replaceFile(path, b)
 }

@@ -51,24 +51,28 @@ func writeSeccompFile(env []string) (string, error) {
 			return path, nil
 		}
 	}
-	// Write beside it and rename over it: a reader sees the old file or the
-	// whole new one, never a part.
-	tmp, err := os.CreateTemp(dir, ".seccomp-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(want); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := replaceFile(path, want); err != nil {
 		return "", err
 	}
 	return path, checkOwned(path, false)
+}
+
+// replaceFile puts data at path by writing it beside it and renaming it
+// over it: a reader sees the old file or the whole new one, never a part.
+func replaceFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // cacheDir is the user's cache directory by env, as os.UserCacheDir reads
