@@ -140,9 +140,7 @@ func killWithReapers(t *testing.T, cmd *exec.Cmd) {
 // parallel: other tests' supervisors must be alive while it runs gc.
 func TestGCRemovesLeftoverOfKilledRun(t *testing.T) {
 	needEngine(t)
-	name := "synapse-iso-" + randomHex()
-	cmd, _ := startRun(t, name)
-	killWithReapers(t, cmd)
+	name := killedRun(t)
 	time.Sleep(500 * time.Millisecond)
 	out, err := exec.Command("docker", "ps", "--quiet", "--filter", "name=^/?"+name+"$").Output()
 	assert.NilError(t, err)

@@ -22,9 +22,7 @@ import (
 // exactly what the README shows.
 func readmeBlock(t *testing.T, info, first string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
-	assert.NilError(t, err)
-	_, rest, ok := strings.Cut(string(b), "\n```"+info+"\n"+first)
+	_, rest, ok := strings.Cut(readmeText(t), "\n```"+info+"\n"+first)
 	assert.Assert(t, ok, "no ```%s block starting %q in README.md", info, first)
 	block, _, ok := strings.Cut(rest, "\n```")
 	assert.Assert(t, ok)
