@@ -70,6 +70,11 @@ func (c cgroup) openStat() (*statReader, error) {
 
 func (r *statReader) close() { r.file.close() }
 
+// openUsage opens the cgroup's whole memory usage, one counter.
+func (c cgroup) openUsage() (*cgroupFile, error) {
+	return openCgroupFile(c.file("memory.usage_in_bytes", "memory.current"), 64)
+}
+
 // Keys of memory.stat: v2 names anonymous memory and major faults itself;
 // v1 counts them for the whole hierarchy under total_*.
 var (
@@ -180,7 +185,7 @@ func (g *guard) open() *watcher {
 	// bound of anonymous memory (one counter, where memory.stat is summed
 	// up by the kernel on every read): below half the limit, where neither
 	// headroom nor thrashing can be near, memory.stat is not read at all.
-	if n, err := openCgroupFile(g.cg.file("memory.usage_in_bytes", "memory.current"), 64); err == nil {
+	if n, err := g.cg.openUsage(); err == nil {
 		w.total = n
 	}
 	return w
