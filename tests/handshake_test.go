@@ -131,13 +131,14 @@ func TestHelloHostileRunners(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
 	for mode, want := range map[string]string{
-		"endless-line": "no hello from the runner within 3s",
-		"not-json":     "hello: want a JSON object",
-		"oversized":    "hello: larger than 16384 bytes",
-		"weak":         "pids.max not visible",
-		"twice":        "the runner wrote more after its hello, before it was sent a request",
-		"dumpable":     "the program could open the runner's /proc/1/mem",
-		"v1":           "it answered with protocol version 1, want 2",
+		"endless-line":  "no hello from the runner within 3s",
+		"not-json":      "hello: want a JSON object",
+		"oversized":     "hello: larger than 16384 bytes",
+		"weak":          "pids.max not visible",
+		"twice":         "the runner wrote more after its hello, before it was sent a request",
+		"duplicate-key": `hello: duplicate field "v"`,
+		"dumpable":      "the program could open the runner's /proc/1/mem",
+		"v1":            "it answered with protocol version 1, want 2",
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

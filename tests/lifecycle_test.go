@@ -215,6 +215,7 @@ func TestHostileImage(t *testing.T) {
 		"two-json":         "trailing data after the JSON value",
 		"malformed":        "response: invalid character",
 		"missing":          "response: empty",
+		"duplicate-ok":     `response: duplicate field "ok"`,
 		"big-output":       "output is 65537 bytes, over the 65536 byte cap",
 		"big-response":     "response larger than 1048576 bytes",
 		"endless":          "response larger than 1048576 bytes",

@@ -50,6 +50,9 @@ func sendHello(mode string) {
 		os.Stdout.WriteString(strings.Replace(good, `"pids_max":64`, `"pids_max":-1`, 1))
 	case "twice":
 		os.Stdout.WriteString(good + good)
+	case "duplicate-key":
+		// A hello a decoder keeping the last of a key reads as version 2.
+		os.Stdout.WriteString(strings.Replace(good, `{"v":2`, `{"v":1,"v":2`, 1))
 	case "dumpable":
 		// A runner whose memory the program could open and rewrite.
 		s := attestation.Perfect(512 << 20)
@@ -72,6 +75,10 @@ func respond(source string) {
 	case "malformed":
 		fmt.Println(`{"v":2,"ok":tr`)
 	case "missing":
+	case "duplicate-ok":
+		// A failure that then claims success, for a decoder keeping the
+		// last of a key.
+		fmt.Println(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom"},"ok":true}`)
 	case "big-output":
 		fmt.Printf(`{"v":2,"ok":true,"result":null,"output":"%s","output_truncated":true,"output_bytes":70000}`+"\n",
 			strings.Repeat("y", 64<<10+1))
