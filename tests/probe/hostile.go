@@ -78,7 +78,7 @@ func respond(source string) {
 	case "duplicate-ok":
 		// A failure that then claims success, for a decoder keeping the
 		// last of a key.
-		fmt.Println(`{"v":2,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom"},"ok":true}`)
+		fmt.Println(`{"v":2,"ok":false,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"ok":true}`)
 	case "big-output":
 		fmt.Printf(`{"v":2,"ok":true,"result":null,"output":"%s","output_truncated":true,"output_bytes":70000}`+"\n",
 			strings.Repeat("y", 64<<10+1))
