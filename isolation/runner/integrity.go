@@ -82,12 +82,14 @@ func reserveThreads(n int) {
 
 // procFlags opens each of the runner's own /proc files the program must
 // not open (protocol.ProcProbeFiles) as an attacker would. The descriptors
-// are probed through their directory, which must be closed as well (fd/1
-// is reached through it): opening fd/1 itself reaches the runner's stdout,
-// and under gVisor, which does not close it, the probe's open and close of
-// that file broke the runner's writes to stdout (4 runs of 4).
+// are probed through fd/0, the runner's stdin: runc closes the whole
+// directory of a non-dumpable process, gVisor lets it be listed but closes
+// each entry. Not fd/1: where it opens (Debian's 2022 gVisor) it reaches
+// the runner's stdout, and the probe's open and close of it broke the
+// runner's writes there (4 runs of 4); stdin carries nothing yet, as the
+// host writes only after the hello.
 var procFlags = map[string]int{
-	"mem": unix.O_RDWR, "fd": unix.O_RDONLY | unix.O_DIRECTORY, "environ": unix.O_RDONLY, "oom_score_adj": unix.O_WRONLY,
+	"mem": unix.O_RDWR, "fd/0": unix.O_RDONLY, "environ": unix.O_RDONLY, "oom_score_adj": unix.O_WRONLY,
 }
 
 // probeArg starts the runner as the /proc probe: runner --proc-probe PID.
