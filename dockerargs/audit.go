@@ -119,7 +119,7 @@ func Audit(argv []string, o AuditOptions) (Report, error) {
 	p.seccomp = o.Seccomp
 	var r Report
 	for _, b := range limits.Boundaries {
-		if b.Audit == "" {
+		if b.AuditUnder(p.runtime()) == "" {
 			continue
 		}
 		st, detail := judges[b.ID](p)
@@ -204,7 +204,7 @@ var judges = map[string]judge{
 	"tmp":               judgeTmpfs,
 	"network":           judgeNetwork,
 	"cpus":              judgeCPUs,
-	"pids":              judgeRange("pids-limit", limits.PIDs),
+	"pids":              judgePIDs,
 	"nofile":            judgeUlimit("nofile", 1, limits.NoFile),
 	"core":              judgeUlimit("core", 0, limits.Core),
 	"memory":            judgeMemory,

@@ -361,3 +361,56 @@ func TestAuditCPUTime(t *testing.T) {
 		assert.Check(t, is.Equal(detail(audit(t, argv(tc.runner...))), tc.want), "%q", tc.runner)
 	}
 }
+
+// TestAuditPIDsPerRuntime: gVisor's column of the pids row is its own: the
+// host's limit leaves room for gVisor's threads and RLIMIT_NPROC caps the
+// program; each half is judged, and runc's limit stays 64.
+func TestAuditPIDsPerRuntime(t *testing.T) {
+	s := baseSpec()
+	s.Runtime = "runsc"
+	runsc := mustRender(t, s)
+	r := audit(t, runsc)
+	assert.Check(t, r.Compliant(), "%+v", r.Problems())
+	assert.Check(t, is.Equal(finding(r, "pids").Detail, "--pids-limit 320 and --ulimit nproc=64:64 (gVisor)"))
+	assert.Check(t, is.Contains(finding(r, "runtime").Detail, "--runtime runsc (the boundary table's runsc column judges every run's hello)"))
+
+	for _, tc := range []struct {
+		name string
+		argv []string
+		want Status
+	}{
+		{"runsc without nproc", swap(runsc, "nproc=64:64", "core=0:0"), Missing},
+		{"runsc with a wider nproc", swap(runsc, "nproc=64:64", "nproc=65:65"), Violated},
+		{"runsc with a host limit past gVisor's room", swap(runsc, "320", "321"), Violated},
+		{"runc with gVisor's host limit", swap(policyArgv(), "64", "320"), Violated},
+		// runc's argv under a gVisor name: 64 is within gVisor's host
+		// range, but the program's own cap is missing.
+		{"runc's argv for gVisor by another name", withFlags("--runtime=runsc-debian"), Missing},
+	} {
+		r := audit(t, tc.argv)
+		assert.Check(t, is.Equal(finding(r, "pids").Status, tc.want), "%s: %s", tc.name, finding(r, "pids").Detail)
+	}
+}
+
+// swap replaces the first argument equal to old.
+func swap(argv []string, old, repl string) []string {
+	out := slices.Clone(argv)
+	out[slices.Index(out, old)] = repl
+	return out
+}
+
+func finding(r Report, id string) Finding {
+	for _, f := range r.Findings {
+		if f.ID == id {
+			return f
+		}
+	}
+	return Finding{}
+}
+
+func TestCheckRefusesAnUnknownRuntime(t *testing.T) {
+	s := baseSpec()
+	s.Runtime = "crun"
+	_, err := Check(s)
+	assert.ErrorContains(t, err, `--runtime: "crun" is not a runtime the boundary table proves`)
+}

@@ -35,6 +35,9 @@ func Check(s Spec) (Checked, error) {
 			return Checked{}, err
 		}
 	}
+	if _, err := limits.RuntimeOf(s.Runtime); err != nil {
+		return Checked{}, err
+	}
 	if s.Seccomp == "" {
 		return Checked{}, errors.New("no seccomp profile file: the run would get the engine's default filter")
 	}

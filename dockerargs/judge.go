@@ -311,15 +311,50 @@ func judgeNetwork(p *parsed) (Status, string) {
 }
 
 // judgeRuntime: the OCI runtime enforces every boundary of the argv, so a
-// runtime other than the engine's default is a finding unless the auditor
-// allowed it by name.
+// runtime other than the engine's default is a finding unless the table
+// proves it (gVisor's runsc) or the auditor allowed it by name.
 func judgeRuntime(p *parsed) (Status, string) {
 	v, ok := p.last("runtime")
+	_, unknown := limits.RuntimeOf(v)
 	switch {
 	case !ok:
 		return Enforced, "the engine's default runtime"
+	case unknown == nil:
+		return Enforced, "--runtime " + v + " (the boundary table's " + string(p.runtime()) + " column judges every run's hello)"
 	case slices.Contains(p.allowRuntimes, v):
 		return Enforced, "--runtime " + v + " (allowed by the auditor)"
 	}
 	return Violated, fmt.Sprintf("--runtime %s enforces every boundary and is not allowed (audit --allow-runtime %s to accept it)", v, v)
+}
+
+// runtime is the boundary table's column for the argv's --runtime: the
+// last one, as docker keeps it; one the table does not know is judged as
+// runc here, and by judgeRuntime as a runtime not allowed.
+func (p *parsed) runtime() limits.Runtime {
+	v, _ := p.last("runtime")
+	rt, err := limits.RuntimeOf(v)
+	if err != nil {
+		return limits.Runc
+	}
+	return rt
+}
+
+// judgePIDs requires the task limit of the argv's runtime: under runc
+// --pids-limit is the program's, under gVisor it holds gVisor's own
+// threads as well and RLIMIT_NPROC, which gVisor counts for the sandbox,
+// is the program's.
+func judgePIDs(p *parsed) (Status, string) {
+	if p.runtime() != limits.Runsc {
+		return judgeRange("pids-limit", limits.PIDs)(p)
+	}
+	host, hd := judgeRange("pids-limit", limits.GVisorHostPIDs)(p)
+	nproc, nd := judgeUlimit("nproc", 1, limits.PIDs)(p)
+	detail := hd + " and " + nd + " (gVisor)"
+	switch {
+	case host == Violated || nproc == Violated:
+		return Violated, detail
+	case host == Missing || nproc == Missing:
+		return Missing, detail
+	}
+	return Enforced, detail
 }

@@ -79,7 +79,8 @@ func Render(c Checked) []string {
 		argv = append(argv, flagContext, s.Context)
 	}
 	argv = append(argv, "run")
-	argv = appendPolicy(argv, s.Memory.String(), "seccomp="+s.Seccomp)
+	rt, _ := limits.RuntimeOf(s.Runtime) // Check refused a runtime the table does not know
+	argv = appendPolicy(argv, rt, s.Memory.String(), "seccomp="+s.Seccomp)
 	if s.Runtime != "" {
 		argv = append(argv, flagRuntime, s.Runtime)
 	}
@@ -95,20 +96,20 @@ func Render(c Checked) []string {
 	return append(argv, s.Args...)
 }
 
-// appendPolicy appends the boundary table's argv in its order (the
-// seccomp row's after --interactive), with the run's memory limit and
-// seccomp option in place of the table's placeholders.
-func appendPolicy(argv []string, memory, seccomp string) []string {
+// appendPolicy appends the boundary table's argv under runtime rt in its
+// order (the seccomp row's after --interactive), with the run's memory
+// limit and seccomp option in place of the table's placeholders.
+func appendPolicy(argv []string, rt limits.Runtime, memory, seccomp string) []string {
 	var late limits.Boundary
 	for _, b := range limits.Boundaries {
 		if b.ID == lateRow {
 			late = b
 			continue
 		}
-		argv = appendArgv(argv, b.Argv, memory, seccomp)
+		argv = appendArgv(argv, b.ArgvUnder(rt), memory, seccomp)
 		if b.ID == lastPolicy {
 			argv = append(argv, flagInteractive)
-			argv = appendArgv(argv, late.Argv, memory, seccomp)
+			argv = appendArgv(argv, late.ArgvUnder(rt), memory, seccomp)
 		}
 	}
 	return argv

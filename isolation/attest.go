@@ -57,11 +57,32 @@ var helloJudges = []helloJudge{
 	{"cap-eff", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		return "CapEff " + s.CapEff, unless(s.CapEff == limits.CapEffNone, "capabilities are not dropped (CapEff "+s.CapEff+")")
 	}},
+	{"kernel-linux", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		return kernelSeen(s), unless(!s.GVisor(), "the runner sees gVisor's kernel, not the host's: the engine's default runtime is gVisor; name it (--runtime runsc)")
+	}},
+	{"kernel-gvisor", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		return kernelSeen(s), unless(s.GVisor(), "the runner sees the kernel "+kernelSeen(s)+", not gVisor's: the container did not run under gVisor")
+	}},
 	{"status-no-new-privs", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("NoNewPrivs %d", s.NoNewPrivs), unless(s.NoNewPrivs == limits.NoNewPrivsOn, "no_new_privs is not set")
 	}},
+	{"prctl-no-new-privs", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		return fmt.Sprintf("prctl(PR_GET_NO_NEW_PRIVS) %d", s.NoNewPrivsPrctl), unless(s.NoNewPrivsPrctl == limits.NoNewPrivsOn, "no_new_privs is not set")
+	}},
 	{"status-seccomp", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		return fmt.Sprintf("Seccomp %d", s.Seccomp), unless(s.Seccomp == limits.SeccompModeFilter, fmt.Sprintf("no seccomp filter (Seccomp %d)", s.Seccomp))
+		seen := fmt.Sprintf("Seccomp %d, installed by %s", s.Seccomp, orNone(s.SeccompBy))
+		switch {
+		case s.Seccomp != limits.SeccompModeFilter:
+			return seen, fmt.Sprintf("no seccomp filter (Seccomp %d)", s.Seccomp)
+		case s.SeccompBy != protocol.SeccompByEngine:
+			return seen, "the engine's runtime installed no seccomp filter (the argv's profile is not in force; the runner installed the policy's own)"
+		}
+		return seen, ""
+	}},
+	{"runner-seccomp", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		seen := fmt.Sprintf("Seccomp %d, installed by %s", s.Seccomp, orNone(s.SeccompBy))
+		return seen, unless(s.Seccomp == limits.SeccompModeFilter && s.SeccompBy != "",
+			fmt.Sprintf("no seccomp filter (Seccomp %d): the runner could not install the policy's", s.Seccomp))
 	}},
 	{"syscall-probes", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		var seen, wrong []string
@@ -143,32 +164,22 @@ var helloJudges = []helloJudge{
 		seen := fmt.Sprintf("nofile %d:%d", s.NoFileSoft, s.NoFileHard)
 		return seen, unless(s.NoFileSoft == limits.NoFile && s.NoFileHard == limits.NoFile, "open files limit is "+seen[7:]+", want "+limits.Pair(limits.NoFile, limits.NoFile))
 	}},
+	{"rlimit-nproc", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		seen := fmt.Sprintf("nproc %d:%d", s.NProcSoft, s.NProcHard)
+		return seen, unless(s.NProcSoft == limits.PIDs && s.NProcHard == limits.PIDs,
+			"the sandbox's task limit (RLIMIT_NPROC) is "+seen[6:]+", want "+limits.Pair(limits.PIDs, limits.PIDs))
+	}},
 	{"rlimit-core", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("core %d:%d", s.CoreSoft, s.CoreHard)
 		return seen, unless(s.CoreSoft == limits.Core && s.CoreHard == limits.Core, "core dumps allowed ("+seen+")")
 	}},
 	{"tmp-mount", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		seen := fmt.Sprintf("%s, %d bytes, mode %s, writable %t", s.TmpOptions, s.TmpBytes, s.TmpMode, s.TmpWritable)
-		opts := strings.Split(s.TmpOptions, ",")
-		var wrong []string
-		if s.TmpOptions == "" {
-			wrong = append(wrong, "/tmp is not its own mount")
-		}
-		for _, o := range []struct{ opt, msg string }{{"noexec", "/tmp is executable"}, {"nosuid", "/tmp honours setuid"}, {"nodev", "/tmp allows devices"}} {
-			if s.TmpOptions != "" && !slices.Contains(opts, o.opt) {
-				wrong = append(wrong, o.msg)
-			}
-		}
-		if s.TmpBytes != limits.TmpBytes {
-			wrong = append(wrong, fmt.Sprintf("/tmp is %d bytes, want %d", s.TmpBytes, limits.TmpBytes))
-		}
-		if s.TmpMode != limits.TmpMode || !s.TmpWritable {
-			wrong = append(wrong, fmt.Sprintf("/tmp is mode %s and writable %t, want %s and writable: "+
-				"the image carries its own /tmp, whose mode docker keeps over the tmpfs; "+
-				"build the image without /tmp, or with /tmp mode "+limits.TmpMode, orNone(s.TmpMode), s.TmpWritable, limits.TmpMode))
-		}
-		return seen, strings.Join(wrong, "; ")
+		return judgeTmp(s, true)
 	}},
+	{"tmp-mount-mknod", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+		return judgeTmp(s, false)
+	}},
+
 	{"root-read-only", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("read-only %t", s.RootReadOnly), unless(s.RootReadOnly, "the root filesystem is writable")
 	}},
@@ -196,6 +207,44 @@ var helloJudges = []helloJudge{
 	}},
 }
 
+// judgeTmp judges /tmp: its mount options, size, mode and writability.
+// Where the runtime prints no nodev (gVisor), byOption is false and the
+// hello's mknod in /tmp stands in: it must fail with EPERM.
+func judgeTmp(s protocol.Selfcheck, byOption bool) (string, string) {
+	seen := fmt.Sprintf("%s, %d bytes, mode %s, writable %t", s.TmpOptions, s.TmpBytes, s.TmpMode, s.TmpWritable)
+	opts := strings.Split(s.TmpOptions, ",")
+	var wrong []string
+	if s.TmpOptions == "" {
+		wrong = append(wrong, "/tmp is not its own mount")
+	}
+	flags := []struct{ opt, msg string }{{"noexec", "/tmp is executable"}, {"nosuid", "/tmp honours setuid"}, {"nodev", "/tmp allows devices"}}
+	if !byOption {
+		flags = flags[:2]
+		seen += fmt.Sprintf(", mknod %s", errnoName(s.TmpMknod))
+		if s.TmpMknod != int(syscall.EPERM) {
+			wrong = append(wrong, "a device could be made in /tmp (mknod got "+errnoName(s.TmpMknod)+", want EPERM)")
+		}
+	}
+	for _, o := range flags {
+		if s.TmpOptions != "" && !slices.Contains(opts, o.opt) {
+			wrong = append(wrong, o.msg)
+		}
+	}
+	if s.TmpBytes != limits.TmpBytes {
+		wrong = append(wrong, fmt.Sprintf("/tmp is %d bytes, want %d", s.TmpBytes, limits.TmpBytes))
+	}
+	if s.TmpMode != limits.TmpMode || !s.TmpWritable {
+		wrong = append(wrong, fmt.Sprintf("/tmp is mode %s and writable %t, want %s and writable: "+
+			"the image carries its own /tmp, whose mode docker keeps over the tmpfs; "+
+			"build the image without /tmp, or with /tmp mode "+limits.TmpMode, orNone(s.TmpMode), s.TmpWritable, limits.TmpMode))
+	}
+	return seen, strings.Join(wrong, "; ")
+}
+
+func kernelSeen(s protocol.Selfcheck) string {
+	return fmt.Sprintf("uname %q %q", s.KernelRelease, s.KernelVersion)
+}
+
 func unless(ok bool, wrong string) string {
 	if ok {
 		return ""
@@ -207,11 +256,22 @@ func unless(ok bool, wrong string) string {
 // boundary table's words for it.
 type attestCheck struct {
 	limits.Proof
-	judge func(s protocol.Selfcheck, memory limits.Bytes) (seen, wrong string)
+	judge func(v sight) (seen, wrong string)
+	// record says the judge reads the engine's record of the container.
+	record bool
+}
+
+// sight is what a run's checks judge: the runner's hello, the planned
+// limits and runtime, and, where the column needs it, the engine's record.
+type sight struct {
+	hello   protocol.Selfcheck
+	memory  limits.Bytes
+	runtime string // the --runtime name asked for; empty is the default
+	record  *containerRecord
 }
 
 // attestChecks returns the checks that prove the boundary under runtime
-// r, in the judges' order.
+// r, in the judges' order: the hello's, then the record's.
 func attestChecks(r limits.Runtime) []attestCheck {
 	proofs := map[string]limits.Proof{}
 	for _, p := range limits.HelloProofs(r) {
@@ -220,22 +280,45 @@ func attestChecks(r limits.Runtime) []attestCheck {
 	var cs []attestCheck
 	for _, j := range helloJudges {
 		if p, ok := proofs[j.kind]; ok {
-			cs = append(cs, attestCheck{Proof: p, judge: j.judge})
+			judge := j.judge
+			cs = append(cs, attestCheck{Proof: p, judge: func(v sight) (string, string) { return judge(v.hello, v.memory) }})
+		}
+	}
+	for _, j := range recordJudges {
+		if p, ok := proofs[j.kind]; ok {
+			judge := j.judge
+			cs = append(cs, attestCheck{Proof: p, record: true, judge: func(v sight) (string, string) {
+				if v.record == nil {
+					return "no record", "the engine's record of the container was not read"
+				}
+				return judge(*v.record, v.memory, v.runtime)
+			}})
 		}
 	}
 	return cs
 }
 
-// runcChecks are the checks every hello is judged by today: the engine's
-// default runtime is judged as runc.
-var runcChecks = attestChecks(limits.Runc)
+// columns are the checks of each runtime the table knows, built once.
+var columns = func() map[limits.Runtime][]attestCheck {
+	m := map[limits.Runtime][]attestCheck{}
+	for _, r := range limits.Runtimes {
+		m[r] = attestChecks(r)
+	}
+	return m
+}()
 
-// attest judges the runner's view against the planned memory limit and
-// the fixed policy: one Check per boundary.
-func attest(s protocol.Selfcheck, memory limits.Bytes) []Check {
-	cs := make([]Check, 0, len(runcChecks))
-	for _, c := range runcChecks {
-		seen, wrong := c.judge(s, memory)
+// needsRecord says whether runtime r's column reads the engine's record
+// of the container.
+func needsRecord(r limits.Runtime) bool {
+	return slices.ContainsFunc(columns[r], func(c attestCheck) bool { return c.record })
+}
+
+// attest judges what the run saw against its column of the boundary
+// table: one Check per proof.
+func attest(col limits.Runtime, v sight) []Check {
+	cs := make([]Check, 0, len(columns[col]))
+	for _, c := range columns[col] {
+		seen, wrong := c.judge(v)
 		ch := pass(c.Check, seen)
 		if wrong != "" {
 			ch = fail(c.Check, wrong+" (seen: "+seen+")")
@@ -246,16 +329,16 @@ func attest(s protocol.Selfcheck, memory limits.Bytes) []Check {
 	return cs
 }
 
-// attestationError names every boundary the runner saw out of force, or
-// returns nil when all hold.
-func attestationError(s *protocol.Selfcheck, lim limits.Config) error {
+// attestationError names every boundary the run saw out of force under
+// its column, or returns nil when all hold.
+func attestationError(col limits.Runtime, v sight, lim limits.Config) error {
 	var wrong []string
-	for _, c := range runcChecks {
-		if _, w := c.judge(*s, lim.Memory); w != "" {
+	for _, c := range columns[col] {
+		if _, w := c.judge(v); w != "" {
 			wrong = append(wrong, w)
 		}
 	}
-	if lim.CPUTime > 0 && !s.CPUCounter {
+	if lim.CPUTime > 0 && !v.hello.CPUCounter {
 		// The runner would have nothing to count the limit on.
 		wrong = append(wrong, "the runner cannot read its cgroup's CPU counter, so the CPU-time limit cannot be enforced")
 	}
@@ -276,7 +359,12 @@ func selfcheckChecks(ctx context.Context, o Options) []Check {
 		}
 		return []Check{fail("selfcheck", err.Error())}
 	}
-	// Run planned with these limits, so they resolve without error.
+	// Run planned with these limits and this runtime, so they resolve.
 	lim, _ := o.Limits.Resolve()
-	return attest(*res.selfcheck, lim.Memory)
+	col, _ := limits.RuntimeOf(o.Runtime)
+	checks := attest(col, sight{hello: *res.selfcheck, memory: lim.Memory, runtime: o.Runtime, record: res.record})
+	if res.recordErr != nil {
+		checks = append(checks, fail("engine record", res.recordErr.Error()))
+	}
+	return checks
 }

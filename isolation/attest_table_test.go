@@ -5,6 +5,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -14,6 +15,10 @@ import (
 func TestEveryProofHasItsJudge(t *testing.T) {
 	judges := map[string]bool{}
 	for _, j := range helloJudges {
+		assert.Assert(t, !judges[j.kind], "judge %s is declared twice", j.kind)
+		judges[j.kind] = true
+	}
+	for _, j := range recordJudges {
 		assert.Assert(t, !judges[j.kind], "judge %s is declared twice", j.kind)
 		judges[j.kind] = true
 	}
@@ -29,5 +34,19 @@ func TestEveryProofHasItsJudge(t *testing.T) {
 	for kind := range judges {
 		assert.Check(t, used[kind], "judge %s proves no row of limits.Boundaries", kind)
 	}
-	assert.Equal(t, len(runcChecks), len(limits.HelloProofs(limits.Runc)), "one check per runc proof")
+	for _, r := range limits.Runtimes {
+		assert.Equal(t, len(columns[r]), len(limits.HelloProofs(r)), "one check per %s proof", r)
+	}
+	assert.Check(t, !needsRecord(limits.Runc), "a runc run reads no record: its hello shows everything")
+	assert.Check(t, needsRecord(limits.Runsc))
+}
+
+// runcAttest and runcError judge a hello under runc, whose column reads no
+// record.
+func runcAttest(s protocol.Selfcheck, memory limits.Bytes) []Check {
+	return attest(limits.Runc, sight{hello: s, memory: memory})
+}
+
+func runcError(s *protocol.Selfcheck, lim limits.Config) error {
+	return attestationError(limits.Runc, sight{hello: *s, memory: lim.Memory}, lim)
 }

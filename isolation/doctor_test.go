@@ -24,7 +24,7 @@ func failedNames(cs []Check) []string {
 }
 
 func TestCompareSelfcheck(t *testing.T) {
-	assert.DeepEqual(t, failedNames(attest(goodSelfcheck(), limits.DefaultMemory)), []string(nil))
+	assert.DeepEqual(t, failedNames(runcAttest(goodSelfcheck(), limits.DefaultMemory)), []string(nil))
 	for name, tc := range map[string]struct {
 		edit func(*protocol.Selfcheck)
 		want string
@@ -55,21 +55,21 @@ func TestCompareSelfcheck(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := goodSelfcheck()
 			tc.edit(&s)
-			got := failedNames(attest(s, limits.DefaultMemory))
+			got := failedNames(runcAttest(s, limits.DefaultMemory))
 			assert.Check(t, len(got) == 1 && got[0] == tc.want, "failed %v, want [%s]", got, tc.want)
 		})
 	}
-	assert.DeepEqual(t, failedNames(attest(goodSelfcheck(), 1<<30)), []string{"memory"})
+	assert.DeepEqual(t, failedNames(runcAttest(goodSelfcheck(), 1<<30)), []string{"memory"})
 }
 
 func TestAttestationErrorNamesEachBoundary(t *testing.T) {
 	good := goodSelfcheck()
-	assert.NilError(t, attestationError(&good, limits.Config{Memory: limits.DefaultMemory}))
+	assert.NilError(t, runcError(&good, limits.Config{Memory: limits.DefaultMemory}))
 
 	// An image that carries its own /tmp: the message says how to fix it.
 	tmp := goodSelfcheck()
 	tmp.TmpMode, tmp.TmpWritable = "755", false
-	assert.ErrorContains(t, attestationError(&tmp, limits.Config{Memory: limits.DefaultMemory}),
+	assert.ErrorContains(t, runcError(&tmp, limits.Config{Memory: limits.DefaultMemory}),
 		"/tmp is mode 755 and writable false, want 1777 and writable: the image carries its own /tmp, whose mode docker keeps over the tmpfs; build the image without /tmp, or with /tmp mode 1777")
 
 	// What Debian's runsc shows from inside with the whole argv applied.
@@ -77,13 +77,13 @@ func TestAttestationErrorNamesEachBoundary(t *testing.T) {
 	weak.TmpOptions, weak.TmpBytes = "rw,nosuid,nodev,relatime", 8<<30
 	weak.MemoryMax, weak.SwapMax, weak.PidsMax, weak.CPUMax = -1, -1, -1, ""
 	weak.DevShmWritable = true
-	err := attestationError(&weak, limits.Config{Memory: limits.DefaultMemory})
+	err := runcError(&weak, limits.Config{Memory: limits.DefaultMemory})
 	assert.Assert(t, verdictOf(err) == SandboxFailure)
 	assert.Error(t, err, "sandbox failure: the container does not enforce the policy: memory limit not visible; "+
 		"swap limit not visible; pids.max not visible; cpu.max not visible; /tmp is executable; "+
 		"/tmp is 8589934592 bytes, want 33554432; /dev/shm is writable; the program was never sent")
 
-	for _, c := range attest(good, limits.DefaultMemory) {
+	for _, c := range runcAttest(good, limits.DefaultMemory) {
 		assert.Assert(t, c.Proves != "", "%s says what it proves", c.Name)
 	}
 }
@@ -93,7 +93,7 @@ func TestCheckIDs(t *testing.T) {
 		assert.Equal(t, pass(name, "").ID, want)
 	}
 	seen := map[string]bool{}
-	for _, c := range attest(goodSelfcheck(), limits.DefaultMemory) {
+	for _, c := range runcAttest(goodSelfcheck(), limits.DefaultMemory) {
 		assert.Assert(t, c.ID != "" && !seen[c.ID], "ids are present and unique: %q", c.ID)
 		seen[c.ID] = true
 	}

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -32,7 +33,19 @@ func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration
 		return a.refuse(l, &Error{Verdict: SandboxFailure, Err: err}, true)
 	}
 	a.selfcheck = h.Selfcheck
-	if err := attestationError(h.Selfcheck, l.plan.Limits); err != nil {
+	v := sight{hello: *h.Selfcheck, memory: l.plan.Limits.Memory, runtime: l.plan.Runtime}
+	if needsRecord(l.plan.Column) {
+		// What the runtime hides from the runner, the engine's record
+		// shows: read it now, the container being up, before the source.
+		rctx, cancel := context.WithDeadline(context.Background(), deadline)
+		v.record, a.recordErr = l.client.record(rctx, l.plan.Name, l.plan.RunID)
+		cancel()
+		a.record = v.record
+		if a.recordErr != nil {
+			return a.refuse(l, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%w; the program was never sent", a.recordErr)}, true)
+		}
+	}
+	if err := attestationError(l.plan.Column, v, l.plan.Limits); err != nil {
 		return a.refuse(l, err, true)
 	}
 	if err := l.out.begin(); err != nil {

@@ -22,7 +22,7 @@ func BenchmarkJudgeHello(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := attestationError(h.Selfcheck, limits.Config{Memory: limits.DefaultMemory}); err != nil {
+		if err := runcError(h.Selfcheck, limits.Config{Memory: limits.DefaultMemory}); err != nil {
 			b.Fatal(err)
 		}
 	}

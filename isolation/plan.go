@@ -85,6 +85,11 @@ type runPlan struct {
 	Runner protocol.Args
 	// Argv is the exact docker argv, client binary first.
 	Argv []string
+	// Runtime is the --runtime name asked for (empty: the engine's
+	// default), and Column the boundary table's column that judges the
+	// hello under it.
+	Runtime string
+	Column  limits.Runtime
 	// profile is the seccomp profile file the argv names.
 	profile string
 }
@@ -208,9 +213,10 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 		return runPlan{}, err
 	}
 	argv := dockerargs.Render(spec)
+	column, _ := limits.RuntimeOf(o.Runtime) // dockerargs.Check refused any other
 	return runPlan{
 		RunID: runID, Name: name, Deadline: deadline, Image: o.Image, Limits: lim, Runner: runner, Argv: argv,
-		profile: o.profile,
+		Runtime: o.Runtime, Column: column, profile: o.profile,
 	}, nil
 }
 

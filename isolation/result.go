@@ -59,6 +59,10 @@ type Result struct {
 	// doctor; it is set whenever a hello could be decoded, even one that
 	// failed the judgement.
 	selfcheck *protocol.Selfcheck
+	// record and recordErr are the run's reading of the engine's record
+	// of its container, for doctor.
+	record    *containerRecord
+	recordErr error
 }
 
 // Usage is what a run's program used, as the runner measured it on its
@@ -107,7 +111,7 @@ type Timings struct {
 func (a *attempt) result(err error) Result {
 	// From the call to the return, cleanup included, whatever the verdict.
 	returned := time.Now()
-	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, selfcheck: a.selfcheck, DurationMS: returned.Sub(a.start).Milliseconds()}
+	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, selfcheck: a.selfcheck, record: a.record, recordErr: a.recordErr, DurationMS: returned.Sub(a.start).Milliseconds()}
 	if a.plan != nil {
 		res.Image, res.RunID, res.Interpreter = a.plan.Image, a.plan.RunID, interpreterOf(a.plan.Runner)
 		if a.started {

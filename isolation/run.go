@@ -48,6 +48,10 @@ type attempt struct {
 	// selfcheck is the runner's view of the sandbox from its hello,
 	// accepted or not (doctor lists it either way).
 	selfcheck *protocol.Selfcheck
+	// record is the engine's record of the container where the run's
+	// column reads it, and recordErr why it could not be read.
+	record    *containerRecord
+	recordErr error
 }
 
 func (a *attempt) run(ctx context.Context, req Request, o Options) error {

@@ -51,9 +51,9 @@ func TestCPUTimeNeedsTheCounter(t *testing.T) {
 	t.Parallel()
 	s := goodSelfcheck()
 	s.CPUCounter = false
-	err := attestationError(&s, limitsWithCPU(0))
+	err := runcError(&s, limitsWithCPU(0))
 	assert.NilError(t, err)
-	err = attestationError(&s, limitsWithCPU(time.Second))
+	err = runcError(&s, limitsWithCPU(time.Second))
 	assert.ErrorContains(t, err, "the runner cannot read its cgroup's CPU counter, so the CPU-time limit cannot be enforced")
 }
 

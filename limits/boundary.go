@@ -1,23 +1,42 @@
 package limits
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Runtime names an OCI runtime. Each is a column of the boundary table:
 // the argv and the audit are the same under every runtime, but each shows
 // the boundary to the runner inside its own way.
 type Runtime string
 
-// Runc is the reference runtime. An engine's default runtime is judged as
+// The runtimes the table knows. An engine's default runtime is judged as
 // runc.
-const Runc Runtime = "runc"
+const (
+	// Runc is the reference runtime: the host's kernel, behind namespaces,
+	// cgroups, capabilities and the seccomp filter.
+	Runc Runtime = "runc"
+	// Runsc is gVisor: the program's syscalls meet gVisor's own kernel (the
+	// sentry), itself behind a host seccomp filter, so the program sees
+	// nothing of the host kernel's state.
+	Runsc Runtime = "runsc"
+)
 
-// RuntimeOf returns the column that proves a run under the runtime named
-// as --runtime names it; empty is the engine's default, judged as runc.
-func RuntimeOf(name string) Runtime {
-	if name == "" {
-		return Runc
+// Runtimes are the table's columns, in the order the README shows them.
+var Runtimes = []Runtime{Runc, Runsc}
+
+// RuntimeOf returns the column that proves a run under the runtime
+// --runtime names: empty (the engine's default) and runc are runc; runsc
+// and names that begin "runsc-" (gVisor's own examples register runsc-kvm,
+// runsc-debug) are gVisor. Any other runtime is not one the table knows.
+func RuntimeOf(name string) (Runtime, error) {
+	switch {
+	case name == "" || name == string(Runc):
+		return Runc, nil
+	case name == string(Runsc) || strings.HasPrefix(name, string(Runsc)+"-"):
+		return Runsc, nil
 	}
-	return Runtime(name)
+	return "", fmt.Errorf("--runtime: %q is not a runtime the boundary table proves (runc, or gVisor as runsc or runsc-NAME)", name)
 }
 
 // Boundary is one row of the boundary table: one boundary the policy
@@ -41,9 +60,35 @@ type Boundary struct {
 	// Audit says how Audit judges a captured argv for it; empty means the
 	// argv cannot show it, and Audit has no finding for it.
 	Audit string
+	// Under holds the row's argv and audit rule under a runtime that needs
+	// other flags than Argv and Audit: gVisor's threads share the host's
+	// --pids-limit with the program's.
+	Under map[Runtime]Flags
 	// Hello holds, per runtime, the checks of the runner's hello that
 	// prove it, as doctor prints them.
 	Hello map[Runtime][]Proof
+}
+
+// Flags are a row's argv and audit rule under one runtime.
+type Flags struct {
+	Argv  []string
+	Audit string
+}
+
+// ArgvUnder returns the row's argv under runtime r.
+func (b Boundary) ArgvUnder(r Runtime) []string {
+	if f, ok := b.Under[r]; ok {
+		return f.Argv
+	}
+	return b.Argv
+}
+
+// AuditUnder returns how Audit judges the row in an argv for runtime r.
+func (b Boundary) AuditUnder(r Runtime) string {
+	if f, ok := b.Under[r]; ok {
+		return f.Audit
+	}
+	return b.Audit
 }
 
 // Proof is one check of the runner's hello (protocol.Selfcheck). The code
@@ -103,9 +148,12 @@ var (
 	TmpfsOptions = "rw,noexec,nosuid,nodev,size=" + Bytes(TmpBytes).String() + ",mode=" + TmpMode
 	// Tmpfs is the --tmpfs value.
 	Tmpfs = "/tmp:" + TmpfsOptions
-	// UlimitNoFile and UlimitCore are the --ulimit values.
+	// UlimitNoFile and UlimitCore are the --ulimit values; UlimitNProc is
+	// gVisor's, which counts the sandbox's tasks (under runc the limit
+	// counts every process of the host's uid 65534, every container's).
 	UlimitNoFile = ulimit("nofile", NoFile)
 	UlimitCore   = ulimit("core", Core)
+	UlimitNProc  = ulimit("nproc", PIDs)
 	// Interfaces are the only network interfaces the program sees.
 	Interfaces = []string{"lo"}
 	// EngineEnv is the environment the engine itself gives every

@@ -40,13 +40,31 @@ func TestBoundaryTable(t *testing.T) {
 		assert.Assert(t, b.Name != "" && b.Value != "", "%s has a name and a value", b.ID)
 		assert.Assert(t, b.Audit != "" || len(b.Hello) > 0, "%s is judged somewhere", b.ID)
 		assert.Assert(t, b.Audit != "" || len(b.Claims) == 0, "%s claims flags it does not judge", b.ID)
-		for _, p := range b.Hello[Runc] {
-			assert.Assert(t, p.Check != "" && p.Proves != "" && p.Judge != "" && p.Shows != "", "%s: %+v", b.ID, p)
-			assert.Assert(t, !checks[p.Check], "one check per name: %q", p.Check)
-			checks[p.Check] = true
+		assert.Assert(t, (len(b.Hello[Runc]) == 0) == (len(b.Hello[Runsc]) == 0), "%s: a boundary the hello proves under one runtime is proven under each", b.ID)
+		for _, r := range Runtimes {
+			for _, p := range b.Hello[r] {
+				assert.Assert(t, p.Check != "" && p.Proves != "" && p.Judge != "" && p.Shows != "", "%s: %+v", b.ID, p)
+				key := string(r) + " " + p.Check
+				assert.Assert(t, !checks[key], "one check per name under %s: %q", r, p.Check)
+				checks[key] = true
+			}
+		}
+		for r, f := range b.Under {
+			assert.Assert(t, len(f.Argv) > 0 && f.Audit != "", "%s under %s has an argv and an audit rule", b.ID, r)
 		}
 	}
-	assert.Equal(t, RuntimeOf(""), Runc)
+	for name, want := range map[string]Runtime{"": Runc, "runc": Runc, "runsc": Runsc, "runsc-kvm": Runsc} {
+		got, err := RuntimeOf(name)
+		assert.NilError(t, err)
+		assert.Equal(t, got, want, name)
+	}
+	for _, name := range []string{"crun", "kata", "runscx", "RUNSC"} {
+		_, err := RuntimeOf(name)
+		assert.ErrorContains(t, err, "--runtime: \""+name+"\" is not a runtime the boundary table proves")
+	}
+	pids, _ := Lookup("pids")
+	assert.DeepEqual(t, pids.ArgvUnder(Runc), []string{"--pids-limit", "64"})
+	assert.DeepEqual(t, pids.ArgvUnder(Runsc), []string{"--pids-limit", "320", "--ulimit", "nproc=64:64"})
 	_, ok := Lookup("tmp")
 	assert.Assert(t, ok)
 }

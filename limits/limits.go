@@ -16,6 +16,12 @@ const (
 	CPUs = 1
 	// PIDs is the cgroup task limit; it counts threads as well as processes.
 	PIDs = 64
+	// GVisorHostPIDs is the host's --pids-limit under gVisor, whose own
+	// threads live in that cgroup beside the program's: about 26 for the
+	// gofer and the sentry, and 2 to 4 per task of the program (seen here:
+	// a full table of 64 spinning tasks lived at 320 and killed the whole
+	// sandbox at 192). The program's own cap is PIDs, as RLIMIT_NPROC.
+	GVisorHostPIDs = 4*PIDs + 64
 	// NoFile is the soft and hard RLIMIT_NOFILE.
 	NoFile = 64
 	// Core is the soft and hard RLIMIT_CORE: no core dumps.
