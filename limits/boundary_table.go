@@ -127,7 +127,7 @@ var Boundaries = []Boundary{
 	{ID: "entrypoint", Name: "runner entrypoint", Value: "the image's runner as PID 1", Claims: []string{"entrypoint", "init"},
 		Audit: "no --entrypoint, --init"},
 	{ID: "runtime", Name: "runtime", Value: "runc (the engine's default) or gVisor's runsc", Claims: []string{"runtime"},
-		Audit: "no --runtime but one the auditor allows",
+		Audit: "no --runtime but runc, runsc (or runsc-NAME), or one the auditor allows",
 		Hello: apart(
 			proofs(Proof{Check: "kernel", Proves: "the runner runs on the host's kernel, as runc runs it", Judge: "kernel-linux",
 				Shows: "a uname that is not gVisor's"}),
