@@ -141,7 +141,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
 	}
-	g := &guard{cg: cg, limit: sc.MemoryMax, cpu: &meter{cg: cg, limit: cfg.CPUTime}}
+	g := &guard{cg: cg, limit: sc.MemoryMax, gvisor: sc.GVisor(), cpu: &meter{cg: cg, limit: cfg.CPUTime, gvisor: sc.GVisor()}}
 	if err := g.cpu.open(); err != nil {
 		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
 		return
