@@ -21,12 +21,13 @@ import (
 // selfcheck reports what this process actually sees. It only reads and
 // probes; a value it cannot read is left at -1 or empty and explained in
 // Problems, so doctor fails that check instead of guessing. probe is the
-// /proc probe, started before; cg the runner's cgroup.
-func selfcheck(probe *procProbe, cg cgroup) protocol.Selfcheck {
+// /proc probe, started before; cg the runner's cgroup; seccompBy who
+// installed the filter in force (ensureFilter, at the runner's start).
+func selfcheck(probe *procProbe, cg cgroup, seccompBy string) protocol.Selfcheck {
 	s := protocol.Selfcheck{
 		UID: os.Getuid(), GID: os.Getgid(), NoNewPrivs: -1, Seccomp: -1, NoNewPrivsPrctl: -1,
 		MemoryMax: -1, SwapMax: -1, PidsMax: -1, NoFileSoft: -1, NoFileHard: -1, CoreSoft: -1, CoreHard: -1,
-		NProcSoft: -1, NProcHard: -1, TmpBytes: -1, TmpMknod: -1,
+		NProcSoft: -1, NProcHard: -1, TmpBytes: -1, TmpMknod: -1, SeccompBy: seccompBy,
 	}
 	problem := func(what string, err error) { s.Problems = append(s.Problems, what+": "+err.Error()) }
 	// First: which kernel decides what else is read (s.GVisor()).
