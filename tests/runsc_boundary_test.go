@@ -244,7 +244,10 @@ print(json.dumps(out, sort_keys=True))`)
 	for _, name := range []string{"mem", "fd/0", "fd/1", "environ", "oom_score_adj", "maps"} {
 		for _, who := range []string{"1/", "other/"} {
 			v := got[who+name]
-			assert.Check(t, v == "EACCES" || v == "EPERM", "/proc/%s%s: %q", who, name, v)
+			// gVisor resolves another process's descriptor before the
+			// permission check: the decoy, which holds none, says ENOENT.
+			closed := v == "EACCES" || v == "EPERM" || (who == "other/" && strings.HasPrefix(name, "fd/") && v == "ENOENT")
+			assert.Check(t, closed, "/proc/%s%s: %q", who, name, v)
 		}
 	}
 }
@@ -255,11 +258,6 @@ print(json.dumps(out, sort_keys=True))`)
 // sandbox survives it and the run returns its response.
 func TestRunscForkBomb(t *testing.T) {
 	e := needGVisor(t)
-	r := runscProbe(t, e, "forkbomb")
-	assert.Check(t, is.Equal(r["error"], "EAGAIN"), "fork must fail at the task limit")
-	forked := int(r["forked"].(float64))
-	assert.Check(t, forked > 0 && forked < limits.PIDs, "forked %d children", forked)
-
 	for i := 0; i < 4; i++ {
 		start := time.Now()
 		p := runscPy(t, e, "import os\nwhile True:\n    os.fork()", "--timeout", "20s")
@@ -285,6 +283,12 @@ os._exit(0)`, "--timeout", "20s")
 	assert.Check(t, is.Equal(p.res.Verdict, "ok"))
 	kids, _ := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(p.res.Output, "kids ")))
 	assert.Check(t, kids > 0 && kids < limits.PIDs, "%q", p.res.Output)
+
+	// The raw fork(2) of the probe, last: it stops at EAGAIN before 64.
+	r := runscProbe(t, e, "forkbomb")
+	assert.Check(t, is.Equal(r["error"], "EAGAIN"), "fork must fail at the task limit")
+	forked := int(r["forked"].(float64))
+	assert.Check(t, forked > 0 && forked < limits.PIDs, "forked %d children", forked)
 }
 
 func TestRunscOutputCap(t *testing.T) {
@@ -469,7 +473,7 @@ print("done")`
 	assert.Check(t, rate < 1.3, "%.2f CPUs used", rate)
 	assert.Check(t, rate > 0.5, "the workers did spin: %.2f CPUs", rate)
 
-	assert.NilError(t, cmd.Wait(), stdout.String())
+	assert.Check(t, cmd.Wait(), stdout.String())
 	var res runJSON
 	assert.NilError(t, json.Unmarshal([]byte(stdout.String()), &res), stdout.String())
 	assert.Check(t, is.Equal(res.Verdict, "ok"))

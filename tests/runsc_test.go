@@ -6,11 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // The gVisor suite: the same attacks as under runc, on the second engine
@@ -47,6 +52,11 @@ func runscStarlark(t *testing.T, e *secondEngine, src string, flags ...string) t
 func runscPy(t *testing.T, e *secondEngine, src string, flags ...string) toolResult {
 	t.Helper()
 	imageOnSecond(t, e, pythonImage)
+	// Each container of the second engine's vfs storage is a copy of the
+	// whole image, slow to make while the suite runs beside it.
+	if !slices.Contains(flags, "--timeout") {
+		flags = append(flags, "--timeout", "30s")
+	}
 	args := append([]string{"--image", pythonImage, "--code", src}, flags...)
 	return underRunsc(t, e, nil, "", "run", append(args, "--", "python3", "-")...)
 }
@@ -195,12 +205,31 @@ fi
 exec "$SYNAPSE_TOOL" run --context "$SYNAPSE_CONTEXT" --runtime "$SYNAPSE_RUNTIME" "$@"
 `
 
+// gvisorKernelDiffers are the tests of the CPython subset that pass under
+// runc and not under gVisor, with what gVisor's kernel answers: none is
+// the policy's filter (its errno, 4094, appears nowhere), each is a call
+// gVisor implements otherwise than Linux.
+var gvisorKernelDiffers = map[string]string{
+	"test.test_os.FileTests.test_copy_file_range":                  "copy_file_range: ENOSYS",
+	"test.test_os.FileTests.test_copy_file_range_offset":           "copy_file_range: ENOSYS",
+	"test.test_fcntl.TestFcntl.test_fcntl_64_bit":                  "fcntl F_NOTIFY with a 64-bit flag: EINVAL",
+	"test.test_posix.PosixTester.test_fs_holes":                    "lseek SEEK_HOLE, SEEK_DATA: unsupported",
+	"test.test_posix.PosixTester.test_sched_priority":              "sched_get_priority_min of a bad policy: no error",
+	"test.test_posix.PosixTester.test_sched_rr_get_interval":       "sched_rr_get_interval: EPERM",
+	"test.test_posix.TestPosixSpawn.test_setscheduler_only_param":  "sched_setscheduler: EPERM",
+	"test.test_posix.TestPosixSpawnP.test_setscheduler_only_param": "sched_setscheduler: EPERM",
+}
+
+// unexplained is a test pysuite found worse under the policy for no
+// listed reason, with how it ended.
+var unexplained = regexp.MustCompile(`(test\.[\w.]+): passed under the default, (.*?) under the policy \[UNEXPLAINED\]`)
+
 // TestRunscCPythonSuite: the modules of CPython's regression suite that
-// TestCPythonSuiteUnderTheProfile runs pass under gVisor, with the
-// runner's own filter, as under runc with the engine's default profile
-// (scripts/pysuite's baseline, its argv run as docker run on the
-// machine's engine): pysuite exits 1 on a test that does worse for no
-// listed reason.
+// TestCPythonSuiteUnderTheProfile runs, under gVisor with the runner's own
+// filter, against runc with the engine's default profile (scripts/pysuite's
+// baseline, its argv run as docker run on the machine's engine). Every test
+// that does worse is one of gvisorKernelDiffers, and none meets the
+// policy's filter.
 func TestRunscCPythonSuite(t *testing.T) {
 	e := needGVisor(t)
 	t.Parallel()
@@ -215,7 +244,13 @@ func TestRunscCPythonSuite(t *testing.T) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	t.Logf("scripts/pysuite under runsc:\n%s%s", stderr.String(), out)
-	assert.NilError(t, err)
 	assert.Check(t, is.Contains(string(out), "| test_os | "))
-	assert.Check(t, is.Equal(strings.Count(string(out), "\n| test_"), 7))
+	assert.Assert(t, is.Equal(strings.Count(string(out), "\n| test_"), 7), "%v", err)
+	worse := unexplained.FindAllStringSubmatch(string(out), -1)
+	for _, m := range worse {
+		_, known := gvisorKernelDiffers[m[1]]
+		assert.Check(t, known, "%s does worse under gVisor: %s", m[1], m[2])
+	}
+	assert.Check(t, (err == nil) == (len(worse) == 0), "pysuite: %v with %d tests worse", err, len(worse))
+	assert.Check(t, !strings.Contains(string(out), strconv.Itoa(limits.FilterErrno)), "a test met the policy's filter")
 }
