@@ -8,6 +8,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -84,4 +85,28 @@ func TestArgvCarriesTheCPUTimeAndAuditSeesIt(t *testing.T) {
 		}
 	}
 	assert.Equal(t, found, "enforced: --cpu-time 1.5s (runner argument)")
+}
+
+// TestBoundCutsGVisorsCPUClaim: under runc a CPU-time claim past what the
+// quota allows is a hostile response; under gVisor, whose sentry counts
+// more than the host for several busy tasks, it is cut to the quota's
+// bound. The memory bound is the same on both.
+func TestBoundCutsGVisorsCPUClaim(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	claim := int64(11_850_000) // 11.85 s in 8 s, as gVisor was seen to claim
+	for _, col := range []limits.Runtime{limits.Runc, limits.Runsc} {
+		a := &attempt{plan: &runPlan{Column: col, Limits: limits.Config{Memory: limits.DefaultMemory}},
+			sent: now, responded: now.Add(8 * time.Second)}
+		u, err := a.bound(&protocol.Usage{CPUMicros: &claim})
+		if col == limits.Runc {
+			assert.Check(t, is.ErrorContains(err, "response: claims 11.85s of CPU time in 8s, more than 1 CPU allows"))
+			continue
+		}
+		assert.NilError(t, err)
+		assert.Check(t, is.Equal(*u.CPUMS, int64(8100)), "8 s and one CFS period")
+		big := int64(limits.DefaultMemory) + peakSlack + 1
+		_, err = a.bound(&protocol.Usage{MemoryPeakBytes: &big})
+		assert.Check(t, is.ErrorContains(err, "over the 512m limit"))
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -31,6 +32,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -359,7 +361,14 @@ func underPolicy(tool, image, src string) (outcomes, error) {
 // policy's seccomp option, speaking the runner's protocol itself: the
 // hello comes first, then, given the request, the response.
 func underDefault(tool, image, src string) (outcomes, error) {
+	// Pinned by --at, the argv carries no owner label: its owner would be
+	// the argv process, gone at once, and a gc on this host would take the
+	// container for a dead supervisor's leftover. Its deadline label still
+	// tells gc when it is one.
+	var id [8]byte
+	_, _ = rand.Read(id[:])
 	out, err := exec.Command(tool, "argv", "--format", "json", "--image", image, "--memory", memory,
+		"--at", strconv.FormatInt(time.Now().Unix(), 10), "--name", fmt.Sprintf("synapse-pysuite-%x", id),
 		"--timeout", timeout.String(), "--", "python3", "-").Output()
 	if err != nil {
 		return outcomes{}, fmt.Errorf("argv: %w", err)
