@@ -85,10 +85,18 @@ func warmPaired(tool, image, baseTool, baseImage string, n int) error {
 	return nil
 }
 
+// runtime is the OCI runtime warm latency is measured under (-runtime);
+// empty is the engine's default.
+var runtime string
+
 // warmSamples writes n requests to one batch, 0.5 s apart, each once the
 // result of the one before was read, and returns each one's latency in ms.
 func warmSamples(tool, image string, n int) ([]float64, error) {
-	cmd := exec.Command(tool, "batch", "--image", image, "--parallel", "1")
+	args := []string{"batch", "--image", image, "--parallel", "1"}
+	if runtime != "" {
+		args = append(args, "--runtime", runtime)
+	}
+	cmd := exec.Command(tool, args...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

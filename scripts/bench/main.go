@@ -33,8 +33,13 @@ func main() {
 	python := flag.String("python", "", "Python image ID: measure print(1+2) there against 1+2 on -image")
 	seccomp := flag.Bool("seccomp", false, "measure the policy's seccomp profile against the engine's default, bare docker runs")
 	warmBase := flag.String("warm-against", "", "TOOL,IMAGE of an earlier build: batch's warm latency of both, in alternating rounds")
+	warm := flag.Bool("warm", false, "measure batch's warm latency alone (-n requests), under -runtime if set")
+	flag.StringVar(&runtime, "runtime", "", "OCI runtime for -warm (runsc: gVisor), as run's --runtime")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
+	if *warm {
+		run = func() error { return warmLatency(*tool, *image, *n) }
+	}
 	if *baseline != "" {
 		run = func() error { return attestCost(*tool, *image, *baseline, *n) }
 	}
