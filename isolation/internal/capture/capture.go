@@ -1,6 +1,9 @@
-// Package capture is the one bounded writer of the tool: the evaluator's
-// print output, the runner's exec-mode output and the supervisor's read of
-// the container's response all go through it.
+// Package capture holds the tool's bounded writers. Stream keeps a
+// program's output, head and tail: the evaluator's print output and the
+// runner's exec-mode stdout and stderr, which share one bound (Keep).
+// Buffer keeps a head only: the supervisor's read of the container's
+// response and the runner's read of its Starlark child's, where only a
+// frame that fits whole is of use.
 package capture
 
 import (
