@@ -223,9 +223,9 @@ func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildP
 		startDecoy()
 	}
 	if cfg.Exec != nil {
-		return execute(ctx, cfg.Exec, req.Source, g)
+		return execute(ctx, cfg.Exec, req, g)
 	}
-	return sl.eval(ctx, req.Source, g)
+	return sl.eval(ctx, req, g)
 }
 
 // fromEval puts an evaluation result into the wire format.
