@@ -17,7 +17,7 @@ func TestDecodeLine(t *testing.T) {
 	assert.Equal(t, string(id), "7")
 	assert.Equal(t, r.Source, "1+2")
 	for in, want := range map[string]string{
-		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id" and "source" only)`,
+		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id", "source", "stdin" and "files" only)`,
 		`{"id":true,"source":"x"}`:         `"id" must be a string or a number`,
 		`{"id":"a"}`:                       `missing field "source"`,
 		"{\"id\":1,\"source\":\"\xc3(\"}":  "invalid UTF-8 at offset 18",
