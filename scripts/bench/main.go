@@ -8,6 +8,9 @@
 // image whose runner does not attest, in alternating order, and the time
 // the runner itself reports for reading the attestation.
 //
+// With -stdin it measures what input costs: paired runs of a program
+// reading 60 KiB of --stdin against the same program without it.
+//
 // Usage: go run ./scripts/bench -tool PATH -image ID [-n 30] [-baseline ID]
 package main
 
@@ -33,6 +36,7 @@ func main() {
 	python := flag.String("python", "", "Python image ID: measure print(1+2) there against 1+2 on -image")
 	seccomp := flag.Bool("seccomp", false, "measure the policy's seccomp profile against the engine's default, bare docker runs")
 	warmBase := flag.String("warm-against", "", "TOOL,IMAGE of an earlier build: batch's warm latency of both, in alternating rounds")
+	stdin := flag.Bool("stdin", false, "measure a run with 60 KiB of stdin against one without (on -python's image if given)")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
 	if *baseline != "" {
@@ -43,6 +47,9 @@ func main() {
 	}
 	if *python != "" {
 		run = func() error { return pythonCost(*tool, *image, *python, *n) }
+	}
+	if *stdin {
+		run = func() error { return stdinCost(*tool, *image, *python, *n) }
 	}
 	if *seccomp {
 		run = func() error { return profileCost(*tool, *image, *n) }
