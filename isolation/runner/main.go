@@ -1,5 +1,5 @@
 // Command runner is the in-container entrypoint of the reference image. It
-// speaks protocol v2: first it reads its own view of the sandbox and writes
+// speaks protocol v3: first it reads its own view of the sandbox and writes
 // it as the hello line, before it reads anything; then it reads one request
 // from stdin (which the host writes only if the hello passed), evaluates it
 // (Starlark by default, an operator's interpreter with --exec, or nothing
