@@ -39,7 +39,9 @@ func execute(ctx context.Context, argv []string, req protocol.Request, g *guard)
 		return failure(protocol.ErrInternal, "preparing the program: "+err.Error())
 	}
 	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, programArgv(argv, w.source)...)...)
-	cmd.Dir, cmd.Stdin = w.dir, w.stdin
+	// Env set, so os/exec adds no PWD for Dir: the program's environment
+	// is the runner's, the engine's own keys alone.
+	cmd.Dir, cmd.Stdin, cmd.Env = w.dir, w.stdin, os.Environ()
 	cmd.ExtraFiles = []*os.File{statusW}
 	stdout, stderr := capture.NewStream(limits.MaxOutputBytes), capture.NewStream(limits.MaxOutputBytes)
 	g.cpu.begin() // the interpreter's start is the program's cost
