@@ -139,7 +139,7 @@ var Boundaries = []Boundary{
 		Audit: "the runner's --cpu-time, if any, is a duration from " + MinCPUTime.String() + " to its --timeout"},
 	{ID: "runner-proc", Name: "runner /proc closed", Value: "the runner is non-dumpable",
 		Hello: both(Proof{Check: "runner /proc", Proves: "the program cannot open the runner's memory, descriptors, environment or OOM score",
-			Judge: "proc-probes", Shows: "EACCES or EPERM opening /proc/1/mem, fd, environ, oom_score_adj"})},
+			Judge: "proc-probes", Shows: "EACCES or EPERM opening /proc/1/mem, fd/0, environ, oom_score_adj"})},
 	{ID: "selfcheck", Name: "a whole account", Value: "every value read",
 		Hello: both(Proof{Check: "selfcheck problems", Proves: "every value above could be read", Judge: "problems", Shows: "no problems"})},
 	{ID: "other-flags", Name: "other flags", Value: "none but harmless ones",

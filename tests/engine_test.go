@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,8 +18,10 @@ import (
 // machine's own, which it never touches: its own socket, data root, exec
 // root, pidfile, cgroup parent, config file and bridge (a bridge interface
 // it creates and deletes: with --bridge none dockerd would delete the
-// machine's docker0). Its config registers gVisor's runsc, which needs
-// --network=none as a runtime argument to start here.
+// machine's docker0). Its config registers two gVisor runtimes, each with
+// --network=none as its runtime argument (runsc needs it to start here):
+// the project's pinned runsc (scripts/runsc.sh) as currentRunsc, and
+// Debian's of release 20221219 as oldRunsc.
 type secondEngine struct {
 	dir       string // everything of it lives below
 	sock      string
@@ -31,6 +34,18 @@ type secondEngine struct {
 }
 
 const secondContext = "synapse-second"
+
+// The second engine's runtime names: currentRunsc runs the pinned gVisor
+// that $SYNAPSE_RUNSC names (scripts/runsc.sh builds it), oldRunsc runs
+// Debian's 2022 runsc, which the tool must refuse.
+const (
+	currentRunsc = "runsc"
+	oldRunsc     = "runsc-debian"
+)
+
+// debianRunsc is where Debian's runsc package puts its binary. An absolute
+// path, never a PATH lookup, which could find the pinned runsc instead.
+const debianRunsc = "/usr/bin/runsc"
 
 var (
 	second     *secondEngine
@@ -75,10 +90,14 @@ func startSecondEngine() (*secondEngine, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("starting a Docker daemon needs root")
 	}
-	for _, bin := range []string{"dockerd", "ip", "runsc"} {
+	for _, bin := range []string{"dockerd", "ip"} {
 		if _, err := exec.LookPath(bin); err != nil {
-			return nil, fmt.Errorf("%s: %v (.ci/run installs runsc)", bin, err)
+			return nil, err
 		}
+	}
+	runtimes, err := runscRuntimes()
+	if err != nil {
+		return nil, err
 	}
 	dir, err := os.MkdirTemp("", "synapse-dockerd-")
 	if err != nil {
@@ -109,8 +128,11 @@ func startSecondEngine() (*secondEngine, error) {
 		}
 	}
 	config := filepath.Join(dir, "daemon.json")
-	runsc, _ := exec.LookPath("runsc")
-	if err := os.WriteFile(config, []byte(`{"runtimes": {"runsc": {"path": "`+runsc+`", "runtimeArgs": ["--network=none"]}}}`), 0o644); err != nil {
+	js, err := json.Marshal(map[string]any{"runtimes": runtimes})
+	if err != nil {
+		return fail(err)
+	}
+	if err := os.WriteFile(config, js, 0o644); err != nil {
 		return fail(err)
 	}
 	logf, err := os.Create(filepath.Join(dir, "dockerd.log"))
@@ -181,6 +203,37 @@ func startSecondEngine() (*secondEngine, error) {
 		return fail(fmt.Errorf("the second engine has no %s after load: %v %s", refImage, err, got))
 	}
 	return e, nil
+}
+
+// runscRuntimes is the daemon.json "runtimes" of the two runsc binaries:
+// the pinned one from $SYNAPSE_RUNSC and Debian's, each required to be an
+// absolute path to an executable, and not one file under two names.
+func runscRuntimes() (map[string]any, error) {
+	pinned := os.Getenv("SYNAPSE_RUNSC")
+	if pinned == "" {
+		return nil, errors.New("SYNAPSE_RUNSC is not set (scripts/test.sh sets it to the pinned runsc that scripts/runsc.sh builds)")
+	}
+	if !filepath.IsAbs(pinned) {
+		return nil, fmt.Errorf("SYNAPSE_RUNSC=%s is not an absolute path", pinned)
+	}
+	var infos []os.FileInfo
+	for _, path := range []string{pinned, debianRunsc} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("%v (scripts/runsc.sh builds the pinned runsc; scripts/test.sh installs Debian's runsc package)", err)
+		}
+		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			return nil, fmt.Errorf("%s is not an executable file", path)
+		}
+		infos = append(infos, fi)
+	}
+	if os.SameFile(infos[0], infos[1]) {
+		return nil, fmt.Errorf("SYNAPSE_RUNSC=%s is Debian's runsc, not the pinned one", pinned)
+	}
+	runtime := func(path string) map[string]any {
+		return map[string]any{"path": path, "runtimeArgs": []string{"--network=none"}}
+	}
+	return map[string]any{currentRunsc: runtime(pinned), oldRunsc: runtime(debianRunsc)}, nil
 }
 
 // stop removes the engine's containers, stops the daemon and waits for it

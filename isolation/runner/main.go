@@ -83,8 +83,11 @@ func main() {
 	}
 	protect()
 	silenceStderr()
+	// Before any thread is reserved and any child started: the filter,
+	// installed on every thread at once, is inherited by all of them.
+	seccompBy := ensureFilter(filterInForce, installFilter)
 	reserveThreads(spareThreads)
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout))
+	os.Exit(run(os.Args[1:], seccompBy, os.Stdin, os.Stdout))
 }
 
 // silenceStderr points fd 2 at /dev/null, so not even a Go runtime crash
@@ -103,8 +106,8 @@ func failure(typ, msg string) protocol.Response {
 // run is the runner's whole exchange: its arguments, the hello, the
 // request, the program under its limits, the response. Its exit code is 0
 // when a response was written (exit answers for a panic too), 2 when none
-// could be.
-func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
+// could be. seccompBy is who installed the filter in force (ensureFilter).
+func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (code int) {
 	r := &responder{out: stdout}
 	defer r.exit(&code)
 	cfg, err := protocol.ParseArgs(args)
@@ -123,7 +126,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 	// The hello: read and written before anything is read from stdin, so
 	// the host judges the sandbox before the source exists in it, and
 	// nothing a program does can change what the host is told.
-	sc, helloAt, err := attest(stdout, a.probe, cg)
+	sc, helloAt, err := attest(stdout, a.probe, cg, seccompBy)
 	a.probe.end()
 	if err != nil {
 		return // no hello, no response: the host refuses the container
@@ -141,7 +144,7 @@ func run(args []string, stdin io.Reader, stdout io.Writer) (code int) {
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
 	}
-	g := &guard{cg: cg, limit: sc.MemoryMax, cpu: &meter{cg: cg, limit: cfg.CPUTime}}
+	g := &guard{cg: cg, limit: sc.MemoryMax, gvisor: sc.GVisor(), cpu: &meter{cg: cg, limit: cfg.CPUTime, gvisor: sc.GVisor()}}
 	if err := g.cpu.open(); err != nil {
 		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
 		return
@@ -246,9 +249,9 @@ func fromEval(r interp.Result) protocol.Response {
 // attest reads the sandbox as the runner sees it and writes it as the
 // hello line, in one write; it returns what it saw and when the hello was
 // written.
-func attest(stdout io.Writer, probe *procProbe, cg cgroup) (protocol.Selfcheck, time.Time, error) {
+func attest(stdout io.Writer, probe *procProbe, cg cgroup, seccompBy string) (protocol.Selfcheck, time.Time, error) {
 	began := time.Now()
-	sc := selfcheck(probe, cg)
+	sc := selfcheck(probe, cg, seccompBy)
 	sc.TookMicros = time.Since(began).Microseconds()
 	b, err := json.Marshal(protocol.Hello{V: protocol.Version, Selfcheck: &sc})
 	if err != nil {

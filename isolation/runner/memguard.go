@@ -43,6 +43,39 @@ const (
 // the runner itself never has to fight for pages.
 func headroom(limit int64) int64 { return max(limit/16, 4<<20) }
 
+// gvisorHeadroom is headroom under gVisor, where the guard judges the
+// sandbox's whole usage as gVisor counts it (memory.usage_in_bytes: the
+// pages of its memory file, the program's and its /tmp files alike). No
+// OOM killer inside the sandbox takes the program alone: past the limit
+// the host kills the whole sandbox, the runner with it. The host charges
+// the sentry's own memory too, which gVisor's count leaves out (the host
+// killed the sandbox at 4 to 14 MiB below the limit by that count, at
+// 64m, 128m and 512m alike), and a program allocating at full speed runs
+// up to 14 MiB past the threshold before a poll sees it (Starlark's
+// 'x' * (512 << 20) at 128m). A 16 MiB reserve lost 2 runs of 20 to the
+// host's kill; an eighth of the limit, at least 32 MiB, none (36 Starlark
+// runs at 64m, 128m and 512m, 15 Python ones allocating slowly, at once
+// and from 4 threads).
+func gvisorHeadroom(limit int64) int64 { return max(limit/8, 32<<20) }
+
+// gvisorFillRate is the fastest a program fills memory under gVisor with
+// one CPU, in bytes a millisecond: Starlark's string repeat about 1.4 MiB,
+// Python's bytearray 0.8. Every read of gVisor's usage costs the program
+// about 0.2 ms of CPU time (gVisor scans its memory file), and a wake-up
+// about 0.3 ms more: a sleeping program polled every 2 ms was charged
+// 0.75 s a second. So the guard looks again only when a program at this
+// rate could have used the room left (gvisorNext): a sleeping Python
+// program at 128m is charged 0.06 s a second for it.
+const gvisorFillRate = 2 << 20
+
+// gvisorNext is when to look again under gVisor, using use of limit with
+// reserve kept: the time the room left lasts at gvisorFillRate, within
+// guardFast and guardIdle.
+func gvisorNext(limit, reserve, use int64) time.Duration {
+	room := max(limit-reserve-use, 0)
+	return min(max(time.Duration(room/gvisorFillRate)*time.Millisecond, guardFast), guardIdle)
+}
+
 // usage returns the cgroup's anonymous memory (what a program allocates;
 // page cache is reclaimable and not counted) and its major page faults.
 func (c cgroup) usage() (anon, majfaults int64, err error) {
@@ -131,6 +164,9 @@ type guard struct {
 	cg    cgroup
 	limit int64
 	cpu   *meter
+	// gvisor: the runner runs under gVisor (its hello said so), whose
+	// cgroupfs has memory.usage_in_bytes but no memory.stat.
+	gvisor bool
 
 	mu     sync.Mutex
 	reason string // memory exhausted
@@ -144,7 +180,7 @@ type guard struct {
 func (g *guard) watch(done <-chan struct{}, stop func()) {
 	w := g.open()
 	defer w.close()
-	if w.stat == nil && !w.cpuLimited {
+	if w.stat == nil && !w.whole && !w.cpuLimited {
 		return
 	}
 	timer := time.NewTimer(guardEvery)
@@ -165,9 +201,12 @@ func (g *guard) watch(done <-chan struct{}, stop func()) {
 
 // watcher is a guard's open files and its judge while it watches.
 type watcher struct {
-	g          *guard
-	stat       *statReader // nil: memory is not watched
-	total      *cgroupFile // nil: the cheap bound is not known
+	g     *guard
+	stat  *statReader // nil: memory.stat is not read
+	total *cgroupFile // nil: the cheap bound is not known
+	// whole: memory is judged on total itself (under gVisor, which has
+	// no memory.stat); otherwise total only spares reads of the stat.
+	whole      bool
 	cpuLimited bool
 	j          judge
 }
@@ -187,6 +226,9 @@ func (g *guard) open() *watcher {
 	// headroom nor thrashing can be near, memory.stat is not read at all.
 	if n, err := g.cg.openUsage(); err == nil {
 		w.total = n
+	}
+	if g.gvisor && w.stat == nil && w.total != nil {
+		w.whole, w.j.reserve = true, gvisorHeadroom(g.limit)
 	}
 	return w
 }
@@ -214,6 +256,21 @@ func (w *watcher) poll(now time.Time, stop func()) (next time.Duration, stopped 
 	}
 	use, known := read(w.total)
 	switch low := known && use < g.limit/4; {
+	case w.whole:
+		if !known {
+			return guardIdle, false
+		}
+		// gVisor counts no major faults: the thrashing rule never fires.
+		if why, _ := w.j.observe(now, use, 0); why != "" {
+			stop()
+			g.set(&g.reason, why)
+			return 0, true
+		}
+		next = gvisorNext(g.limit, w.j.reserve, use)
+		if w.cpuLimited {
+			next = min(next, guardCPU)
+		}
+		return next, false
 	case low && w.cpuLimited:
 		next = guardCPU
 	case low:
@@ -253,6 +310,9 @@ func (g *guard) set(field *string, why string) {
 // passes each sample's time, so tests drive it sample by sample.
 type judge struct {
 	limit int64
+	// reserve is how close to the limit memory may come; zero:
+	// headroom(limit).
+	reserve int64
 	// ring holds the recent samples' fault counts, thrashWindow deep at
 	// most (thrashWindow / guardFast samples).
 	ring    [64]faultSample
@@ -281,8 +341,12 @@ func (j *judge) observe(now time.Time, anon, faults int64) (why string, next tim
 		j.head, j.n = (j.head+1)%len(j.ring), j.n-1
 	}
 	oldest := j.ring[j.head]
+	reserve := j.reserve
+	if reserve == 0 {
+		reserve = headroom(j.limit)
+	}
 	switch {
-	case anon >= j.limit-headroom(j.limit):
+	case anon >= j.limit-reserve:
 		return fmt.Sprintf("memory exhausted: %d of %d bytes in use (runner guard)", anon, j.limit), next
 	case float64(anon) >= thrashShare*float64(j.limit) && faults-oldest.faults >= thrashFaults:
 		return fmt.Sprintf("memory exhausted: thrashing at %d of %d bytes, %d major faults in %s (runner guard)",

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
@@ -18,13 +21,17 @@ import (
 // selfcheck reports what this process actually sees. It only reads and
 // probes; a value it cannot read is left at -1 or empty and explained in
 // Problems, so doctor fails that check instead of guessing. probe is the
-// /proc probe, started before; cg the runner's cgroup.
-func selfcheck(probe *procProbe, cg cgroup) protocol.Selfcheck {
+// /proc probe, started before; cg the runner's cgroup; seccompBy who
+// installed the filter in force (ensureFilter, at the runner's start).
+func selfcheck(probe *procProbe, cg cgroup, seccompBy string) protocol.Selfcheck {
 	s := protocol.Selfcheck{
-		UID: os.Getuid(), GID: os.Getgid(), NoNewPrivs: -1, Seccomp: -1,
-		MemoryMax: -1, SwapMax: -1, PidsMax: -1, NoFileSoft: -1, NoFileHard: -1, CoreSoft: -1, CoreHard: -1, TmpBytes: -1,
+		UID: os.Getuid(), GID: os.Getgid(), NoNewPrivs: -1, Seccomp: -1, NoNewPrivsPrctl: -1,
+		MemoryMax: -1, SwapMax: -1, PidsMax: -1, NoFileSoft: -1, NoFileHard: -1, CoreSoft: -1, CoreHard: -1,
+		NProcSoft: -1, NProcHard: -1, TmpBytes: -1, TmpMknod: -1, SeccompBy: seccompBy,
 	}
 	problem := func(what string, err error) { s.Problems = append(s.Problems, what+": "+err.Error()) }
+	// First: which kernel decides what else is read (s.GVisor()).
+	readKernel(&s, problem)
 	s.Groups, _ = os.Getgroups()
 	readStatus(&s, problem)
 	readCgroup(cg, &s, problem)
@@ -32,13 +39,31 @@ func selfcheck(probe *procProbe, cg cgroup) protocol.Selfcheck {
 	s.ProcProbes = probe.result()
 	readRlimits(&s)
 	readFilesystems(&s, problem)
+	s.TmpMknod = mknodErrno("/tmp")
 	readExposure(&s, problem)
 	return s
 }
 
+// readKernel reads uname's release and version: the host's kernel under
+// runc, gVisor's sentry under runsc.
+func readKernel(s *protocol.Selfcheck, problem func(string, error)) {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		problem("uname", err)
+		return
+	}
+	s.KernelRelease, s.KernelVersion = unix.ByteSliceToString(u.Release[:]), unix.ByteSliceToString(u.Version[:])
+}
+
 // readStatus reads the capability, no_new_privs and seccomp lines of
-// /proc/self/status.
+// /proc/self/status, and no_new_privs again by prctl: gVisor sets the bit
+// but its status file has no NoNewPrivs line.
 func readStatus(s *protocol.Selfcheck, problem func(string, error)) {
+	if n, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); err != nil {
+		problem("prctl no_new_privs", err)
+	} else {
+		s.NoNewPrivsPrctl = n
+	}
 	status, err := readKeyed("/proc/self/status", ":")
 	if err != nil {
 		problem("status", err)
@@ -70,7 +95,7 @@ func readStatus(s *protocol.Selfcheck, problem func(string, error)) {
 	}
 }
 
-// readRlimits reads the open-files and core-dump limits.
+// readRlimits reads the open-files, core-dump and process limits.
 func readRlimits(s *protocol.Selfcheck) {
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {
@@ -79,6 +104,28 @@ func readRlimits(s *protocol.Selfcheck) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_CORE, &rl); err == nil {
 		s.CoreSoft, s.CoreHard = clampRlimit(rl.Cur), clampRlimit(rl.Max)
 	}
+	if err := syscall.Getrlimit(unix.RLIMIT_NPROC, &rl); err == nil {
+		s.NProcSoft, s.NProcHard = clampRlimit(rl.Cur), clampRlimit(rl.Max)
+	}
+}
+
+// mknodErrno tries to make a character device (1:3, what /dev/null is)
+// at a fresh name in dir and returns the errno it got, 0 if it was made
+// (and then removed again). Without CAP_MKNOD the kernel refuses it with
+// EPERM whatever the mount says; gVisor prints no nodev option for /tmp,
+// so this shows by behaviour that no device can be made there.
+func mknodErrno(dir string) int {
+	path := filepath.Join(dir, ".selfcheck-mknod-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	err := unix.Mknod(path, unix.S_IFCHR|0o600, int(unix.Mkdev(1, 3)))
+	if err == nil {
+		_ = os.Remove(path)
+		return 0
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return int(errno)
+	}
+	return -1
 }
 
 // readFilesystems reads /tmp's mount options, size and mode, and whether
@@ -151,6 +198,10 @@ func tmpAccess(dir string, problem func(string, error)) (mode string, writable b
 }
 
 // readCgroup fills the limits from cgroup v2 if mounted, else from v1.
+// Under gVisor the swap limit is not read: its cgroupfs has no swap file
+// (v1 memsw), and gVisor keeps no swap of its own; the host proves the
+// swap cap from its view of the sandbox, so SwapMax stays -1 and its
+// absence is no problem.
 func readCgroup(cg cgroup, s *protocol.Selfcheck, problem func(string, error)) {
 	if c, err := cg.openCPU(); err != nil {
 		problem("cpu counter", err)
@@ -161,7 +212,9 @@ func readCgroup(cg cgroup, s *protocol.Selfcheck, problem func(string, error)) {
 	if cg.v2 {
 		s.CgroupVersion = 2
 		s.MemoryMax = readLimit(cg.path("memory.max"), problem)
-		s.SwapMax = readLimit(cg.path("memory.swap.max"), problem)
+		if !s.GVisor() {
+			s.SwapMax = readLimit(cg.path("memory.swap.max"), problem)
+		}
 		s.PidsMax = readLimit(cg.path("pids.max"), problem)
 		if b, err := readOnce(cg.path("cpu.max")); err != nil {
 			problem("cpu.max", err)
@@ -172,11 +225,13 @@ func readCgroup(cg cgroup, s *protocol.Selfcheck, problem func(string, error)) {
 	}
 	s.CgroupVersion = 1
 	mem := readLimit(cg.path("memory/memory.limit_in_bytes"), problem)
-	memsw := readLimit(cg.path("memory/memory.memsw.limit_in_bytes"), problem)
 	s.MemoryMax = mem
-	if mem >= 0 && memsw >= 0 {
-		// v1 limits memory+swap together; the swap allowance is the difference.
-		s.SwapMax = memsw - mem
+	if !s.GVisor() {
+		memsw := readLimit(cg.path("memory/memory.memsw.limit_in_bytes"), problem)
+		if mem >= 0 && memsw >= 0 {
+			// v1 limits memory+swap together; the swap allowance is the difference.
+			s.SwapMax = memsw - mem
+		}
 	}
 	s.PidsMax = readLimit(cg.path("pids/pids.max"), problem)
 	quota := readLimit(cg.path("cpu/cpu.cfs_quota_us"), problem)

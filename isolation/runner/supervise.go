@@ -147,7 +147,7 @@ func (c *child) supervise(ctx context.Context, g *guard) supervised {
 		<-c.drained
 	}
 	reapOrphans()
-	res.usage = g.cpu.usage()
+	res.usage = g.cpu.usage(res.state)
 
 	switch why, cpu := g.stopped(); {
 	case why != "":

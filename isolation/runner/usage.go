@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -56,6 +58,9 @@ type meter struct {
 	limit time.Duration // CPU-time limit; zero: none
 	cpu   *cpuCounter   // nil where the counter cannot be read
 	base  int64
+	// gvisor: the peak is the program's own maximum resident set
+	// (peakOf), where gVisor's cgroupfs keeps no peak.
+	gvisor bool
 }
 
 // open opens the CPU counter ahead of the program. Without it a CPU-time
@@ -101,8 +106,9 @@ func (m *meter) over() string {
 }
 
 // usage is what the program used since begin: read once it and every
-// process it started are gone. A value that cannot be read is nil.
-func (m *meter) usage() *protocol.Usage {
+// process it started are gone; ps is how the program's process ended. A
+// value that cannot be read is nil.
+func (m *meter) usage(ps *os.ProcessState) *protocol.Usage {
 	if m == nil {
 		return nil
 	}
@@ -115,8 +121,31 @@ func (m *meter) usage() *protocol.Usage {
 		m.cpu.close()
 		m.cpu = nil
 	}
-	if peak, err := m.cg.memoryPeak(); err == nil {
+	if m.gvisor {
+		u.MemoryPeakBytes = peakOf(ps)
+	} else if peak, err := m.cg.memoryPeak(); err == nil {
 		u.MemoryPeakBytes = &peak
 	}
 	return &u
+}
+
+// peakOf is the program's peak under gVisor: the maximum resident set of
+// the runner's child (the Starlark child, or the interpreter the
+// trampoline became) and of the descendants it waited for, as wait4
+// reports it, in bytes; nil if unknown. gVisor's cgroupfs keeps no peak
+// (no memory.max_usage_in_bytes), but its sentry keeps each process's
+// maximum RSS as Linux does. Not getrusage(RUSAGE_CHILDREN): that is the
+// largest of every child the runner reaped, and the decoy, a fork of the
+// runner, is one. What it leaves out: orphans the program left, which the
+// runner reaps as PID 1, and /tmp files, which the cgroup peak counts.
+func peakOf(ps *os.ProcessState) *int64 {
+	if ps == nil {
+		return nil
+	}
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok || ru.Maxrss <= 0 {
+		return nil
+	}
+	b := ru.Maxrss << 10 // KiB
+	return &b
 }

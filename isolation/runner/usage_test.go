@@ -40,11 +40,11 @@ func TestUsageRecordedFiles(t *testing.T) {
 	// No files: no counter, and a meter reports null, never zero.
 	m := &meter{cg: newCgroup(t.TempDir())}
 	m.begin()
-	u := m.usage()
+	u := m.usage(nil)
 	assert.Check(t, u.CPUMicros == nil && u.MemoryPeakBytes == nil, "%+v", u)
 	var none *meter
 	none.begin()
-	assert.Check(t, none.usage() == nil && none.over() == "")
+	assert.Check(t, none.usage(nil) == nil && none.over() == "")
 }
 
 // fakeCPU is a writable cgroup v1 CPU counter and memory peak.
@@ -92,7 +92,7 @@ func TestGuardStopsAtTheCPULimit(t *testing.T) {
 	why, cpu := g.stopped()
 	assert.Equal(t, why, "")
 	assert.Equal(t, cpu, "CPU-time limit of 1s reached: 1s used")
-	u := g.cpu.usage()
+	u := g.cpu.usage(nil)
 	assert.Equal(t, *u.CPUMicros, int64(1_000_000))
 	assert.Equal(t, *u.MemoryPeakBytes, int64(12345678))
 	close(done)
@@ -120,5 +120,5 @@ func TestMeterRefusesALimitItCannotKeep(t *testing.T) {
 	m = &meter{cg: newCgroup(t.TempDir())}
 	assert.NilError(t, m.open())
 	m.begin()
-	assert.Check(t, m.usage().CPUMicros == nil)
+	assert.Check(t, m.usage(nil).CPUMicros == nil)
 }

@@ -14,17 +14,47 @@ import (
 )
 
 // Perfect is the selfcheck of a container that enforces the whole policy
-// with the given memory limit.
+// with the given memory limit, under runc: the host's kernel, the
+// engine's filter, no RLIMIT_NPROC (the pids cgroup caps the program).
 func Perfect(memory int64) protocol.Selfcheck {
 	return protocol.Selfcheck{
+		KernelRelease: "6.1.0-18-amd64", KernelVersion: "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)",
 		UID: limits.UID, GID: limits.GID, Groups: []int{limits.GID},
 		CapEff: limits.CapEffNone, NoNewPrivs: limits.NoNewPrivsOn, Seccomp: limits.SeccompModeFilter,
+		NoNewPrivsPrctl: limits.NoNewPrivsOn, SeccompBy: protocol.SeccompByEngine,
 		CgroupVersion: 1, MemoryMax: memory, SwapMax: 0, PidsMax: limits.PIDs, CPUMax: limits.CPUMax, CPUCounter: true,
 		NoFileSoft: limits.NoFile, NoFileHard: limits.NoFile, CoreSoft: limits.Core, CoreHard: limits.Core,
+		NProcSoft: -1, NProcHard: -1,
 		TmpOptions: tmpOptions(), TmpBytes: limits.TmpBytes, TmpMode: limits.TmpMode, TmpWritable: true,
-		RootReadOnly: true, Interfaces: slices.Clone(limits.Interfaces), EnvKeys: slices.Clone(limits.EngineEnv),
+		TmpMknod: eperm, RootReadOnly: true, Interfaces: slices.Clone(limits.Interfaces), EnvKeys: slices.Clone(limits.EngineEnv),
 		SyscallProbes: FilteredProbes(), ProcProbes: ClosedProc(),
 	}
+}
+
+// eperm is the errno mknod in /tmp gets without CAP_MKNOD, under runc
+// and gVisor alike.
+const eperm = 1
+
+// gvisorNProc is RLIMIT_NPROC as the policy sets it under gVisor
+// (--ulimit nproc=64:64), which gVisor enforces for the whole sandbox.
+const gvisorNProc = 64
+
+// PerfectGVisor is the selfcheck of a container that enforces the whole
+// policy with the given memory limit under gVisor (a current runsc), as
+// the runner reported it there: gVisor's kernel, no NoNewPrivs status
+// line (prctl shows the bit), the policy's filter installed by the runner
+// (gVisor ignores the OCI profile), no swap file and no pids limit in its
+// cgroupfs (the host proves both), RLIMIT_NPROC as the program's cap, and
+// /tmp's options as gVisor prints them, without nodev: mknod there is
+// refused (EPERM), which the host judges instead.
+func PerfectGVisor(memory int64) protocol.Selfcheck {
+	s := Perfect(memory)
+	s.KernelRelease, s.KernelVersion = "4.19.0-gvisor", protocol.GVisorKernelVersion
+	s.NoNewPrivs, s.SeccompBy = -1, protocol.SeccompByRunner
+	s.SwapMax, s.PidsMax = -1, -1
+	s.NProcSoft, s.NProcHard = gvisorNProc, gvisorNProc
+	s.TmpOptions = "rw,noexec,nosuid,size=" + strconv.Itoa(limits.TmpBytes>>10) + "k,mode=" + limits.TmpMode
+	return s
 }
 
 // tmpOptions are /tmp's mount options as the kernel shows a tmpfs mounted

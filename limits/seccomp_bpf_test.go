@@ -1,0 +1,413 @@
+package limits
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// The program is run here by a small interpreter of the classic BPF the
+// kernel accepts for seccomp, written from the kernel's rules rather than
+// borrowed: golang.org/x/net/bpf's VM loads packet words big-endian, where
+// seccomp_data is in the machine's order, and it cannot count the
+// instructions a call costs.
+
+// seccompData is the kernel's struct seccomp_data.
+type seccompData struct {
+	nr   uint32
+	arch uint32
+	args [6]uint64
+}
+
+func (d seccompData) bytes() []byte {
+	b := make([]byte, 64)
+	binary.LittleEndian.PutUint32(b[0:], d.nr)
+	binary.LittleEndian.PutUint32(b[4:], d.arch)
+	for i, a := range d.args {
+		binary.LittleEndian.PutUint64(b[seccompDataArgs+8*i:], a)
+	}
+	return b
+}
+
+// runBPF runs prog on d and returns its return value and how many
+// instructions it executed.
+func runBPF(prog []SockFilter, d seccompData) (ret uint32, steps int, err error) {
+	data := d.bytes()
+	var acc uint32
+	for pc := 0; ; pc++ {
+		if pc >= len(prog) {
+			return 0, steps, fmt.Errorf("ran off the end at %d", pc)
+		}
+		in := prog[pc]
+		steps++
+		jump := func(taken bool) {
+			if taken {
+				pc += int(in.Jt)
+			} else {
+				pc += int(in.Jf)
+			}
+		}
+		switch in.Code {
+		case 0x20: // ld [k]
+			if in.K%4 != 0 || in.K+4 > uint32(len(data)) {
+				return 0, steps, fmt.Errorf("load at %d out of seccomp_data", in.K)
+			}
+			acc = binary.LittleEndian.Uint32(data[in.K:])
+		case 0x54: // and #k
+			acc &= in.K
+		case 0x05: // ja
+			pc += int(in.K)
+		case 0x15:
+			jump(acc == in.K)
+		case 0x25:
+			jump(acc > in.K)
+		case 0x35:
+			jump(acc >= in.K)
+		case 0x45:
+			jump(acc&in.K != 0)
+		case 0x06:
+			return in.K, steps, nil
+		default:
+			return 0, steps, fmt.Errorf("opcode %#x at %d", in.Code, pc)
+		}
+	}
+}
+
+func mustFilter(t *testing.T) []SockFilter {
+	t.Helper()
+	prog, err := SeccompFilter()
+	assert.NilError(t, err)
+	return prog
+}
+
+func call(name string, args ...uint64) seccompData {
+	nr, ok := sysnumX86_64[name]
+	if !ok {
+		panic("no syscall " + name)
+	}
+	d := seccompData{nr: nr, arch: auditArchX86_64}
+	copy(d.args[:], args)
+	return d
+}
+
+const (
+	retAllow  = seccompRetAllow
+	retFilter = seccompRetErrno | FilterErrno
+	retEPERM  = seccompRetErrno | errnoEPERM
+	retENOSYS = seccompRetErrno | errnoENOSYS
+	retKill   = seccompRetKillThread
+)
+
+// probeCalls are the runner's probes (isolation/runner/probes.go) with
+// the arguments it passes.
+var probeCalls = map[string]seccompData{
+	"io_uring_setup":    call("io_uring_setup", 0, 0, 0),
+	"ptrace":            call("ptrace", ^uint64(0), 0, 0),
+	"personality":       call("personality", perLinux32),
+	"userfaultfd":       call("userfaultfd", ^uint64(0)),
+	"bpf":               call("bpf", ^uint64(0), 0, 0),
+	"perf_event_open":   call("perf_event_open", 0, 0, ^uint64(0), ^uint64(0)),
+	"keyctl":            call("keyctl", ^uint64(0), 0, 0),
+	"add_key":           call("add_key"),
+	"unshare":           call("unshare", ^uint64(0)),
+	"mount":             call("mount"),
+	"kexec_load":        call("kexec_load", 0, 0, 0, ^uint64(0)),
+	"open_by_handle_at": call("open_by_handle_at", ^uint64(0), 0, 0),
+	"process_vm_readv":  call("process_vm_readv", 0, 0, 0, 0, 0, ^uint64(0)),
+	"rt_sigqueueinfo":   call("rt_sigqueueinfo", 1, 23, 0),
+	"memfd_secret":      call("memfd_secret", ^uint64(0)),
+	"socket(AF_ALG)":    call("socket", 38, ^uint64(0), 0),
+	"socket(AF_VSOCK)":  call("socket", 40, ^uint64(0), 0),
+}
+
+func TestSeccompFilterProbesGetFilterErrno(t *testing.T) {
+	prog := mustFilter(t)
+	probes := slices.Clone(SeccompProbes)
+	known := make([]string, 0, len(probeCalls))
+	for n := range probeCalls {
+		known = append(known, n)
+	}
+	sort.Strings(probes)
+	sort.Strings(known)
+	assert.DeepEqual(t, known, probes) // a new probe needs its call here
+	for name, d := range probeCalls {
+		ret, _, err := runBPF(prog, d)
+		assert.NilError(t, err)
+		assert.Check(t, is.Equal(ret, uint32(retFilter)), name)
+	}
+}
+
+func TestSeccompFilterCases(t *testing.T) {
+	prog := mustFilter(t)
+	const threadFlags = 0x3d0f00 // Go's and glibc's pthread clone flags
+	for _, c := range []struct {
+		name string
+		d    seccompData
+		want uint32
+	}{
+		{"read", call("read", 0, 0, 0), retAllow},
+		{"write", call("write", 1, 0, 0), retAllow},
+		{"getpid", call("getpid"), retAllow},
+		{"clone of a thread", call("clone", threadFlags), retAllow},
+		{"clone of a process", call("clone", 17), retAllow}, // SIGCHLD
+		{"clone into a user namespace", call("clone", threadFlags|0x10000000), retEPERM},
+		{"clone into a network namespace", call("clone", 0x40000000|17), retEPERM},
+		{"clone3", call("clone3", 0, 88), retENOSYS},
+		{"socket(AF_UNIX)", call("socket", 1, 1, 0), retAllow},
+		{"socket(AF_INET)", call("socket", 2, 1, 0), retAllow},
+		{"socket(AF_INET6)", call("socket", 10, 2, 0), retAllow},
+		{"socketpair(AF_UNIX)", call("socketpair", 1, 1, 0, 0), retAllow},
+		{"socket(AF_NETLINK, NETLINK_ROUTE)", call("socket", 16, 3, 0), retAllow},
+		{"socket(AF_NETLINK, 9)", call("socket", 16, 3, 9), retFilter},
+		{"socket(AF_PACKET)", call("socket", 17, 3, 0), retFilter},
+		{"socket(0)", call("socket", 0, 1, 0), retFilter},
+		// libseccomp compares the whole 64-bit register; the kernel would
+		// read the int 1 (AF_UNIX), but the OCI profile's rules see
+		// 1<<32|1, which is at least 17: refused like any other family.
+		{"socket(1<<32|AF_UNIX)", call("socket", 1<<32|1, 1, 0), retFilter},
+		{"socket(AF_NETLINK, 1<<32)", call("socket", 16, 3, 1<<32), retFilter},
+		{"personality(PER_LINUX)", call("personality", 0), retAllow},
+		{"personality(query)", call("personality", 0xffffffff), retAllow},
+		{"personality(PER_LINUX32)", call("personality", 8), retFilter},
+		{"personality(other)", call("personality", 0x0400000), retEPERM},
+		{"personality(1<<32)", call("personality", 1<<32), retEPERM},
+		{"pidfd_send_signal without siginfo", call("pidfd_send_signal", 3, 9, 0, 0), retAllow},
+		{"pidfd_send_signal with siginfo", call("pidfd_send_signal", 3, 9, 0x7fff0000, 0), retFilter},
+		{"io_uring_enter", call("io_uring_enter"), retFilter},
+		{"chroot (not in the table)", call("chroot"), retEPERM},
+		{"reboot (not in the table)", call("reboot"), retEPERM},
+		{"number 134 (uselib, not in the table)", seccompData{nr: 134, arch: auditArchX86_64}, retEPERM},
+		{"removexattrat (the largest number named)", call("removexattrat"), retAllow},
+		{"number 467 (above the table)", seccompData{nr: 467, arch: auditArchX86_64}, retENOSYS},
+		{"number 500", seccompData{nr: 500, arch: auditArchX86_64}, retENOSYS},
+		{"number 0xffffffff", seccompData{nr: 0xffffffff, arch: auditArchX86_64}, retKill}, // -1 has the x32 bit
+		{"x32 getpid", seccompData{nr: x32SyscallBit | 39, arch: auditArchX86_64}, retKill},
+		{"i386 getpid", seccompData{nr: 20, arch: 0x40000003}, retKill},
+		{"aarch64 getpid", seccompData{nr: 172, arch: 0xc00000b7}, retKill},
+	} {
+		ret, _, err := runBPF(prog, c.d)
+		assert.NilError(t, err, c.name)
+		assert.Check(t, is.Equal(ret, c.want), "%s: got %#x", c.name, ret)
+	}
+}
+
+// refEval evaluates the profile Docker is given, as its JSON, on d: the
+// independent reading the compiled program must agree with. More than one
+// matching rule with different actions is an error: libseccomp's choice
+// between them is its own, and the table avoids overlaps.
+func refEval(p seccompProfile, maxNr uint32, d seccompData) (uint32, error) {
+	if d.arch != auditArchX86_64 || d.nr&x32SyscallBit != 0 {
+		return retKill, nil
+	}
+	if d.nr > maxNr {
+		return retENOSYS, nil
+	}
+	def := uint32(seccompRetErrno) | uint32(*p.DefaultErrnoRet)
+	var got []uint32
+	for _, r := range p.Syscalls {
+		if !slices.ContainsFunc(r.Names, func(n string) bool { nr, ok := sysnumX86_64[n]; return ok && nr == d.nr }) {
+			continue
+		}
+		if !slices.ContainsFunc(r.Args, func(a seccompArg) bool { return !refHolds(a, d.args[a.Index]) }) {
+			ret := uint32(seccompRetAllow)
+			if r.Action == actErrno {
+				ret = seccompRetErrno | uint32(*r.ErrnoRet)
+			}
+			if !slices.Contains(got, ret) {
+				got = append(got, ret)
+			}
+		}
+	}
+	switch len(got) {
+	case 0:
+		return def, nil
+	case 1:
+		return got[0], nil
+	}
+	return 0, fmt.Errorf("rules overlap: %#x", got)
+}
+
+func refHolds(a seccompArg, v uint64) bool {
+	switch a.Op {
+	case cmpEq:
+		return v == a.Value
+	case cmpNe:
+		return v != a.Value
+	case cmpGe:
+		return v >= a.Value
+	case cmpMaskedEq:
+		return v&a.Value == a.ValueTwo
+	}
+	panic("op " + a.Op)
+}
+
+// boundaries are the values around each of a rule's operands on its
+// argument: equal, one off, the high word set or flipped, the mask's edges.
+func boundaries(conds []seccompArg) []uint64 {
+	vs := []uint64{0, 1, 0xffffffff, 1 << 32, ^uint64(0), 0x7fffffff, 0x80000000}
+	for _, c := range conds {
+		for _, x := range []uint64{c.Value, c.ValueTwo} {
+			vs = append(vs, x, x+1, x-1, x|1<<32, x^1<<63, x&0xffffffff, x|0xffffffff00000000)
+		}
+		if c.Op == cmpMaskedEq {
+			for bit := uint64(1); bit != 0; bit <<= 1 {
+				vs = append(vs, c.ValueTwo|bit&c.Value, c.ValueTwo|bit&^c.Value)
+			}
+		}
+	}
+	slices.Sort(vs)
+	return slices.Compact(vs)
+}
+
+func TestSeccompFilterAgreesWithTheProfile(t *testing.T) {
+	prog := mustFilter(t)
+	var p seccompProfile
+	assert.NilError(t, json.Unmarshal(SeccompProfile(), &p))
+	var maxNr uint32
+	conds := map[string]map[uint][]seccompArg{} // name -> argument -> conditions on it
+	for _, r := range p.Syscalls {
+		for _, n := range r.Names {
+			nr, ok := sysnumX86_64[n]
+			assert.Assert(t, ok, n)
+			maxNr = max(maxNr, nr)
+			if conds[n] == nil {
+				conds[n] = map[uint][]seccompArg{}
+			}
+			for _, a := range r.Args {
+				conds[n][a.Index] = append(conds[n][a.Index], a)
+			}
+		}
+	}
+	checks := 0
+	check := func(d seccompData) {
+		t.Helper()
+		want, err := refEval(p, maxNr, d)
+		assert.NilError(t, err, "nr %d args %#x", d.nr, d.args)
+		got, _, err := runBPF(prog, d)
+		assert.NilError(t, err)
+		assert.Equal(t, got, want, "nr %d args %#x", d.nr, d.args)
+		checks++
+	}
+	// Every number, named or not, with plain arguments.
+	for nr := uint32(0); nr <= maxNr+70; nr++ {
+		check(seccompData{nr: nr, arch: auditArchX86_64})
+		check(seccompData{nr: nr, arch: auditArchX86_64, args: [6]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}})
+	}
+	// Each conditional syscall on the product of its arguments' boundaries.
+	for name, byArg := range conds {
+		idx := make([]uint, 0, len(byArg))
+		for i := range byArg {
+			idx = append(idx, i)
+		}
+		var walk func(k int, d seccompData)
+		walk = func(k int, d seccompData) {
+			if k == len(idx) {
+				check(d)
+				return
+			}
+			for _, v := range boundaries(byArg[idx[k]]) {
+				d.args[idx[k]] = v
+				walk(k+1, d)
+			}
+		}
+		walk(0, call(name))
+	}
+	t.Logf("%d inputs agree", checks)
+}
+
+func TestSeccompFilterNamesOnX86_64(t *testing.T) {
+	var missing []string
+	for _, r := range seccompRules() {
+		for _, n := range r.Names {
+			if _, ok := sysnumX86_64[n]; !ok {
+				missing = append(missing, n)
+			}
+		}
+	}
+	for _, n := range missing {
+		_, listed := seccompNotOnX86_64[n]
+		assert.Check(t, listed, "%s has no x86_64 number: add it to gen_syscalls.go's extra list, or to seccompNotOnX86_64 with why", n)
+	}
+	for n := range seccompNotOnX86_64 {
+		assert.Check(t, slices.Contains(missing, n), "seccompNotOnX86_64 lists %s, which has a number or is not in the table", n)
+	}
+	// Spot checks of the generated numbers against syscall_64.tbl.
+	for name, nr := range map[string]uint32{
+		"read": 0, "clone": 56, "personality": 135, "uretprobe": 335, "clone3": 435,
+		"futex_wake": 454, "futex_wait": 455, "futex_requeue": 456, "mseal": 462, "removexattrat": 466,
+	} {
+		assert.Check(t, is.Equal(sysnumX86_64[name], nr), name)
+	}
+}
+
+// TestSeccompFilterCost bounds what a syscall costs the interpreter: the
+// binary search keeps an unconditional call near 20 instructions, where a
+// chain of jeq would take up to one per number.
+func TestSeccompFilterCost(t *testing.T) {
+	prog := mustFilter(t)
+	conditional := map[uint32]bool{}
+	for _, r := range seccompRules() {
+		for _, n := range r.Names {
+			if len(r.Args) > 0 {
+				conditional[sysnumX86_64[n]] = true
+			}
+		}
+	}
+	var plain []int
+	condMax := 0
+	for nr := uint32(0); nr < 470; nr++ {
+		_, n, err := runBPF(prog, seccompData{nr: nr, arch: auditArchX86_64})
+		assert.NilError(t, err)
+		if conditional[nr] {
+			condMax = max(condMax, n)
+		} else {
+			plain = append(plain, n)
+		}
+	}
+	slices.Sort(plain)
+	_, getpid, _ := runBPF(prog, call("getpid"))
+	_, socket, _ := runBPF(prog, call("socket", 2, 1, 0))
+	t.Logf("%d instructions; per call of numbers 0..469 without conditions: min %d, median %d, max %d; "+
+		"with conditions: max %d; getpid %d, socket(AF_INET) %d",
+		len(prog), plain[0], plain[len(plain)/2], plain[len(plain)-1], condMax, getpid, socket)
+	assert.Check(t, plain[len(plain)-1] <= 24, "max %d instructions for an unconditional call", plain[len(plain)-1])
+	assert.Check(t, condMax <= 60, "max %d instructions for a conditional call", condMax)
+}
+
+func TestSeccompFilterRefusesWhatItCannotCompile(t *testing.T) {
+	allow := func(names []string, args ...seccompArg) seccompSyscall {
+		return seccompSyscall{Names: names, Action: actAllow, Args: args}
+	}
+	for _, c := range []struct {
+		name  string
+		rules []seccompSyscall
+		want  string
+	}{
+		{"unknown name", []seccompSyscall{allow([]string{"no_such_call"})}, `syscall "no_such_call" has no x86_64 number`},
+		{"log action", []seccompSyscall{{Names: []string{"read"}, Action: actLog}}, `action "SCMP_ACT_LOG" not compiled`},
+		{"two conditions on one argument", []seccompSyscall{allow([]string{"socket"},
+			seccompArg{Index: 0, Value: 1, Op: cmpEq}, seccompArg{Index: 0, Value: 2, Op: cmpEq})}, "two conditions on argument 0"},
+		{"unknown comparison", []seccompSyscall{allow([]string{"socket"}, seccompArg{Index: 0, Op: "SCMP_CMP_LT"})}, `comparison "SCMP_CMP_LT" not compiled`},
+		{"argument 6", []seccompSyscall{allow([]string{"socket"}, seccompArg{Index: 6, Op: cmpEq})}, "argument 6 out of 0..5"},
+		{"unconditional beside conditional", []seccompSyscall{allow([]string{"socket"}),
+			{Names: []string{"socket"}, Action: actErrno, ErrnoRet: errno(FilterErrno), Args: []seccompArg{{Index: 0, Value: 38, Op: cmpEq}}}},
+			"unconditional rule beside 1 others"},
+		{"errno 4096", []seccompSyscall{{Names: []string{"read"}, Action: actErrno, ErrnoRet: errno(4096)}}, "errno 4096 out of 1..4095"},
+	} {
+		_, err := compileSeccomp(c.rules)
+		assert.Check(t, is.ErrorContains(err, c.want), c.name)
+	}
+}
+
+func TestSeccompFilterIsACopy(t *testing.T) {
+	a := mustFilter(t)
+	a[0].K = 0
+	b := mustFilter(t)
+	assert.Check(t, b[0].K == seccompDataArch)
+}
