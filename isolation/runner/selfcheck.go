@@ -72,27 +72,6 @@ func readStatus(s *protocol.Selfcheck, problem func(string, error)) {
 	s.CapEff = status["CapEff"]
 	s.NoNewPrivs = int(intOr(status["NoNewPrivs"], -1))
 	s.Seccomp = int(intOr(status["Seccomp"], -1))
-	if s.Seccomp == 2 { // TEMPORARY LOCAL TEST PATCH, NOT COMMITTED
-		s.SeccompBy = protocol.SeccompByEngine
-		s.NoNewPrivsPrctl = s.NoNewPrivs
-		var u syscall.Utsname
-		_ = syscall.Uname(&u)
-		b := func(a [65]int8) string {
-			var r []byte
-			for _, c := range a {
-				if c == 0 {
-					break
-				}
-				r = append(r, byte(c))
-			}
-			return string(r)
-		}
-		s.KernelRelease, s.KernelVersion = b(u.Release), b(u.Version)
-		var rl syscall.Rlimit
-		_ = syscall.Getrlimit(6, &rl)
-		s.NProcSoft, s.NProcHard = int64(rl.Cur), int64(rl.Max)
-		s.TmpMknod = int(syscall.EPERM)
-	}
 }
 
 // readRlimits reads the open-files, core-dump and process limits.
