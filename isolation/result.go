@@ -22,11 +22,18 @@ type Result struct {
 	Result     json.RawMessage
 	ResultType string
 	ResultRepr bool
-	// Output is the program's captured output; it is discarded unless the
-	// verdict is ok or program_error.
+	// Output is the program's captured standard output (Starlark: its
+	// print()), and Stderr its standard error (exec mode); both are
+	// discarded unless the verdict is ok or program_error. The two share
+	// 64 KiB (protocol.OutputShares); a stream over its share keeps its
+	// head and its tail around a marker line naming the bytes dropped,
+	// and is flagged truncated, its total in OutputBytes or StderrBytes.
 	Output          string
 	OutputTruncated bool
 	OutputBytes     int64
+	Stderr          string
+	StderrTruncated bool
+	StderrBytes     int64
 	// Error is the program's error or the reason the run failed.
 	Error *ErrorDetail
 	// Exec is the exit of an exec-mode command.
@@ -132,6 +139,7 @@ func (a *attempt) result(err error) Result {
 			res.Result = nil // none, as documented: the wire says null
 		}
 		res.Output, res.OutputTruncated, res.OutputBytes = r.Output, r.OutputTruncated, r.OutputBytes
+		res.Stderr, res.StderrTruncated, res.StderrBytes = r.Stderr, r.StderrTruncated, r.StderrBytes
 		res.Error, res.Exec = r.Error, r.Exit
 	}
 	res.Timings = a.timings(returned)

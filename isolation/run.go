@@ -13,7 +13,8 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// Request is one program to run: source code only.
+// Request is one program to run: its source, and its stdin and files as
+// text (see protocol.Request for their rules).
 type Request = protocol.Request
 
 // Run executes req in a fresh container under the policy and returns one
@@ -93,9 +94,10 @@ func (a *attempt) assign(w *warm) {
 var anyInterpreter = []string{}
 
 // encode is the one ingress check of a request on the host
-// (source.Check), for Starlark unless an interpreter is named.
+// (source.EncodeInput: its source, stdin and files), for Starlark unless
+// an interpreter is named.
 func encode(req Request, exec []string) ([]byte, error) {
-	body, err := source.Encode(req.Source, exec == nil)
+	body, err := source.EncodeInput(source.Input(req), exec == nil)
 	if err != nil {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}

@@ -107,7 +107,7 @@ func TestRunHostileResponses(t *testing.T) {
 		"two-json":      "response: trailing data after the JSON value",
 		"malformed":     "response: invalid character",
 		"missing":       "response: empty",
-		"big-output":    "response: output is 65537 bytes, over the 65536 byte cap",
+		"big-output":    "response: output and stderr are 65537 bytes, over the 65536 byte cap",
 		"big-response":  "response larger than 1048576 bytes",
 		"flood":         "response larger than 1048576 bytes",
 		"nonzero-valid": "container exited 1 (a valid response needs exit 0)",

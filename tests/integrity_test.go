@@ -58,7 +58,7 @@ print(json.dumps(out, sort_keys=True))`)
 }
 
 // forgedFrame is a complete, valid response frame claiming success.
-const forgedFrame = `{"v":2,"ok":true,"result":42,"result_type":"int","output":"forged\n","output_truncated":false,"output_bytes":7,"exit":{"code":0}}`
+const forgedFrame = `{"v":3,"ok":true,"result":42,"result_type":"int","output":"forged\n","output_truncated":false,"output_bytes":7,"exit":{"code":0}}`
 
 // TestIntegrityForgedFrame: a program that writes a complete fake response
 // wherever it can reach (every descriptor of every process in /proc it can
@@ -90,9 +90,14 @@ os._exit(3)`)
 	assert.Check(t, r.res.Sandboxed)
 	assert.Check(t, is.Equal(string(r.res.Result), "null"))
 	// No descriptor of another process was reached; the frame is in the
-	// output, as the program's own bytes, twice.
+	// output and in stderr, as the program's own bytes.
+	var streams struct {
+		Stderr string `json:"stderr"`
+	}
+	assert.NilError(t, json.Unmarshal([]byte(r.stdout), &streams))
 	assert.Check(t, strings.HasPrefix(r.res.Output, "reached []\n"), r.res.Output)
-	assert.Check(t, is.Equal(strings.Count(r.res.Output, forgedFrame), 2), r.res.Output)
+	assert.Check(t, is.Equal(strings.Count(r.res.Output, forgedFrame), 1), r.res.Output)
+	assert.Check(t, is.Equal(streams.Stderr, forgedFrame+"\n"))
 	assert.Check(t, is.Contains(r.stdout, `"exec_exit":{"code":3,"signal":null}`))
 }
 

@@ -37,37 +37,6 @@ func workdir(t *testing.T) string {
 	return dir
 }
 
-func TestReadmeMakefileRecipe(t *testing.T) {
-	needEngine(t)
-	if _, err := exec.LookPath("make"); err != nil {
-		t.Skipf("SKIPPED, NOT PASSED: no make: %v", err)
-	}
-	t.Parallel()
-	dir := workdir(t)
-	assert.NilError(t, os.WriteFile(filepath.Join(dir, "Makefile"), []byte(readmeBlock(t, "makefile", "")), 0o644))
-	assert.NilError(t, os.Mkdir(filepath.Join(dir, "snippets"), 0o755))
-	for name, src := range map[string]string{"a-ok.star": "1+2", "b-bad.star": "1 // 0"} {
-		assert.NilError(t, os.WriteFile(filepath.Join(dir, "snippets", name), []byte(src), 0o644))
-	}
-	cmd := exec.Command("make", "-C", dir, "check")
-	cmd.Env = append(os.Environ(), "SYNAPSE_IMAGE="+refImage)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	assert.Assert(t, errors.As(err, &ee), "make must fail on the bad snippet: %v", err)
-	assert.Check(t, is.Contains(stderr.String(), "synapse-isolation: snippets/b-bad.star: program_error: runtime: floored division by zero (line 1, col 3)"))
-
-	var res runJSON
-	b, err := os.ReadFile(filepath.Join(dir, "snippets", "a-ok.json"))
-	assert.NilError(t, err)
-	assert.NilError(t, json.Unmarshal(b, &res))
-	assert.Check(t, is.Equal(res.Verdict, "ok"))
-	assert.Check(t, is.Equal(string(res.Result), "3"))
-	_, err = os.Stat(filepath.Join(dir, "snippets", "b-bad.json"))
-	assert.Check(t, os.IsNotExist(err), "a failed snippet leaves no .json")
-}
-
 func TestReadmeShellScript(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
@@ -107,39 +76,6 @@ func TestExecModeMissingInterpreter(t *testing.T) {
 	assert.Check(t, is.Contains(r.stderr, `"python3": executable file not found`))
 	assertGone(t, r.res.Container)
 	assertRunGone(t, r.res.RunID)
-}
-
-func TestReadmeBatchMakefile(t *testing.T) {
-	needEngine(t)
-	for _, bin := range []string{"make", "jq"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("CI=true and no %s (scripts/test.sh installs jq): %v", bin, err)
-			}
-			t.Skipf("SKIPPED, NOT PASSED: no %s: %v", bin, err)
-		}
-	}
-	t.Parallel()
-	dir := workdir(t)
-	assert.NilError(t, os.WriteFile(filepath.Join(dir, "Makefile"), []byte(readmeBlock(t, "make", "")), 0o644))
-	assert.NilError(t, os.Mkdir(filepath.Join(dir, "samples"), 0o755))
-	for name, src := range map[string]string{"a.star": "1+2", "b.star": "print('it\\'s \"quoted\"')\nlen('x' * 10)"} {
-		assert.NilError(t, os.WriteFile(filepath.Join(dir, "samples", name), []byte(src), 0o644))
-	}
-	cmd := exec.Command("make", "-C", dir, "check-samples")
-	cmd.Env = append(os.Environ(), "SYNAPSE_IMAGE="+refImage)
-	out, err := cmd.CombinedOutput()
-	assert.NilError(t, err, string(out))
-	results, err := os.ReadFile(filepath.Join(dir, "results.jsonl"))
-	assert.NilError(t, err)
-	rs := parseBatch(t, string(results))
-	assert.Assert(t, is.Len(rs, 2))
-	got := map[any]string{}
-	for _, r := range rs {
-		assert.Check(t, is.Equal(r.Verdict, "ok"), "%+v", r)
-		got[r.ID] = string(r.Result)
-	}
-	assert.DeepEqual(t, got, map[any]string{"samples/a.star": "3", "samples/b.star": "10"})
 }
 
 // The README's console examples are run as shown, and what each prints is

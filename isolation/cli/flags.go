@@ -88,7 +88,7 @@ func orList(choices []string) string {
 // a person reading a terminal would otherwise see it twice.
 func formatFlag(dst *oneOf) cli.Flag {
 	f := enumFlag(dst, "format", "output `FORMAT`", "json", "text").(*cli.GenericFlag)
-	f.Usage += " (text: the output and value on stdout, an error once, on stderr)"
+	f.Usage += " (text: the program's stdout and value on stdout; its stderr, then an error once, on stderr)"
 	return f
 }
 

@@ -53,7 +53,7 @@ func reportRejected(c *cli.Context, format string, err error) error {
 // failure shows the reason. It returns the error carrying the exit status.
 func report(c *cli.Context, format string, res isolation.Result, err error) error {
 	exit := resultStatus(c.Context, res.Verdict)
-	var out []byte
+	var out, progErr []byte
 	if format == "json" {
 		b, err := encodeJSON(newRecord(res, exit))
 		if err != nil {
@@ -61,14 +61,17 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 		}
 		out = b
 	} else {
-		var buf bytes.Buffer
-		writeText(&buf, res)
-		out = buf.Bytes()
+		var buf, errBuf bytes.Buffer
+		writeText(&buf, &errBuf, res, exit != 0)
+		out, progErr = buf.Bytes(), errBuf.Bytes()
 	}
 	if _, werr := c.App.Writer.Write(out); werr != nil {
 		// The verdict's status would tell a script a result it never got.
 		return writeFailed(werr)
 	}
+	// Text mode: the program's stderr on ours, after its stdout and
+	// before the verdict's line.
+	_, _ = c.App.ErrWriter.Write(progErr)
 	if exit == 0 {
 		return nil
 	}
@@ -111,31 +114,36 @@ func oneLine(s string) string {
 	return strings.ReplaceAll(escapeControl(s), "\n", `\n`)
 }
 
-// writeText prints for a terminal: the program's output, then its value.
-// An error is not printed here but once, on stderr, by report: in text
-// mode stdout is what the program printed and returned, as for every
-// other command's text. Control characters from the program are escaped
-// so output cannot drive the terminal; the output keeps its newlines, but
-// the value is one line (oneLine), so it cannot print a second result.
-func writeText(w io.Writer, res isolation.Result) {
-	if res.Output != "" {
-		fmt.Fprint(w, escapeControl(res.Output))
-		if !strings.HasSuffix(res.Output, "\n") {
-			fmt.Fprintln(w)
-		}
-	}
-	if res.OutputTruncated {
-		fmt.Fprintf(w, "[output truncated: %d bytes in all, first %d shown]\n", res.OutputBytes, len(res.Output))
-	}
-	if res.Error != nil {
-		return
-	}
-	if string(res.Result) != "null" && res.Result != nil {
+// writeText prints for a terminal and for a judge's diff: the program's
+// stdout to w as it printed it, its stderr to errW, then its value to w.
+// A newline is added to a stream only where something follows it on that
+// stream (the value line on w; on errW, when verdictLine, report's line
+// saying why the verdict is not ok), so stdout alone is byte for byte
+// what the program printed, its control characters escaped. A stream
+// that was truncated holds its own marker line. An error is not printed
+// here but once, on stderr, by report. Control characters from the
+// program are escaped so output cannot drive the terminal; the value is
+// one line (oneLine), so it cannot print a second result.
+func writeText(w, errW io.Writer, res isolation.Result, verdictLine bool) {
+	value := ""
+	if res.Error == nil && string(res.Result) != "null" && res.Result != nil {
 		val := string(res.Result)
 		if res.ResultRepr {
 			_ = json.Unmarshal(res.Result, &val)
 		}
-		fmt.Fprintf(w, "=> %s (%s)\n", oneLine(val), oneLine(res.ResultType))
+		value = fmt.Sprintf("=> %s (%s)\n", oneLine(val), oneLine(res.ResultType))
+	}
+	writeStream(w, res.Output, value != "")
+	writeStream(errW, res.Stderr, verdictLine)
+	fmt.Fprint(w, value)
+}
+
+// writeStream writes a program's stream, escaped, with a newline at its
+// end if it has none and more follows.
+func writeStream(w io.Writer, s string, more bool) {
+	fmt.Fprint(w, escapeControl(s))
+	if more && s != "" && !strings.HasSuffix(s, "\n") {
+		fmt.Fprintln(w)
 	}
 }
 

@@ -35,10 +35,31 @@ func TestTextFieldsAreOneLine(t *testing.T) {
 			"=> x\\n=> 42 (int) (fn\\nx)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			writeText(&b, tc.res)
+			var b, e bytes.Buffer
+			writeText(&b, &e, tc.res, true)
 			assert.Equal(t, b.String(), tc.want)
+			assert.Equal(t, e.String(), "")
 		})
+	}
+}
+
+// TestTextStreams: stdout is what the program printed, byte for byte
+// (no newline added unless the value follows), stderr goes to stderr.
+func TestTextStreams(t *testing.T) {
+	for _, tc := range []struct {
+		res          isolation.Result
+		verdict      bool
+		out, errText string
+	}{
+		{isolation.Result{Output: "3 4", Stderr: "warn"}, false, "3 4", "warn"},
+		{isolation.Result{Output: "3 4", Stderr: "warn"}, true, "3 4", "warn\n"},
+		{isolation.Result{Output: "a", Result: json.RawMessage(`1`), ResultType: "int"}, false, "a\n=> 1 (int)\n", ""},
+		{isolation.Result{Output: "a\x1b[2J\n", Stderr: "e\x07\n"}, true, "a\\x1b[2J\n", "e\\x07\n"},
+	} {
+		var b, e bytes.Buffer
+		writeText(&b, &e, tc.res, tc.verdict)
+		assert.Check(t, is.Equal(b.String(), tc.out))
+		assert.Check(t, is.Equal(e.String(), tc.errText))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 type runOptions struct {
 	sandbox sandboxOptions
 	source  sourceOptions
+	input   inputOptions
 	format  oneOf
 }
 
@@ -18,10 +19,10 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run untrusted code in a fresh locked-down container and print one verdict",
-		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, fed the source on stdin)",
+		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image; its first - is the source's path)",
 		Description: "Runs the source in a fresh container under the fixed policy, once the container's runner has\n" +
 			"proven the policy from inside, and prints one JSON verdict.\n\nExit status:\n" + exitStatusText(),
-		Flags:        append(append(o.sandbox.runFlags(), o.source.flags()...), formatFlag(&o.format)),
+		Flags:        append(append(append(o.sandbox.runFlags(), o.source.flags()...), o.input.flags()...), formatFlag(&o.format)),
 		OnUsageError: resultUsageError,
 		Action:       func(c *cli.Context) error { return runAction(c, &o) },
 	}
@@ -33,11 +34,18 @@ func runAction(c *cli.Context, o *runOptions) error {
 	if err != nil {
 		return reportRejected(c, format, err)
 	}
+	if err := o.input.conflict(c, &o.source); err != nil {
+		return reportRejected(c, format, err)
+	}
 	src, err := o.source.read(c)
 	if err != nil {
 		return reportRejected(c, format, err)
 	}
-	res, err := isolation.Run(c.Context, isolation.Request{Source: src}, opts)
+	stdin, files, err := o.input.read(c)
+	if err != nil {
+		return reportRejected(c, format, err)
+	}
+	res, err := isolation.Run(c.Context, isolation.Request{Source: src, Stdin: stdin, Files: files}, opts)
 	if isRejected(err) {
 		// Refused before anything started: the CLI's own rejected
 		// result, which names a bad option as its flag (--memory).

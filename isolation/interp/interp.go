@@ -23,12 +23,22 @@ import (
 // recursion, sets, global reassignment and top-level control flow.
 var fileOptions = &syntax.FileOptions{
 	Set: true, While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true,
+	// A loaded name is a global, so the last expression sees it too.
+	LoadBindsGlobally: true,
 }
 
-// Options bound one evaluation.
+// Options bound one evaluation and give it its data.
 type Options struct {
 	// OutputLimit caps captured print() output in bytes; 0 means the policy's 64 KiB.
 	OutputLimit int
+	// Stdin is the program's input: the predeclared string stdin.
+	Stdin string
+	// Files are the modules load() finds by name: load("lib.star", "f")
+	// runs Files["lib.star"] once, with the same dialect and predeclared
+	// names, and binds its global f. Starlark has no file I/O, by design
+	// (a program's effects are its result and its output), so a file is
+	// a module, not data to open; data comes in as stdin.
+	Files map[string]string
 }
 
 // ErrorKind says why a program failed.
@@ -58,7 +68,9 @@ type Result struct {
 	Type string
 	Repr bool
 	// Output is the captured print() output, valid UTF-8, at most the limit;
-	// OutputBytes counts all of it and OutputTruncated says some was dropped.
+	// OutputBytes counts all of it and OutputTruncated says some was
+	// dropped: then Output is its head and its tail around a marker line
+	// naming the bytes dropped.
 	Output          string
 	OutputBytes     int64
 	OutputTruncated bool
@@ -73,16 +85,19 @@ func Eval(ctx context.Context, src string, o Options) Result {
 	if limit <= 0 {
 		limit = limits.MaxOutputBytes
 	}
-	out := capture.New(limit)
+	out := capture.NewStream(limit)
+	predeclared := starlark.StringDict{"json": starjson.Module, "math": math.Module, "stdin": starlark.String(o.Stdin)}
 	thread := &starlark.Thread{
 		Name:  "main",
 		Print: func(_ *starlark.Thread, msg string) { _, _ = out.WriteString(msg + "\n") },
+		Load:  newLoader(o.Files, predeclared).load,
 	}
 	stop := context.AfterFunc(ctx, func() { thread.Cancel(context.Cause(ctx).Error()) })
 	defer stop()
 
-	v, err := evalFile(thread, src)
-	res := Result{Output: out.Text(), OutputBytes: out.Total(), OutputTruncated: out.Truncated()}
+	v, err := evalFile(thread, src, predeclared)
+	kept, _ := capture.Keep(limit, out, nil)
+	res := Result{Output: kept.Text, OutputBytes: kept.Bytes, OutputTruncated: kept.Truncated}
 	if err != nil {
 		res.Err = classify(ctx, err)
 		return res
@@ -96,7 +111,7 @@ func Eval(ctx context.Context, src string, o Options) Result {
 
 // evalFile executes the file; if its last statement is an expression, it
 // returns that expression's value (nil otherwise), like a REPL would print.
-func evalFile(thread *starlark.Thread, src string) (starlark.Value, error) {
+func evalFile(thread *starlark.Thread, src string, predeclared starlark.StringDict) (starlark.Value, error) {
 	f, err := fileOptions.Parse("main.star", src, 0)
 	if err != nil {
 		return nil, err
@@ -108,7 +123,6 @@ func evalFile(thread *starlark.Thread, src string) (starlark.Value, error) {
 			f.Stmts = f.Stmts[:n-1]
 		}
 	}
-	predeclared := starlark.StringDict{"json": starjson.Module, "math": math.Module}
 	prog, err := starlark.FileProgram(f, predeclared.Has)
 	if err != nil {
 		return nil, err

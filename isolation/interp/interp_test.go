@@ -94,17 +94,20 @@ func TestEvalErrors(t *testing.T) {
 }
 
 func TestEvalOutputCap(t *testing.T) {
-	r := Eval(context.Background(), "for i in range(100):\n  print('é' * 5)", Options{OutputLimit: 16})
+	r := Eval(context.Background(), "for i in range(100):\n  print('é' * 5)", Options{OutputLimit: 64})
 	assert.Assert(t, r.Err == nil)
 	assert.Equal(t, r.OutputBytes, int64(1100))
 	assert.Assert(t, r.OutputTruncated)
-	assert.Assert(t, len(r.Output) <= 16)
-	assert.Equal(t, r.Output, "ééééé\néé") // the cut é is dropped, not replaced past the cap
+	assert.Assert(t, len(r.Output) <= 64)
+	// Head and tail, each cut é dropped, not replaced past the cap.
+	assert.Equal(t, r.Output, "ééééé\nééé\n[... 1067 bytes dropped ...]\néé\nééééé\n")
 
 	r = eval("print('x' * 70000)")
-	assert.Equal(t, len(r.Output), 65536)
+	assert.Assert(t, len(r.Output) <= 65536)
 	assert.Equal(t, r.OutputBytes, int64(70001))
 	assert.Assert(t, r.OutputTruncated)
+	assert.Assert(t, strings.HasSuffix(r.Output, strings.Repeat("x", 32000)+"\n"), "the tail stays")
+	assert.Assert(t, strings.Contains(r.Output, "x\n[... ") && strings.Contains(r.Output, " bytes dropped ...]\nx"), "the marker names the bytes dropped")
 }
 
 func TestEvalCancel(t *testing.T) {

@@ -29,8 +29,13 @@ type Args struct {
 	// its request (a warm pool) ends on its own when none comes. Zero
 	// means Timeout.
 	Idle time.Duration
-	// Exec, when set, is an interpreter baked into the image that gets the
-	// source on its stdin instead of the Starlark evaluator.
+	// Exec, when set, is an interpreter baked into the image that runs
+	// the source instead of the Starlark evaluator. The runner writes the
+	// source to a file in the program's working directory (/tmp/work/main)
+	// and puts its path in place of the command's first argument that is
+	// exactly "-" ("python3 -", "node -", "ruby -"), or, without one, after
+	// the last ("sh", "python3 -I"): an interpreter reads it there, and its
+	// stdin is the request's.
 	Exec []string
 	// Selfcheck makes the runner report what the container sees instead of
 	// running a program.

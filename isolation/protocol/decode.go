@@ -11,27 +11,30 @@ import (
 )
 
 // DecodeRequest strictly decodes the runner's request frame by the one
-// rule of every frame: valid UTF-8, one JSON object with exactly the field
-// "source" holding a string, that key once, nothing after it; and the
-// source's rules for its mode (valid UTF-8, in Starlark mode no NUL byte,
-// at most limits.MaxRequestBytes encoded). A frame over the request limit
-// is refused as such, before decoding: a reader keeps at most one byte
-// more than the limit. The host sends <, > and & unescaped; JSON allows
-// both spellings and either decodes the same.
+// rule of every frame: valid UTF-8, one JSON object with the field
+// "source" holding a string and, optionally, "stdin" (a string) and
+// "files" (an object of names to strings), each key once, at every depth,
+// nothing after it; and a request's rules for its mode (source.EncodeInput:
+// text, plain file names, at most limits.MaxRequestBytes encoded). A frame
+// over the request limit is refused as such, before decoding: a reader
+// keeps at most one byte more than the limit. The host sends <, > and &
+// unescaped; JSON allows both spellings and either decodes the same.
 func DecodeRequest(b []byte, starlark bool) (Request, error) {
 	if len(b) > limits.MaxRequestBytes {
 		return Request{}, source.OverLimit()
 	}
 	var frame struct {
 		Source json.RawMessage `json:"source"`
+		Stdin  json.RawMessage `json:"stdin"`
+		Files  json.RawMessage `json:"files"`
 	}
 	err := strict.Decode(b, &frame)
-	var req Request
+	var in source.Input
 	if err == nil {
-		req.Source, err = source.Field(frame.Source, starlark)
+		in, err = source.Fields(frame.Source, frame.Stdin, frame.Files, starlark)
 	}
 	if err != nil && !errors.Is(err, source.ErrTooLarge) { // that one names the request already
 		err = fmt.Errorf("request: %w", err)
 	}
-	return req, err
+	return Request(in), err
 }

@@ -1,4 +1,4 @@
-// Package protocol defines wire protocol v2 between the host supervisor and
+// Package protocol defines wire protocol v3 between the host supervisor and
 // the in-container runner: the frames, their bounds and the one strict
 // decoding rule both sides share. It is written for whoever builds a runner
 // image: a runner that speaks these frames, in this order, within these
@@ -8,9 +8,10 @@
 // in the docker argv, is Args: its own deadline (--timeout, counted from
 // the request's arrival, so the work is bounded even if the host dies), an
 // optional --cpu-time limit and --idle wait, and its mode: Starlark (the
-// default), --exec CMD ARGS... (the source goes to an interpreter's stdin,
-// its stdout and stderr are captured) or --selfcheck (a hello and nothing
-// more, for doctor). It writes nothing to stderr, so whatever appears on
+// default), --exec CMD ARGS... (an interpreter runs the source from a
+// file its command line names, Args.Exec; its stdin is the request's, its
+// stdout and stderr are captured apart) or --selfcheck (a hello and
+// nothing more, for doctor). It writes nothing to stderr, so whatever appears on
 // the stderr of docker run is Docker's own, and it exits 0 whenever it
 // wrote a response: a program error is a response, not an exit status.
 //
@@ -21,7 +22,7 @@
 // strictly (unknown fields, trailing data and invalid UTF-8 are refused):
 //
 //  1. The hello, runner to host, written before the runner reads anything,
-//     so before any program exists in the container: {"v":2,"selfcheck":{...}},
+//     so before any program exists in the container: {"v":3,"selfcheck":{...}},
 //     at most limits.MaxHelloBytes. Selfcheck is what the container shows
 //     from inside: identity, capabilities, NoNewPrivs and seccomp mode, the
 //     errno of each syscall the policy's filter refuses (SyscallProbes; the
@@ -33,19 +34,32 @@
 //     The host judges it against its plan, and on any mismatch, a malformed or late hello, or anything written after it
 //     before the request, it closes stdin without sending the source.
 //  2. The request, host to runner, only once the hello passed:
-//     {"source":"..."}, exactly that one field, at most
-//     limits.MaxRequestBytes encoded, valid UTF-8 (and, in Starlark mode,
-//     no NUL byte). The runner answers at the newline, without waiting for
-//     EOF. There is no field for callables, objects or context, so none can
-//     be deserialized. DecodeRequest is the runner's decoder of it, by the
-//     rules the host applies to every source however it arrives. The host
-//     leaves <, > and & unescaped (a byte each against the bound); a
-//     runner must take either spelling, as JSON allows both.
+//     {"source":"...","stdin":"...","files":{"NAME":"...",...}} (Request;
+//     stdin and files may be left out), no other field, each key once, at
+//     most limits.MaxRequestBytes encoded all together, valid UTF-8 (and,
+//     in Starlark mode, no NUL byte in the source or a file, which is a
+//     module there), file names plain (no /, no .., no control character,
+//     no leading -, not "main"), at most 32 files. Nothing of it, files
+//     included, enters the container before the hello passed. The runner
+//     answers at the newline, without waiting for EOF. There is no field
+//     for callables, objects or context, so none can be deserialized.
+//     DecodeRequest is the runner's decoder of it, by the rules the host
+//     applies to every request however it arrives. The host leaves <, >
+//     and & unescaped (a byte each against the bound); a runner must take
+//     either spelling, as JSON allows both. In exec mode the runner makes
+//     the program's working directory /tmp/work, fresh, with the files
+//     and the source (as "main") in it, and gives the interpreter stdin
+//     on its standard input (end-of-file at once when empty); in Starlark
+//     mode stdin is the predeclared string stdin and a file is a module
+//     for load().
 //  3. The response, runner to host, at most limits.MaxResponseBytes:
 //     Response, with "v", "ok" (true exactly when "error" is absent), the
 //     last expression's "result" with "result_type" and "result_repr",
-//     the captured "output" (at most limits.MaxOutputBytes, with
-//     "output_truncated" and the total "output_bytes"), "error" (an Error
+//     the program's stdout as "output" and its stderr as "stderr" (each
+//     with "_truncated" and its total "_bytes"; the two within
+//     limits.MaxOutputBytes together, split by OutputShares, a stream over
+//     its share kept as its head and tail around one line
+//     "[... N bytes dropped ...]"), "error" (an Error
 //     whose type is one of the Err constants), "exit" (exec mode: the
 //     command's code and signal), the runner's own times "elapsed_us" and
 //     "handshake_us", and "usage" (CPU time and memory peak, read from the
@@ -58,5 +72,6 @@
 // another version is named in the refusal even when the rest of its frame
 // does not decode. A runner of protocol v1 sends no hello: it is refused
 // when the wait for the hello ends. A change to any frame's fields is a
-// new version.
+// new version: v3 added stdin, files and stderr, and the source's file in
+// exec mode (Version).
 package protocol

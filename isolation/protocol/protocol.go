@@ -1,10 +1,20 @@
 package protocol
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
 
 // Version is the protocol version; the hello and every response carry it
-// in "v".
-const Version = 2
+// in "v". Version 3 added the request's "stdin" and "files" and the
+// response's "stderr", and changed exec mode: the interpreter reads the
+// source from a file, not from its stdin, and "output" is its stdout
+// alone, head and tail kept. A version 2 runner would answer a request of
+// source alone with stdout and stderr merged, so it is refused at its
+// hello.
+const Version = 3
 
 // Hello is the runner's first frame: its attestation, read before it read
 // anything from stdin, so before any program could exist in the container.
@@ -13,10 +23,21 @@ type Hello struct {
 	Selfcheck *Selfcheck `json:"selfcheck"`
 }
 
-// Request is the whole request: source code and nothing else. There is no
-// field for callables, objects or context, so none can be deserialized.
+// Request is the whole request: the source, and the program's data as
+// text. There is no field for callables, objects or context, so none can
+// be deserialized.
 type Request struct {
+	// Source is the program.
 	Source string `json:"source"`
+	// Stdin is what the program reads on its standard input; empty, its
+	// standard input is at end-of-file at once. In Starlark mode it is the
+	// predeclared string stdin.
+	Stdin string `json:"stdin,omitempty"`
+	// Files are placed in the program's working directory, a fresh
+	// directory under /tmp (exec mode), by name: plain names only (no /,
+	// no .., no NUL, no leading -, not "main", which is the source's own),
+	// at most 32. In Starlark mode they are modules for load().
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // Error types a response can carry.
@@ -56,15 +77,23 @@ type Response struct {
 	Result     json.RawMessage `json:"result"`
 	ResultType string          `json:"result_type,omitempty"`
 	ResultRepr bool            `json:"result_repr,omitempty"`
-	// Output is the captured program output: its first limits.MaxOutputBytes
-	// bytes, as valid UTF-8 (invalid bytes become U+FFFD).
+	// Output is the program's standard output (Starlark: print()), as
+	// valid UTF-8 (invalid bytes become U+FFFD), within its share of
+	// limits.MaxOutputBytes, which it splits with Stderr by OutputShares:
+	// whole if it fits, else its head and its tail around one marker
+	// line, "[... N bytes dropped ...]".
 	Output string `json:"output"`
-	// OutputTruncated is true exactly when OutputBytes exceeds the cap.
+	// OutputTruncated is true exactly when OutputBytes exceeds its share.
 	OutputTruncated bool `json:"output_truncated"`
 	// OutputBytes is the total output the program produced, kept or not.
-	OutputBytes int64  `json:"output_bytes"`
-	Error       *Error `json:"error,omitempty"`
-	Exit        *Exit  `json:"exit,omitempty"`
+	OutputBytes int64 `json:"output_bytes"`
+	// Stderr, StderrTruncated and StderrBytes are the same of its
+	// standard error (exec mode; a Starlark program has none).
+	Stderr          string `json:"stderr"`
+	StderrTruncated bool   `json:"stderr_truncated"`
+	StderrBytes     int64  `json:"stderr_bytes"`
+	Error           *Error `json:"error,omitempty"`
+	Exit            *Exit  `json:"exit,omitempty"`
 	// ElapsedMicros is the runner's own time from the request's arrival to
 	// this response. It is the runner's word: the host reports it as a
 	// timing, bounded by what it measured itself, and decides nothing by it.
@@ -92,4 +121,12 @@ type Usage struct {
 	// included: the container's whole life, so the runner's own at rest
 	// (a few MiB) is its floor.
 	MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
+}
+
+// OutputShares splits limits.MaxOutputBytes between a response's output
+// and stderr by their total sizes: both whole while they fit together;
+// else a stream within half the bound whole, the other the rest; else
+// half each. A stream is truncated exactly when it is over its share.
+func OutputShares(outputBytes, stderrBytes int64) (output, stderr int) {
+	return capture.Shares(limits.MaxOutputBytes, outputBytes, stderrBytes)
 }

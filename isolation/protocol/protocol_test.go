@@ -24,25 +24,52 @@ func TestDecodeRequest(t *testing.T) {
 	assert.Equal(t, r.Source, "a\x00b")
 }
 
+func TestDecodeRequestStdinAndFiles(t *testing.T) {
+	r, err := DecodeRequest([]byte(`{"source":"print(1)","stdin":"3 4\n\u0000","files":{"helper.py":"x = 1\n","data.txt":""}}`), false)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, r, Request{Source: "print(1)", Stdin: "3 4\n\x00", Files: map[string]string{"helper.py": "x = 1\n", "data.txt": ""}})
+	// The host's encoding is the frame the runner decodes.
+	b, err := source.EncodeInput(source.Input(r), false)
+	assert.NilError(t, err)
+	r2, err := DecodeRequest(b, false)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, r2, r)
+	// Exec mode passes a file's NUL as data; Starlark refuses it in a module.
+	_, err = DecodeRequest([]byte(`{"source":"1","files":{"d":"\u0000"}}`), false)
+	assert.NilError(t, err)
+}
+
 func TestDecodeRequestRejects(t *testing.T) {
 	big := `{"source":"` + strings.Repeat("x", limits.MaxRequestBytes) + `"}`
 	for in, want := range map[string]string{
-		``:                              `request: want a JSON object with "source"`,
-		`null`:                          `request: want a JSON object with "source"`,
-		`[]`:                            `request: want a JSON object with "source"`,
-		`"x"`:                           `request: want a JSON object with "source"`,
-		`{}`:                            `request: missing field "source"`,
-		`{"source":"a","extra":1}`:      `request: unknown field "extra" (want "source" only)`,
-		`{"Source":"a"}`:                `request: unknown field "Source" (want "source" only)`,
-		`{"source":"a","source":"b"}`:   `request: duplicate field "source"`,
-		`{"source":1}`:                  `request: "source" must be a string`,
-		`{"source":null}`:               `request: "source" must be a string`,
-		`{"source":"a"} {"source":"b"}`: "request: trailing data after the JSON value",
-		`{"source":"a"}x`:               "request: trailing data after the JSON value",
-		`{"source":"a"`:                 "request: unexpected EOF",
-		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
-		`{"source":"1\u0000+2"}`:        "request: source: NUL byte at offset 1 (Starlark would stop reading there)",
-		big:                             "request: more than 65536 bytes encoded, the limit",
+		``:                                      `request: want a JSON object with "source", "stdin" and "files"`,
+		`null`:                                  `request: want a JSON object with "source", "stdin" and "files"`,
+		`[]`:                                    `request: want a JSON object with "source", "stdin" and "files"`,
+		`"x"`:                                   `request: want a JSON object with "source", "stdin" and "files"`,
+		`{}`:                                    `request: missing field "source"`,
+		`{"source":"a","extra":1}`:              `request: unknown field "extra" (want "source", "stdin" and "files" only)`,
+		`{"Source":"a"}`:                        `request: unknown field "Source" (want "source", "stdin" and "files" only)`,
+		`{"source":"a","source":"b"}`:           `request: duplicate field "source"`,
+		`{"source":1}`:                          `request: "source" must be a string`,
+		`{"source":null}`:                       `request: "source" must be a string`,
+		`{"source":"a"} {"source":"b"}`:         "request: trailing data after the JSON value",
+		`{"source":"a"}x`:                       "request: trailing data after the JSON value",
+		`{"source":"a"`:                         "request: unexpected EOF",
+		"{\"source\":\"\xff\"}":                 "request: invalid UTF-8 at offset 11",
+		`{"source":"1\u0000+2"}`:                "request: source: NUL byte at offset 1 (Starlark would stop reading there)",
+		big:                                     "request: more than 65536 bytes encoded, the limit",
+		`{"source":"a","stdin":1}`:              `request: "stdin" must be a string`,
+		`{"source":"a","files":[]}`:             `request: "files" must be an object of names to strings`,
+		`{"source":"a","files":{"x":1}}`:        `request: "files" must be an object of names to strings`,
+		`{"source":"a","files":{"a/b":""}}`:     `request: file name "a/b": must be a plain name, without /`,
+		`{"source":"a","files":{"..":""}}`:      `request: file name "..": must be a plain name, without ..`,
+		`{"source":"a","files":{"-x":""}}`:      `request: file name "-x": must not begin with -`,
+		`{"source":"a","files":{"":""}}`:        "request: file name: must not be empty",
+		`{"source":"a","files":{"a\u0000":""}}`: `request: file name "a\x00": must not hold a NUL or another control character`,
+		`{"source":"a","files":{"main":""}}`:    `request: file name "main": taken by the program's own source in exec mode`,
+		`{"source":"a","files":{"x":"1","x":"2"}}`:   `request: duplicate field "x" in "files"`,
+		`{"source":"a","files":{"m.star":"\u0000"}}`: `request: file "m.star": NUL byte at offset 0 (Starlark would stop reading there)`,
+		"{\"source\":\"a\",\"stdin\":\"ok\xff\"}":    "request: invalid UTF-8 at offset 25",
 	} {
 		_, err := DecodeRequest([]byte(in), true)
 		assert.Check(t, err != nil && err.Error() == want, "%.40q: got %v, want %s", in, err, want)

@@ -6,18 +6,21 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"syscall"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// execute runs an operator's interpreter with the source on its stdin,
-// capturing stdout and stderr together under the output cap. It starts
-// through the trampoline (a fresh exec of the runner), which raises its
-// own OOM score while it may and then execs the interpreter.
-func execute(ctx context.Context, argv []string, source string, g *guard) protocol.Response {
+// execute runs an operator's interpreter on the request: the source in a
+// file its command line names (programArgv), in a fresh working directory
+// with the request's files (prepare), the request's stdin on its stdin;
+// its stdout and stderr are captured apart, each head and tail, sharing
+// the output cap (capture.Keep). It starts through the trampoline (a
+// fresh exec of the runner), which raises its own OOM score while it may
+// and then execs the interpreter.
+func execute(ctx context.Context, argv []string, req protocol.Request, g *guard) protocol.Response {
 	resp := protocol.Response{V: protocol.Version, Result: []byte("null")}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -29,12 +32,22 @@ func execute(ctx context.Context, argv []string, source string, g *guard) protoc
 		return failure(protocol.ErrInternal, "pipe: "+err.Error())
 	}
 	defer status.Close()
-	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, argv...)...)
-	cmd.Stdin = strings.NewReader(source)
+	w, err := prepare(req)
+	defer w.close()
+	if err != nil {
+		statusW.Close()
+		return failure(protocol.ErrInternal, "preparing the program: "+err.Error())
+	}
+	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, programArgv(argv, w.source)...)...)
+	// Env set, so os/exec adds no PWD for Dir: the program's environment
+	// is the runner's, the engine's own keys alone.
+	cmd.Dir, cmd.Stdin, cmd.Env = w.dir, w.stdin, os.Environ()
 	cmd.ExtraFiles = []*os.File{statusW}
+	stdout, stderr := capture.NewStream(limits.MaxOutputBytes), capture.NewStream(limits.MaxOutputBytes)
 	g.cpu.begin() // the interpreter's start is the program's cost
-	c, err := startChild(cmd, true, limits.MaxOutputBytes, g.cg)
+	c, err := startChild(cmd, g.cg, stdout, stderr)
 	statusW.Close()
+	w.close()
 	if err != nil {
 		return failure(protocol.ErrInternal, "starting the interpreter: "+err.Error())
 	}
@@ -46,7 +59,9 @@ func execute(ctx context.Context, argv []string, source string, g *guard) protoc
 		return failure(protocol.ErrCommand, "start: "+string(msg))
 	}
 	s := c.supervise(ctx, g)
-	resp.Output, resp.OutputBytes, resp.OutputTruncated = s.out.Text(), s.out.Total(), s.out.Truncated()
+	out, errOut := capture.Keep(limits.MaxOutputBytes, stdout, stderr)
+	resp.Output, resp.OutputBytes, resp.OutputTruncated = out.Text, out.Bytes, out.Truncated
+	resp.Stderr, resp.StderrBytes, resp.StderrTruncated = errOut.Text, errOut.Bytes, errOut.Truncated
 	resp.Exit, resp.Usage = exitOf(s.state), s.usage
 	switch {
 	case s.oom != "":

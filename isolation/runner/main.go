@@ -1,5 +1,5 @@
 // Command runner is the in-container entrypoint of the reference image. It
-// speaks protocol v2: first it reads its own view of the sandbox and writes
+// speaks protocol v3: first it reads its own view of the sandbox and writes
 // it as the hello line, before it reads anything; then it reads one request
 // from stdin (which the host writes only if the hello passed), evaluates it
 // (Starlark by default, an operator's interpreter with --exec, or nothing
@@ -226,9 +226,9 @@ func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildP
 		startDecoy()
 	}
 	if cfg.Exec != nil {
-		return execute(ctx, cfg.Exec, req.Source, g)
+		return execute(ctx, cfg.Exec, req, g)
 	}
-	return sl.eval(ctx, req.Source, g)
+	return sl.eval(ctx, req, g)
 }
 
 // fromEval puts an evaluation result into the wire format.

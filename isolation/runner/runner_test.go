@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -50,6 +51,8 @@ func runRunnerHello(t *testing.T, stdin string, args ...string) (protocol.Hello,
 	t.Helper()
 	cmd := exec.Command(runnerBin, args...)
 	cmd.Stdin = strings.NewReader(stdin)
+	// Exec mode's working directory is $TMPDIR/work: one per test.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	assert.NilError(t, cmd.Run(), "runner must exit 0 when it answered")
@@ -90,11 +93,11 @@ func TestRunnerSelfDeadline(t *testing.T) {
 func TestRunnerBadRequests(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		``:                              `request: want a JSON object with "source"`,
-		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source" only)`,
+		``:                              `request: want a JSON object with "source", "stdin" and "files"`,
+		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin" and "files" only)`,
 		`{"source":"1"}{"source":"2"}`:  "request: trailing data after the JSON value",
 		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
-		`[1]`:                           `request: want a JSON object with "source"`,
+		`[1]`:                           `request: want a JSON object with "source", "stdin" and "files"`,
 		strings.Repeat(" ", 64<<10+100): "request: more than 65536 bytes encoded, the limit",
 	} {
 		r := runRunner(t, in)
@@ -121,9 +124,12 @@ func TestRunnerBadArgs(t *testing.T) {
 
 func TestRunnerExec(t *testing.T) {
 	t.Parallel()
-	r := runRunner(t, `{"source":"read x; echo out $x; echo err >&2"}`, "--exec", "sh", "-c", "sh")
+	// The source is a file the command line names; stdin is the program's.
+	r := runRunner(t, `{"source":"read x; echo out $x; echo err >&2","stdin":"in\n"}`, "--exec", "sh", "-")
 	assert.Assert(t, r.OK, "%+v", r.Error)
-	assert.Equal(t, r.Output, "out\nerr\n")
+	assert.Equal(t, r.Output, "out in\n")
+	assert.Equal(t, r.Stderr, "err\n")
+	assert.Equal(t, r.StderrBytes, int64(4))
 	assert.DeepEqual(t, *r.Exit, protocol.Exit{Code: 0})
 
 	r = runRunner(t, `{"source":"exit 3"}`, "--exec", "sh")
@@ -139,13 +145,57 @@ func TestRunnerExec(t *testing.T) {
 	assert.Assert(t, is.Contains(r.Error.Message, "no such file"))
 }
 
-func TestRunnerExecOutputCap(t *testing.T) {
+// TestRunnerExecWorkDir: the program runs in a fresh directory with its
+// files and its source, named in its command line in place of "-" (or
+// last); without stdin its stdin is at end-of-file at once.
+func TestRunnerExecWorkDir(t *testing.T) {
 	t.Parallel()
-	r := runRunner(t, `{"source":"head -c 200000 /dev/zero | tr '\\0' x"}`, "--exec", "sh")
+	src := `pwd; ls; cat data.txt; echo "$0 $1 $2"; wc -c; echo more >> data.txt; cat data.txt`
+	req := `{"source":` + quote(src) + `,"files":{"data.txt":"d1\n","lib.sh":"x=1\n"}}`
+	r := runRunner(t, req, "--exec", "sh", "-c", `. ./lib.sh; echo x=$x; . "$0"`, "-", "-")
+	assert.Assert(t, r.OK, "%+v %s", r.Error, r.Stderr)
+	lines := strings.Split(r.Output, "\n")
+	assert.Assert(t, len(lines) > 8, r.Output)
+	assert.Check(t, is.Equal(lines[0], "x=1"))
+	assert.Check(t, strings.HasSuffix(lines[1], "/work"), lines[1])
+	assert.Check(t, is.DeepEqual(lines[2:5], []string{"data.txt", "lib.sh", "main"}))
+	assert.Check(t, is.Equal(lines[5], "d1"))
+	assert.Check(t, strings.HasSuffix(lines[6], "/work/main - "), "the first - is the source's path, the second stays: %q", lines[6])
+	assert.Check(t, is.Equal(strings.TrimSpace(lines[7]), "0"), "stdin at EOF at once")
+	assert.Check(t, is.DeepEqual(lines[8:10], []string{"d1", "more"}), "the directory is the program's to write")
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestRunnerExecHeadAndTail: a flood keeps its head and its tail, and a
+// stream under half the cap beside it is whole.
+func TestRunnerExecHeadAndTail(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, `{"source":"seq 1 40000; echo the end >&2"}`, "--exec", "sh")
 	assert.Assert(t, r.OK, "%+v", r.Error)
-	assert.Equal(t, len(r.Output), limits.MaxOutputBytes)
-	assert.Equal(t, r.OutputBytes, int64(200000))
-	assert.Assert(t, r.OutputTruncated)
+	assert.Check(t, strings.HasPrefix(r.Output, "1\n2\n"))
+	assert.Check(t, strings.HasSuffix(r.Output, "\n39999\n40000\n"))
+	assert.Check(t, is.Contains(r.Output, " bytes dropped ...]\n"))
+	assert.Check(t, r.OutputTruncated)
+	assert.Check(t, is.Equal(r.OutputBytes, int64(228894)))
+	assert.Check(t, is.Equal(r.Stderr, "the end\n"))
+	assert.Check(t, len(r.Output)+len(r.Stderr) <= limits.MaxOutputBytes)
+
+	r = runRunner(t, `{"source":"head -c 200000 /dev/zero | tr '\\0' x"}`, "--exec", "sh")
+	assert.Assert(t, r.OK, "%+v", r.Error)
+	assert.Check(t, len(r.Output) <= limits.MaxOutputBytes)
+	assert.Check(t, is.Equal(r.OutputBytes, int64(200000)))
+	assert.Check(t, r.OutputTruncated)
+}
+
+func TestRunnerStarlarkStdinAndLoad(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, `{"source":"load('lib.star', 'twice')\ntwice(stdin)","stdin":"ab","files":{"lib.star":"def twice(s):\n  return s + s\n"}}`)
+	assert.Assert(t, r.OK, "%+v", r.Error)
+	assert.Equal(t, string(r.Result), `"abab"`)
 }
 
 func TestRunnerExecDeadlineKillsGroup(t *testing.T) {

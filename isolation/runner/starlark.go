@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -20,6 +21,10 @@ import (
 // itself.
 const childArg = "--starlark-child"
 
+// maxChildRequest bounds the request as the runner passes it to its
+// Starlark child: json.Marshal spells a control character in six bytes.
+const maxChildRequest = 6 * limits.MaxRequestBytes
+
 // childResponseLimit leaves room in the 1 MiB response for what the parent
 // changes and adds (its timings, a longer error message).
 const childResponseLimit = limits.MaxResponseBytes - 16<<10
@@ -29,6 +34,7 @@ const childResponseLimit = limits.MaxResponseBytes - 16<<10
 // request) and given the source once the request is decoded.
 type starlarkChildProc struct {
 	c     *child
+	out   *capture.Buffer // its response, which must fit whole
 	stdin *os.File
 }
 
@@ -52,7 +58,8 @@ func startStarlarkChild(timeout time.Duration, cg cgroup) (*starlarkChildProc, *
 	cmd := exec.Command("/proc/self/exe", append([]string{childArg}, protocol.Args{Timeout: timeout}.Args()...)...)
 	cmd.Stdin = pr
 	cmd.ExtraFiles = []*os.File{probeW}
-	c, err := startChild(cmd, false, limits.MaxResponseBytes, cg)
+	out := capture.New(limits.MaxResponseBytes)
+	c, err := startChild(cmd, cg, out, nil)
 	pr.Close()
 	probeW.Close()
 	if err != nil {
@@ -60,7 +67,7 @@ func startStarlarkChild(timeout time.Duration, cg cgroup) (*starlarkChildProc, *
 		probeR.Close()
 		return nil, nil, err
 	}
-	return &starlarkChildProc{c: c, stdin: pw}, &procProbe{out: probeR}, nil
+	return &starlarkChildProc{c: c, out: out, stdin: pw}, &procProbe{out: probeR}, nil
 }
 
 // abort ends a child that will get no program.
@@ -69,23 +76,29 @@ func (p *starlarkChildProc) abort() {
 	p.c.abort()
 }
 
-// eval hands the source to the child and turns how it ended, and what it
-// used, into a response.
-func (p *starlarkChildProc) eval(ctx context.Context, source string, g *guard) protocol.Response {
+// eval hands the request, decoded and checked, to the child as JSON and
+// turns how it ended, and what it used, into a response.
+func (p *starlarkChildProc) eval(ctx context.Context, req protocol.Request, g *guard) protocol.Response {
 	g.cpu.begin()
+	b, err := json.Marshal(req)
+	if err != nil {
+		p.abort()
+		return failure(protocol.ErrInternal, "encoding the request for the evaluator: "+err.Error())
+	}
 	go func() {
 		// A child that dies early makes this write fail; supervise tells why.
-		_, _ = io.WriteString(p.stdin, source)
+		_, _ = p.stdin.Write(b)
 		p.stdin.Close()
 	}()
 	s := p.c.supervise(ctx, g)
-	resp := answer(ctx, s)
+	resp := answer(ctx, s, p.out)
 	resp.Usage = s.usage
 	return resp
 }
 
-// answer is the response for how the child ended: its own, or why not.
-func answer(ctx context.Context, s supervised) protocol.Response {
+// answer is the response for how the child ended: its own, in out, or
+// why not.
+func answer(ctx context.Context, s supervised, out *capture.Buffer) protocol.Response {
 	switch {
 	case s.oom != "":
 		return failure(protocol.ErrOOM, s.oom)
@@ -95,10 +108,10 @@ func answer(ctx context.Context, s supervised) protocol.Response {
 		return failure(protocol.ErrTimeout, "stopped: "+context.Cause(ctx).Error())
 	case s.waitErr != nil:
 		return failure(protocol.ErrInternal, "the evaluator failed: "+s.waitErr.Error())
-	case s.out.Truncated():
+	case out.Truncated():
 		return failure(protocol.ErrInternal, fmt.Sprintf("the evaluator's answer is larger than %d bytes", limits.MaxResponseBytes))
 	}
-	resp, err := wire.DecodeResponse(s.out.Bytes())
+	resp, err := wire.DecodeResponse(out.Bytes())
 	if err != nil {
 		return failure(protocol.ErrInternal, "the evaluator's answer: "+err.Error())
 	}
@@ -106,7 +119,9 @@ func answer(ctx context.Context, s supervised) protocol.Response {
 }
 
 // starlarkChild is the child's side: its deadline in args (the runner's
-// --timeout, parsed as the runner's own), the source on stdin, one
+// --timeout, parsed as the runner's own), the request on stdin as JSON
+// (its parent's, which decoded and checked it: json.Marshal's escapes can
+// make it up to six times the frame's size, within maxChildRequest), one
 // response on stdout, and a result too large for the response refused as
 // the program's own error.
 func starlarkChild(args []string, stdin io.Reader, stdout io.Writer) int {
@@ -114,13 +129,14 @@ func starlarkChild(args []string, stdin io.Reader, stdout io.Writer) int {
 	if a, err := protocol.ParseArgs(args); err == nil {
 		timeout = a.Timeout
 	}
-	src, err := io.ReadAll(io.LimitReader(stdin, limits.MaxRequestBytes+1))
-	if err != nil || len(src) > limits.MaxRequestBytes {
+	in, err := io.ReadAll(io.LimitReader(stdin, maxChildRequest+1))
+	var req protocol.Request
+	if err != nil || len(in) > maxChildRequest || json.Unmarshal(in, &req) != nil {
 		return 2
 	}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, fmt.Errorf("runner deadline of %s", timeout))
 	defer cancel()
-	resp := fromEval(interp.Eval(ctx, string(src), interp.Options{}))
+	resp := fromEval(interp.Eval(ctx, req.Source, interp.Options{Stdin: req.Stdin, Files: req.Files}))
 	b, err := json.Marshal(resp)
 	if err == nil && len(b) > childResponseLimit {
 		resp = failure(protocol.ErrRuntime, fmt.Sprintf("result too large: its response would exceed %d bytes", limits.MaxResponseBytes))

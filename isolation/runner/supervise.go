@@ -7,10 +7,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -18,9 +18,9 @@ import (
 // after the child and its process group are dead.
 const drainGrace = time.Second
 
-// supervised is how a child program ended.
+// supervised is how a child program ended; what it wrote is in the
+// sinks its caller gave startChild.
 type supervised struct {
-	out      *capture.Buffer
 	state    *os.ProcessState
 	waitErr  error
 	timedOut bool
@@ -36,50 +36,81 @@ type supervised struct {
 // child is a program the runner started and supervises.
 type child struct {
 	cmd         *exec.Cmd
-	pr          *os.File
-	out         *capture.Buffer
+	prs         []*os.File // the read ends of its output pipes
 	drained     chan struct{}
 	waited      chan error
 	killsBefore int64
 	countErr    error
 }
 
-// startChild starts cmd (with its stdin set) in its own process group and
-// captures its stdout (and stderr too, if combined) under limit. It reads
-// the cgroup's OOM-kill counter first, so a kill during the run shows.
-// cmd is the runner itself, re-executed as the Starlark child or the exec
+// startChild starts cmd (with its stdin set) in its own process group,
+// copying its stdout into stdout and, when stderr is not nil, its stderr
+// into stderr, each through a pipe of its own: sinks that never fail a
+// write (capture's), so a flood is drained, not blocked on. It reads the
+// cgroup's OOM-kill counter first, so a kill during the run shows. cmd is
+// the runner itself, re-executed as the Starlark child or the exec
 // trampoline, each of which raises its own OOM score.
-func startChild(cmd *exec.Cmd, combined bool, limit int, cg cgroup) (*child, error) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("pipe: %w", err)
+func startChild(cmd *exec.Cmd, cg cgroup, stdout, stderr io.Writer) (*child, error) {
+	sinks := []io.Writer{stdout}
+	if stderr != nil {
+		sinks = append(sinks, stderr)
 	}
-	cmd.Stdout = pw
-	if combined {
-		cmd.Stderr = pw
+	c := &child{cmd: cmd, drained: make(chan struct{}), waited: make(chan error, 1)}
+	var pws []*os.File
+	closeAll := func(fs []*os.File) {
+		for _, f := range fs {
+			f.Close()
+		}
+	}
+	for range sinks {
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			closeAll(c.prs)
+			closeAll(pws)
+			return nil, fmt.Errorf("pipe: %w", err)
+		}
+		c.prs, pws = append(c.prs, pr), append(pws, pw)
+	}
+	cmd.Stdout = pws[0]
+	if stderr != nil {
+		cmd.Stderr = pws[1]
 	}
 	// Its own process group, so the deadline can kill everything it forked.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	c := &child{cmd: cmd, pr: pr, out: capture.New(limit), drained: make(chan struct{}), waited: make(chan error, 1)}
 	c.killsBefore, c.countErr = cg.oomKills()
 	// The child makes itself the OOM killer's first choice once it starts
 	// (the Starlark child, and the exec trampoline before it becomes the
 	// interpreter): the runner, non-dumpable, cannot write its own score
 	// to pass it on, and keeps 0.
-	err = cmd.Start()
-	pw.Close()
+	err := cmd.Start()
+	closeAll(pws)
 	if err != nil {
-		pr.Close()
+		closeAll(c.prs)
 		return nil, err
 	}
+	var copies sync.WaitGroup
+	for i, sink := range sinks {
+		copies.Add(1)
+		go func() {
+			defer copies.Done()
+			// Keep reading past the cap: a child blocked on a full pipe
+			// would otherwise look like a hang instead of a flood.
+			_, _ = io.Copy(sink, c.prs[i])
+		}()
+	}
 	go func() {
-		// Keep reading past the cap: a child blocked on a full pipe would
-		// otherwise look like a hang instead of a flood.
-		_, _ = io.Copy(c.out, pr)
+		copies.Wait()
 		close(c.drained)
 	}()
 	go func() { c.waited <- cmd.Wait() }()
 	return c, nil
+}
+
+// closePipes closes the read ends of the child's output pipes.
+func (c *child) closePipes() {
+	for _, pr := range c.prs {
+		pr.Close()
+	}
 }
 
 // supervise waits for the child, stops it at ctx's end or when the memory
@@ -87,9 +118,9 @@ func startChild(cmd *exec.Cmd, combined bool, limit int, cg cgroup) (*child, err
 // out of memory: the guard's own reason, or the cgroup's OOM-kill counter
 // having moved while it ran. The runner, not the child, survives to tell.
 func (c *child) supervise(ctx context.Context, g *guard) supervised {
-	defer c.pr.Close()
+	defer c.closePipes()
 	pid := c.cmd.Process.Pid
-	res := supervised{out: c.out}
+	var res supervised
 	guardDone, watched := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(watched)
@@ -112,7 +143,7 @@ func (c *child) supervise(ctx context.Context, g *guard) supervised {
 	select {
 	case <-c.drained:
 	case <-time.After(drainGrace):
-		c.pr.Close() // a process outside our reach still holds the pipe
+		c.closePipes() // a process outside our reach still holds a pipe
 		<-c.drained
 	}
 	reapOrphans()
@@ -137,7 +168,7 @@ func (c *child) supervise(ctx context.Context, g *guard) supervised {
 func (c *child) abort() {
 	_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	<-c.waited
-	c.pr.Close()
+	c.closePipes()
 }
 
 // killLeftovers kills what the child left running: its process group,

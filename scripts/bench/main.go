@@ -8,6 +8,9 @@
 // image whose runner does not attest, in alternating order, and the time
 // the runner itself reports for reading the attestation.
 //
+// With -stdin it measures what input costs: paired runs of a program
+// reading 60 KiB of --stdin against the same program without it.
+//
 // Usage: go run ./scripts/bench -tool PATH -image ID [-n 30] [-baseline ID]
 package main
 
@@ -35,6 +38,7 @@ func main() {
 	warmBase := flag.String("warm-against", "", "TOOL,IMAGE of an earlier build: batch's warm latency of both, in alternating rounds")
 	warm := flag.Bool("warm", false, "measure batch's warm latency alone (-n requests), under -runtime if set")
 	flag.StringVar(&runtime, "runtime", "", "OCI runtime for -warm (runsc: gVisor), as run's --runtime")
+	stdin := flag.Bool("stdin", false, "measure a run with 60 KiB of stdin against one without (on -python's image if given)")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
 	if *warm {
@@ -48,6 +52,9 @@ func main() {
 	}
 	if *python != "" {
 		run = func() error { return pythonCost(*tool, *image, *python, *n) }
+	}
+	if *stdin {
+		run = func() error { return stdinCost(*tool, *image, *python, *n) }
 	}
 	if *seccomp {
 		run = func() error { return profileCost(*tool, *image, *n) }

@@ -1,6 +1,7 @@
 // Command probe is the hostile program of the boundary suite. Run through
 // the runner's --exec mode, it reads one check name (and arguments) from
-// stdin, really attempts to cross that boundary with system calls, and
+// the source's file, which exec mode names last on its command line,
+// really attempts to cross that boundary with system calls, and
 // prints what happened as one JSON object. As an image's entrypoint with
 // the argument "hostile", it plays a lying runner instead.
 package main
@@ -56,7 +57,16 @@ func main() {
 		hostile()
 		return
 	}
-	in, _ := io.ReadAll(io.LimitReader(os.Stdin, 1<<16))
+	// The check is the run's source: exec mode names its file last on the
+	// command line (stdin is the program's own); stdin without one.
+	src := io.Reader(os.Stdin)
+	if len(os.Args) > 1 {
+		if f, err := os.Open(os.Args[len(os.Args)-1]); err == nil {
+			defer f.Close()
+			src = f
+		}
+	}
+	in, _ := io.ReadAll(io.LimitReader(src, 1<<16))
 	f := strings.Fields(string(in))
 	if len(f) == 0 {
 		fmt.Println(`{"error":"no check named"}`)

@@ -1,13 +1,12 @@
-// Package capture is the one bounded writer of the tool: the evaluator's
-// print output, the runner's exec-mode output and the supervisor's read of
-// the container's response all go through it.
+// Package capture holds the tool's bounded writers. Stream keeps a
+// program's output, head and tail: the evaluator's print output and the
+// runner's exec-mode stdout and stderr, which share one bound (Keep).
+// Buffer keeps a head only: the supervisor's read of the container's
+// response and the runner's read of its Starlark child's, where only a
+// frame that fits whole is of use.
 package capture
 
-import (
-	"strings"
-	"sync"
-	"unicode/utf8"
-)
+import "sync"
 
 // Buffer keeps the first Limit bytes written to it and counts the rest.
 // Writes never fail, so whoever feeds it (a program's print, a copy from a
@@ -71,22 +70,4 @@ func (b *Buffer) Truncated() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.total > int64(len(b.buf))
-}
-
-// Text returns the kept bytes as valid UTF-8, never longer than the limit.
-// Invalid bytes, and a character cut in half by the limit, become U+FFFD;
-// the text is then trimmed back to the limit so replacement never makes
-// it longer.
-func (b *Buffer) Text() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := string(b.buf)
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-		for len(s) > b.limit {
-			_, size := utf8.DecodeLastRuneInString(s)
-			s = s[:len(s)-size]
-		}
-	}
-	return s
 }

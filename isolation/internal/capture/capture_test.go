@@ -41,25 +41,6 @@ func TestBufferOneWriteStraddlingTheLimit(t *testing.T) {
 	assert.Equal(t, b.Total(), int64(8))
 }
 
-func TestBufferTextIsValidUTF8WithinTheLimit(t *testing.T) {
-	b := New(4)
-	_, _ = b.Write([]byte("a\xffb"))
-	assert.Equal(t, b.Text(), "a\uFFFD", "3 bytes of replacement make 5; trimmed back to the cap")
-	assert.Assert(t, !b.Truncated())
-
-	b = New(5)
-	_, _ = b.WriteString("ab\u00e9\u00e9") // the second é is cut in half by the cap
-	assert.Equal(t, b.Text(), "ab\u00e9")
-	assert.Assert(t, b.Truncated())
-
-	b = New(8)
-	for _, chunk := range []string{"ab", "", "cdefgh", "ij"} {
-		_, _ = b.WriteString(chunk)
-	}
-	assert.Equal(t, b.Text(), "abcdefgh")
-	assert.Equal(t, b.Total(), int64(10))
-}
-
 func TestBufferConcurrentWriters(t *testing.T) {
 	b := New(100)
 	var wg sync.WaitGroup

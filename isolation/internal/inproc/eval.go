@@ -34,14 +34,14 @@ func Eval(ctx context.Context, req isolation.Request, timeout time.Duration) (is
 	if err := limits.CheckWallClock(timeout); err != nil {
 		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
-	if err := source.Check(req.Source, true); err != nil {
+	if err := source.CheckInput(source.Input(req), true); err != nil {
 		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start, cpuBefore := time.Now(), processCPU()
-	r := interp.Eval(ctx, req.Source, interp.Options{})
+	r := interp.Eval(ctx, req.Source, interp.Options{Stdin: req.Stdin, Files: req.Files})
 	res := isolation.Result{
 		Verdict: isolation.OK, Interpreter: "starlark", Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
 		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes,

@@ -10,9 +10,11 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// DecodeLine strictly decodes a batch line, {"id": ..., "source": "..."},
-// by the rule of every frame: the request, and its id (a string, a number
-// or null) even when the rest is refused, so the refusal can carry it. A
+// DecodeLine strictly decodes a batch line, {"id": ..., "source": "...",
+// "stdin": "...", "files": {"NAME": "...", ...}} (stdin and files
+// optional), by the rule of every frame and a request's rules
+// (source.Fields): the request, and its id (a string, a number or null)
+// even when the rest is refused, so the refusal can carry it. A
 // line longer than limits.MaxLineBytes is longer than any whose request is
 // within the limit: a reader keeps at most one byte more of it. starlark
 // applies Starlark's source rules (no NUL byte) as Run does without
@@ -24,6 +26,8 @@ func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, err
 	var line struct {
 		ID     json.RawMessage `json:"id"`
 		Source json.RawMessage `json:"source"`
+		Stdin  json.RawMessage `json:"stdin"`
+		Files  json.RawMessage `json:"files"`
 	}
 	if err := strict.Decode(b, &line); err != nil {
 		return nil, protocol.Request{}, err
@@ -32,9 +36,9 @@ func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, err
 	if len(id) > 0 && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null" {
 		return nil, protocol.Request{}, errors.New(`"id" must be a string or a number`)
 	}
-	src, err := source.Field(line.Source, starlark)
+	in, err := source.Fields(line.Source, line.Stdin, line.Files, starlark)
 	if err != nil {
 		return id, protocol.Request{}, err
 	}
-	return id, protocol.Request{Source: src}, nil
+	return id, protocol.Request(in), nil
 }

@@ -12,8 +12,9 @@ import (
 
 // DecodeResponse strictly decodes a runner response by the one rule of
 // every frame (strict.Decode: one JSON object, known fields only and each
-// once, at every depth, nothing after it), then checks protocol version 2
-// and that the fields agree with each other and with the output cap. A
+// once, at every depth, nothing after it), then checks the protocol
+// version and that the fields agree with each other and with the output
+// cap, which output and stderr share (protocol.OutputShares). A
 // response that breaks any rule came from a broken or hostile container.
 func DecodeResponse(b []byte) (protocol.Response, error) {
 	if len(b) > limits.MaxResponseBytes {
@@ -30,16 +31,13 @@ func DecodeResponse(b []byte) (protocol.Response, error) {
 }
 
 func check(r protocol.Response) error {
-	switch {
-	case r.V != protocol.Version:
+	if r.V != protocol.Version {
 		return fmt.Errorf("response: protocol version %d, want %d", r.V, protocol.Version)
-	case len(r.Output) > limits.MaxOutputBytes:
-		return fmt.Errorf("response: output is %d bytes, over the %d byte cap", len(r.Output), limits.MaxOutputBytes)
-	case r.OutputBytes < 0:
-		return fmt.Errorf("response: negative output_bytes %d", r.OutputBytes)
-	case r.OutputTruncated != (r.OutputBytes > limits.MaxOutputBytes):
-		return fmt.Errorf("response: output_truncated=%t disagrees with output_bytes %d and the %d byte cap",
-			r.OutputTruncated, r.OutputBytes, limits.MaxOutputBytes)
+	}
+	if err := checkStreams(r); err != nil {
+		return err
+	}
+	switch {
 	case r.OK && r.Error != nil:
 		return errors.New("response: ok with an error")
 	case !r.OK && r.Error == nil:
@@ -50,6 +48,35 @@ func check(r protocol.Response) error {
 		return fmt.Errorf("response: negative cpu_us %d", *r.Usage.CPUMicros)
 	case r.Usage != nil && r.Usage.MemoryPeakBytes != nil && *r.Usage.MemoryPeakBytes < 0:
 		return fmt.Errorf("response: negative memory_peak_bytes %d", *r.Usage.MemoryPeakBytes)
+	}
+	return nil
+}
+
+// checkStreams holds output and stderr to the cap they share: each
+// within its share of it, truncated exactly when its total is over that
+// share.
+func checkStreams(r protocol.Response) error {
+	if len(r.Output)+len(r.Stderr) > limits.MaxOutputBytes {
+		return fmt.Errorf("response: output and stderr are %d bytes, over the %d byte cap", len(r.Output)+len(r.Stderr), limits.MaxOutputBytes)
+	}
+	if r.OutputBytes < 0 || r.StderrBytes < 0 {
+		return fmt.Errorf("response: negative output_bytes %d or stderr_bytes %d", r.OutputBytes, r.StderrBytes)
+	}
+	so, se := protocol.OutputShares(r.OutputBytes, r.StderrBytes)
+	for _, s := range []struct {
+		name      string
+		text      string
+		total     int64
+		truncated bool
+		share     int
+	}{{"output", r.Output, r.OutputBytes, r.OutputTruncated, so}, {"stderr", r.Stderr, r.StderrBytes, r.StderrTruncated, se}} {
+		switch {
+		case len(s.text) > s.share:
+			return fmt.Errorf("response: %s is %d bytes, over its share of %d bytes of the %d byte cap", s.name, len(s.text), s.share, limits.MaxOutputBytes)
+		case s.truncated != (s.total > int64(s.share)):
+			return fmt.Errorf("response: %s_truncated=%t disagrees with %s_bytes %d and its share of %d bytes of the %d byte cap",
+				s.name, s.truncated, s.name, s.total, s.share, limits.MaxOutputBytes)
+		}
 	}
 	return nil
 }
