@@ -114,12 +114,16 @@ type Usage struct {
 	// CPUMicros is the CPU time (user plus system) of the container's
 	// cgroup from the request's arrival until every process of the program
 	// was reaped: the program and all it started, plus the runner's own
-	// share while it watched (a few ms per second).
+	// share while it watched (a few ms per second). Under gVisor the
+	// cgroup is gVisor's own, which counts more than the host for several
+	// busy tasks; the host cuts a claim past the quota to it.
 	CPUMicros *int64 `json:"cpu_us"`
 	// MemoryPeakBytes is the highest memory the container's cgroup reached
 	// (v1 memory.max_usage_in_bytes, v2 memory.peak), page cache and /tmp
 	// included: the container's whole life, so the runner's own at rest
-	// (a few MiB) is its floor.
+	// (a few MiB) is its floor. Under gVisor, whose cgroupfs keeps no
+	// peak, it is the largest resident set of the program's process
+	// (wait4's rusage), without /tmp or the processes it left behind.
 	MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
 }
 
