@@ -294,12 +294,7 @@ os._exit(0)`, "--timeout", "20s")
 func TestRunscOutputCap(t *testing.T) {
 	e := needGVisor(t)
 	t.Parallel()
-	r := runscStarlark(t, e, "for i in range(2000):\n  print('x' * 99)\n'done'")
-	assert.Equal(t, r.code, 0, r.stderr)
-	assert.Check(t, is.Equal(len(r.res.Output), 64<<10))
-	assert.Check(t, r.res.OutputTruncated)
-	assert.Check(t, is.Equal(r.res.OutputBytes, int64(200000)))
-	assert.Check(t, is.Equal(string(r.res.Result), `"done"`))
+	assertOutputCapped(t, runscStarlark(t, e, printMany))
 }
 
 // TestRunscOOM: 512 MiB under a 128 MiB limit is oom, exit 137, for a
