@@ -81,10 +81,15 @@ type bpfRule struct {
 //
 // Rules whose action is the default are skipped, as runc skips them.
 //
-// Dispatch is a binary search on the sorted syscall numbers, down to leaves
-// of a few jeq: gVisor's sentry runs the program for every syscall, and a
-// search costs about 20 instructions where a linear chain over the ~350
-// numbers costs up to 350 (measured by the tests' interpreter).
+// Dispatch is a binary search over segments of the numbers 0 to the
+// largest: runs of consecutive numbers with one unconditional answer (the
+// default among them) are one segment each, and each conditional syscall
+// is its own. gVisor's sentry, besides running the program for a syscall
+// it cannot answer from its cache, runs it for every number from 0 to its
+// largest on every new task and exec, to fill that cache, allocating a
+// byte per instruction each time: a short program is what makes a thread
+// or an exec cheap there (seen here: a search over the numbers themselves,
+// 1267 instructions, made 8 new threads cost 15 ms instead of 3).
 func compileSeccomp(rules []seccompSyscall) ([]SockFilter, error) {
 	bySys := map[uint32][]bpfRule{}
 	for _, r := range rules {
@@ -109,18 +114,16 @@ func compileSeccomp(rules []seccompSyscall) ([]SockFilter, error) {
 			bySys[nr] = append(bySys[nr], bpfRule{args: r.Args, ret: ret})
 		}
 	}
-	nrs := make([]uint32, 0, len(bySys))
+	largest := uint32(0)
 	for nr, rs := range bySys {
 		if err := checkUnconditional(nr, rs); err != nil {
 			return nil, err
 		}
-		nrs = append(nrs, nr)
+		largest = max(largest, nr)
 	}
-	if len(nrs) == 0 {
+	if len(bySys) == 0 {
 		return nil, fmt.Errorf("seccomp filter: no rules")
 	}
-	slices.Sort(nrs)
-
 	c := &bpfCompiler{bySys: bySys, blocks: map[uint32]label{}}
 	a := &c.asm
 	// Each check returns at once, so no jump of the prologue spans the
@@ -134,10 +137,10 @@ func compileSeccomp(rules []seccompSyscall) ([]SockFilter, error) {
 	a.cond(bpfJsetK, x32SyscallBit, next, ours)
 	a.stmt(bpfRetK, seccompRetBadArch)
 	a.bind(ours)
-	a.cond(bpfJgtK, nrs[len(nrs)-1], next, known)
+	a.cond(bpfJgtK, largest, next, known)
 	a.stmt(bpfRetK, seccompRetErrno|errnoENOSYS)
 	a.bind(known)
-	c.tree(nrs)
+	c.tree(c.segments(largest))
 	c.emitBlocks()
 	return a.finish()
 }
@@ -207,51 +210,61 @@ type bpfCompiler struct {
 	order  []uint32
 }
 
-// bpfLeaf is the most numbers a leaf compares one by one: below it a
-// split (jgt plus ja) costs more than the jeq it saves.
-const bpfLeaf = 4
-
-// tree dispatches on the number in A among nrs (sorted): a jgt halves the
-// range until a leaf. The right half is reached by ja, so no conditional
-// jump spans a subtree.
-func (c *bpfCompiler) tree(nrs []uint32) {
-	a := &c.asm
-	if len(nrs) <= bpfLeaf {
-		c.leaf(nrs)
-		return
-	}
-	mid := len(nrs) / 2
-	left, right := a.newLabel(), a.newLabel()
-	a.cond(bpfJgtK, nrs[mid-1], next, left)
-	a.ja(right)
-	a.bind(left)
-	c.tree(nrs[:mid])
-	a.bind(right)
-	c.tree(nrs[mid:])
+// segment is a run of syscall numbers lo..hi with one answer: ret, or,
+// for a conditional syscall (lo == hi, cond), its block.
+type segment struct {
+	lo, hi uint32
+	ret    uint32
+	cond   bool
 }
 
-// leaf compares A with each number and jumps to the number's return, or
-// to a ja into its block; none matching gets the default.
-func (c *bpfCompiler) leaf(nrs []uint32) {
-	a := &c.asm
-	targets := make([]label, len(nrs))
-	for i, nr := range nrs {
-		targets[i] = a.newLabel()
-		a.cond(bpfJeqK, nr, targets[i], next)
-	}
-	a.stmt(bpfRetK, seccompDefault)
-	for i, nr := range nrs {
-		a.bind(targets[i])
-		rs := c.bySys[nr]
-		if len(rs) == 1 && len(rs[0].args) == 0 {
-			a.stmt(bpfRetK, rs[0].ret)
+// segments cuts 0..largest into runs of one answer.
+func (c *bpfCompiler) segments(largest uint32) []segment {
+	var segs []segment
+	for nr := uint32(0); nr <= largest; nr++ {
+		s := segment{lo: nr, hi: nr, ret: seccompDefault}
+		if rs, ok := c.bySys[nr]; ok {
+			if len(rs) == 1 && len(rs[0].args) == 0 {
+				s.ret = rs[0].ret
+			} else {
+				s.cond = true
+			}
+		}
+		if n := len(segs); n > 0 && !s.cond && !segs[n-1].cond && segs[n-1].ret == s.ret {
+			segs[n-1].hi = nr
 			continue
 		}
-		b := a.newLabel()
-		c.blocks[nr] = b
-		c.order = append(c.order, nr)
-		a.ja(b)
+		segs = append(segs, s)
 	}
+	return segs
+}
+
+// tree dispatches on the number in A among segs (in order, covering the
+// numbers the prologue let through): a jgt halves them until one is
+// left, whose answer is returned or whose block is jumped to. The right
+// half is reached by ja, so no conditional jump spans a subtree.
+func (c *bpfCompiler) tree(segs []segment) {
+	a := &c.asm
+	if len(segs) == 1 {
+		s := segs[0]
+		if !s.cond {
+			a.stmt(bpfRetK, s.ret)
+			return
+		}
+		b := a.newLabel()
+		c.blocks[s.lo] = b
+		c.order = append(c.order, s.lo)
+		a.ja(b)
+		return
+	}
+	mid := len(segs) / 2
+	left, right := a.newLabel(), a.newLabel()
+	a.cond(bpfJgtK, segs[mid-1].hi, next, left)
+	a.ja(right)
+	a.bind(left)
+	c.tree(segs[:mid])
+	a.bind(right)
+	c.tree(segs[mid:])
 }
 
 // emitBlocks emits each conditional syscall's rules in table order: a rule

@@ -346,9 +346,12 @@ func TestSeccompFilterNamesOnX86_64(t *testing.T) {
 	}
 }
 
-// TestSeccompFilterCost bounds what a syscall costs the interpreter: the
-// binary search keeps an unconditional call near 20 instructions, where a
-// chain of jeq would take up to one per number.
+// TestSeccompFilterCost bounds what a syscall costs the interpreter, and
+// the program's length, which gVisor pays on every new task and exec: the
+// search over segments of one answer keeps an unconditional call near 15
+// instructions, where a chain of jeq would take up to one per number, and
+// the program near 450 instructions (a search over the numbers themselves
+// took 1267).
 func TestSeccompFilterCost(t *testing.T) {
 	prog := mustFilter(t)
 	conditional := map[uint32]bool{}
@@ -378,6 +381,7 @@ func TestSeccompFilterCost(t *testing.T) {
 		len(prog), plain[0], plain[len(plain)/2], plain[len(plain)-1], condMax, getpid, socket)
 	assert.Check(t, plain[len(plain)-1] <= 24, "max %d instructions for an unconditional call", plain[len(plain)-1])
 	assert.Check(t, condMax <= 60, "max %d instructions for a conditional call", condMax)
+	assert.Check(t, len(prog) <= 480, "%d instructions", len(prog))
 }
 
 func TestSeccompFilterRefusesWhatItCannotCompile(t *testing.T) {
