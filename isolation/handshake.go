@@ -1,7 +1,6 @@
 package isolation
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -34,12 +33,18 @@ func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration
 	}
 	a.selfcheck = h.Selfcheck
 	v := sight{hello: *h.Selfcheck, memory: l.plan.Limits.Memory, runtime: l.plan.Runtime}
-	if needsRecord(l.plan.Column) {
+	if l.record != nil {
 		// What the runtime hides from the runner, the engine's record
-		// shows: read it now, the container being up, before the source.
-		rctx, cancel := context.WithDeadline(context.Background(), deadline)
-		v.record, a.recordErr = l.client.record(rctx, l.plan.Name, l.plan.RunID)
-		cancel()
+		// shows, read while the sandbox booted: it must be in before
+		// the source goes.
+		t := time.NewTimer(time.Until(deadline))
+		select {
+		case <-l.record.done:
+			v.record, a.recordErr = l.record.rec, l.record.err
+		case <-t.C:
+			a.recordErr = fmt.Errorf("the engine's record of container %s: not read within %s", l.plan.Name, bound)
+		}
+		t.Stop()
 		a.record = v.record
 		if a.recordErr != nil {
 			return a.refuse(l, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%w; the program was never sent", a.recordErr)}, true)

@@ -34,6 +34,9 @@ type launched struct {
 	at      time.Time     // when docker run was started
 	helloAt time.Time     // when the hello line arrived
 	sent    time.Time     // when the request was written
+	// record is the engine's record of the container, read while it
+	// boots, where the run's column needs it; nil elsewhere.
+	record *recordAhead
 
 	mu    sync.Mutex
 	timer *time.Timer
@@ -106,6 +109,9 @@ func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 		l.waitErr = l.cmd.Wait()
 		close(l.done)
 	}()
+	if needsRecord(plan.Column) {
+		l.record = l.readRecordAhead()
+	}
 	return l, nil
 }
 

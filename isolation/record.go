@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -88,4 +89,61 @@ var recordJudges = []recordJudge{
 		seen := fmt.Sprintf("PidsLimit %d", r.PidsLimit)
 		return seen, unless(r.PidsLimit == limits.GVisorHostPIDs, fmt.Sprintf("the host's task limit is %d, want %d", r.PidsLimit, limits.GVisorHostPIDs))
 	}},
+}
+
+// recordAfter is how long after docker run starts the record is first
+// read, and recordRetry how often again until the hello: the container
+// is created within about 100 ms here, and gVisor's boot takes most of
+// the 400 ms before the hello, so the record is read while it boots and
+// costs the run nothing.
+const (
+	recordAfter = 150 * time.Millisecond
+	recordRetry = 50 * time.Millisecond
+)
+
+// recordAhead is the engine's record of a run's container, read while
+// the sandbox boots; done is closed once rec or err is final.
+type recordAhead struct {
+	done chan struct{}
+	rec  *containerRecord
+	err  error
+}
+
+// readRecordAhead reads the record from recordAfter on. A read that fails
+// before the hello is tried again (most likely the container was not yet
+// created); the first read once the hello came, or the client ended, is
+// final.
+func (l *launched) readRecordAhead() *recordAhead {
+	r := &recordAhead{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		wait := time.NewTimer(recordAfter)
+		defer wait.Stop()
+		for {
+			select {
+			case <-wait.C:
+			case <-l.out.ended:
+			case <-l.done:
+			case <-l.runCtx.Done():
+				r.err = fmt.Errorf("reading the engine's record of container %s: %w", l.plan.Name, context.Cause(l.runCtx))
+				return
+			}
+			final := closed(l.out.ended) || closed(l.done)
+			r.rec, r.err = l.client.record(l.runCtx, l.plan.Name, l.plan.RunID)
+			if r.err == nil || final {
+				return
+			}
+			wait.Reset(recordRetry)
+		}
+	}()
+	return r
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

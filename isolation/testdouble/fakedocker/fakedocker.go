@@ -82,11 +82,12 @@ var commands = map[string]func(f fake, args []string) int{
 		fmt.Println("20.10.24")
 		return 0
 	},
-	"image":  imageInspect,
-	"rm":     rm,
-	"ps":     psCommand,
-	"events": events,
-	"run":    func(f fake, args []string) int { return f.run(args[1:]) },
+	"image":     imageInspect,
+	"container": containerInspect,
+	"rm":        rm,
+	"ps":        psCommand,
+	"events":    events,
+	"run":       func(f fake, args []string) int { return f.run(args[1:]) },
 }
 
 // imageInspect answers `docker image inspect ... IMAGE`.
@@ -102,6 +103,20 @@ func imageInspect(f fake, args []string) int {
 		return 0
 	}
 	fmt.Println(image)
+	return 0
+}
+
+// containerInspect answers `docker container inspect --format F NAME`
+// with the container's run id and the scenario's record of it.
+func containerInspect(f fake, args []string) int {
+	name := args[len(args)-1]
+	b, err := os.ReadFile(filepath.Join(f.state, "c-"+name))
+	if err != nil || f.record == "" {
+		fmt.Fprintf(os.Stderr, "Error: No such container: %s\n", name)
+		return 1
+	}
+	runID, _, _ := strings.Cut(string(b), "\t")
+	fmt.Println(runID + "\t" + f.record)
 	return 0
 }
 

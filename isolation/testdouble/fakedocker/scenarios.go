@@ -19,7 +19,11 @@ type scenario struct {
 	psDown      bool          // `docker ps` cannot reach the daemon
 	eventsDown  bool          // `docker events` cannot reach the daemon
 	oomEvent    bool          // `docker events` reports the container's OOM kill
-	run         runScript
+	// record is what `docker container inspect` prints of a container's
+	// HostConfig after its run id: runtime, memory, memory+swap and pids
+	// limit, tab-separated; empty is no such container.
+	record string
+	run    runScript
 }
 
 // A runScript is what `docker run` does, in the order docker and the
@@ -97,13 +101,18 @@ var scenarios = map[string]scenario{
 	"late-hello": {run: runScript{hello: noHello, reply: answer(perfectHello(512 << 20))}},
 
 	// The reply to the request.
-	"ok":            {run: runScript{reply: okReply}},
-	"by-source":     {run: runScript{bySource: true}}, // so one batch can mix scenarios
-	"slow":          {run: runScript{reply: &reply{delay: 400 * time.Millisecond, stdout: OKResponse + "\n"}}},
-	"program-error": {run: runScript{reply: answer(ErrResponse)}},
-	"hang":          {run: runScript{reply: hang}},
-	"flood":         {run: runScript{reply: &reply{act: flood}}},
-	"two-json":      {run: runScript{reply: answer(OKResponse, OKResponse)}},
+	"ok": {run: runScript{reply: okReply}},
+	// Under gVisor: its hello, and the engine's record that proves what
+	// gVisor hides; then with a record that allows swap, and none at all.
+	"gvisor":          {record: gvisorRecord, run: runScript{hello: gvisorHello, reply: okReply}},
+	"gvisor-swap":     {record: "runsc\t536870912\t-1\t320", run: runScript{hello: gvisorHello, reply: okReply}},
+	"gvisor-norecord": {run: runScript{hello: gvisorHello, reply: okReply}},
+	"by-source":       {run: runScript{bySource: true}}, // so one batch can mix scenarios
+	"slow":            {run: runScript{reply: &reply{delay: 400 * time.Millisecond, stdout: OKResponse + "\n"}}},
+	"program-error":   {run: runScript{reply: answer(ErrResponse)}},
+	"hang":            {run: runScript{reply: hang}},
+	"flood":           {run: runScript{reply: &reply{act: flood}}},
+	"two-json":        {run: runScript{reply: answer(OKResponse, OKResponse)}},
 	// A program error that then claims success: a decoder keeping the
 	// last of a duplicate key would report ok.
 	"response-duplicate-key": {run: runScript{reply: answer(strings.TrimSuffix(ErrResponse, "}") + `,"ok":true}`)}},
@@ -164,6 +173,14 @@ func unknownMode(mode string) *reply {
 func perfectHello(memory int64) string {
 	return attestation.Hello(attestation.Perfect(memory))
 }
+
+func gvisorHello(memory int64) string {
+	return attestation.Hello(attestation.PerfectGVisor(memory))
+}
+
+// gvisorRecord is the record of a container run by the default argv under
+// runsc.
+const gvisorRecord = "runsc\t536870912\t536870912\t320"
 
 func weakHello(int64) string { return attestation.Hello(attestation.Weak()) }
 
