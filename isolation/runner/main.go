@@ -217,12 +217,15 @@ func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildP
 	})
 	defer watchdog.Stop()
 
-	if os.Getpid() == 1 {
+	if os.Getpid() == 1 && !g.gvisor {
 		// Only now, with a program to run: nothing but the idle
 		// evaluator is forked before the host has judged the hello.
-		// (Under gVisor's runsc a decoy forked before the hello made the
-		// runner's writes to stdout fail in about half the runs.)
-		// killLeftovers, as PID 1, ends it.
+		// killLeftovers, as PID 1, ends it. Not under gVisor: there the
+		// host's OOM killer sees gVisor's processes, never the runner
+		// alone, and the guard stops the program before the limit; a
+		// fork of the runner's address space is the costliest call the
+		// sentry makes for it (and one forked before the hello made the
+		// runner's writes to stdout fail in about half the runs).
 		startDecoy()
 	}
 	if cfg.Exec != nil {
