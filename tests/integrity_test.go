@@ -29,27 +29,12 @@ import (
 func TestIntegrityRunnerProcIsClosed(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	r := py(t, nil, `import errno, json, os
-me = os.getpid()
-out = {}
-for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
-    if pid == me:
-        continue
-    for name, flags in [("mem", os.O_RDWR), ("fd/1", os.O_WRONLY), ("environ", os.O_RDONLY), ("oom_score_adj", os.O_WRONLY), ("maps", os.O_RDONLY)]:
-        key = "1/" + name if pid == 1 else "other/" + name
-        try:
-            os.close(os.open("/proc/%d/%s" % (pid, name), flags))
-            got = "opened"
-        except OSError as e:
-            got = errno.errorcode.get(e.errno, str(e.errno))
-        if out.get(key, "opened") == "opened":
-            out[key] = got
-print(json.dumps(out, sort_keys=True))`)
+	r := py(t, nil, procAttack)
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	var got map[string]string
 	assert.NilError(t, json.Unmarshal([]byte(r.res.Output), &got), r.res.Output)
 	t.Logf("from the program: %v", got)
-	for _, name := range []string{"mem", "fd/1", "environ", "oom_score_adj", "maps"} {
+	for _, name := range procAttackFiles {
 		for _, who := range []string{"1/", "other/"} {
 			e := got[who+name]
 			assert.Check(t, e == "EACCES" || e == "EPERM", "/proc/%s%s: %q", who, name, e)
@@ -315,3 +300,27 @@ func TestIntegrityKilledSupervisorLeavesNoContainer(t *testing.T) {
 		t.Logf("container gone %s after its supervisor's SIGKILL", took.Round(time.Millisecond))
 	})
 }
+
+// procAttack is a Python program that tries to open, as an attacker
+// would, the runner's (PID 1) and every other process's memory,
+// descriptors, environment, OOM score and maps, and prints the first
+// errno each file of each kind gave ("opened" if every one opened).
+const procAttack = `import errno, json, os
+me = os.getpid()
+out = {}
+for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
+    if pid == me:
+        continue
+    for name, flags in [("mem", os.O_RDWR), ("fd/0", os.O_RDONLY), ("fd/1", os.O_WRONLY), ("environ", os.O_RDONLY), ("oom_score_adj", os.O_WRONLY), ("maps", os.O_RDONLY)]:
+        key = "1/" + name if pid == 1 else "other/" + name
+        try:
+            os.close(os.open("/proc/%d/%s" % (pid, name), flags))
+            got = "opened"
+        except OSError as e:
+            got = errno.errorcode.get(e.errno, str(e.errno))
+        if out.get(key, "opened") == "opened":
+            out[key] = got
+print(json.dumps(out, sort_keys=True))`
+
+// procAttackFiles are the files procAttack tries.
+var procAttackFiles = []string{"mem", "fd/0", "fd/1", "environ", "oom_score_adj", "maps"}

@@ -221,27 +221,12 @@ print(json.dumps(out, sort_keys=True))`)
 func TestRunscRunnerProcIsClosed(t *testing.T) {
 	e := needGVisor(t)
 	t.Parallel()
-	r := runscPy(t, e, `import errno, json, os
-me = os.getpid()
-out = {}
-for pid in sorted(int(p) for p in os.listdir("/proc") if p.isdigit()):
-    if pid == me:
-        continue
-    for name, flags in [("mem", os.O_RDWR), ("fd/0", os.O_RDONLY), ("fd/1", os.O_WRONLY), ("environ", os.O_RDONLY), ("oom_score_adj", os.O_WRONLY), ("maps", os.O_RDONLY)]:
-        key = "1/" + name if pid == 1 else "other/" + name
-        try:
-            os.close(os.open("/proc/%d/%s" % (pid, name), flags))
-            got = "opened"
-        except OSError as e:
-            got = errno.errorcode.get(e.errno, str(e.errno))
-        if out.get(key, "opened") == "opened":
-            out[key] = got
-print(json.dumps(out, sort_keys=True))`)
+	r := runscPy(t, e, procAttack)
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	var got map[string]string
 	assert.NilError(t, json.Unmarshal([]byte(r.res.Output), &got), r.res.Output)
 	t.Logf("from the program under runsc: %v", got)
-	for _, name := range []string{"mem", "fd/0", "fd/1", "environ", "oom_score_adj", "maps"} {
+	for _, name := range procAttackFiles {
 		for _, who := range []string{"1/", "other/"} {
 			v, ok := got[who+name]
 			if !ok && who == "other/" {
@@ -415,19 +400,7 @@ func TestRunscHostCgroupAndOneCPU(t *testing.T) {
 	e := needGVisor(t)
 	imageOnSecond(t, e, pythonImage)
 	name := "synapse-runsc-cpu-" + randomHex()
-	src := `import os, time
-end = time.time() + 8
-pids = []
-for _ in range(4):
-    p = os.fork()
-    if p == 0:
-        while time.time() < end:
-            pass
-        os._exit(0)
-    pids.append(p)
-for p in pids:
-    os.waitpid(p, 0)
-print("done")`
+	src := busyWorkers(8)
 	cmd := exec.Command(toolBin, "run", "--context", e.context, "--runtime", currentRunsc, "--image", pythonImage, "--name", name,
 		"--memory", "256m", "--timeout", "30s", "--code", src, "--", "python3", "-")
 	cmd.Env = append(cmd.Environ(), e.env()...)

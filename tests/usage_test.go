@@ -58,20 +58,7 @@ func TestUsageSleepIsNotCPU(t *testing.T) {
 func TestUsageForkedWorkersShareOneCPU(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	src := `import os, time
-end = time.time() + 2
-pids = []
-for _ in range(4):
-    p = os.fork()
-    if p == 0:
-        while time.time() < end:
-            pass
-        os._exit(0)
-    pids.append(p)
-for p in pids:
-    os.waitpid(p, 0)
-`
-	r := py(t, nil, src)
+	r := py(t, nil, busyWorkers(2))
 	assert.Equal(t, r.code, 0, r.stderr)
 	got := cpuMS(t, r)
 	t.Logf("cpu_ms %d for four busy processes over 2 s", got)
@@ -240,4 +227,22 @@ func readInt(t *testing.T, path string) int64 {
 	n, err := strconv.ParseInt(s, 10, 64)
 	assert.NilError(t, err)
 	return n
+}
+
+// busyWorkers is a Python program whose four forked processes spin for
+// the seconds given, then prints "done".
+func busyWorkers(seconds int) string {
+	return fmt.Sprintf(`import os, time
+end = time.time() + %d
+pids = []
+for _ in range(4):
+    p = os.fork()
+    if p == 0:
+        while time.time() < end:
+            pass
+        os._exit(0)
+    pids.append(p)
+for p in pids:
+    os.waitpid(p, 0)
+print("done")`, seconds)
 }
