@@ -242,6 +242,8 @@ func TestJudgeBatchRefusals(t *testing.T) {
 		`{"id":"dots","source":"print(1)","files":{"..":"x"}}`,
 		`{"id":"twice","source":"print(1)","files":{"a.py":"x","a.py":"y"}}`,
 		`{"id":"big","source":"print(1)","stdin":"` + strings.Repeat("x", 66000) + `"}`,
+		`{"id":"past-the-line","source":"print(1)","stdin":"` + strings.Repeat("x", 70000) + `"}`,
+		`{"id":"big-file","source":"print(1)","files":{"in.txt":"` + strings.Repeat("x", 70000) + `"}}`,
 		`{"id":"not-text","source":"print(1)","stdin":"ok` + "\xff" + `"}`,
 		`{"id":"stdin-type","source":"print(1)","stdin":3}`,
 		`{"id":"fine","source":"import sys\nprint(sys.stdin.read())","stdin":"hello"}`,
@@ -256,7 +258,9 @@ func TestJudgeBatchRefusals(t *testing.T) {
 		`line 1: file name "a/b": must be a plain name, without /`, `line 2: file name "..": must be a plain name, without ..`,
 		`line 3: duplicate field "a.py" in "files"`,
 		"request: the program is 8 bytes, stdin 66000; 66032 bytes encoded, over the limit of 65536",
-		"line 5: invalid UTF-8 at offset 48", `line 6: "stdin" must be a string`,
+		`line 5: request: more than 65536 bytes encoded, the limit: the line passes 69632 bytes in "stdin"`,
+		`line 6: request: more than 65536 bytes encoded, the limit: the line passes 69632 bytes in file "in.txt"`,
+		"line 7: invalid UTF-8 at offset 48", `line 8: "stdin" must be a string`,
 	}
 	for i, res := range rs {
 		assert.Check(t, is.Equal(res.Line, i+1))
@@ -271,4 +275,7 @@ func TestJudgeBatchRefusals(t *testing.T) {
 		assert.Assert(t, res.Error != nil, res.Line)
 		assert.Check(t, is.Contains(res.Error.Message, want[i]), res.Line)
 	}
+	// A line past the line bound, cut by the reader, keeps its id.
+	assert.Check(t, is.Equal(rs[4].ID, "past-the-line"))
+	assert.Check(t, is.Equal(rs[5].ID, "big-file"))
 }

@@ -93,13 +93,14 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 	assert.DeepEqual(t, verdicts, []any{"ok", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "ok"})
 	for i, want := range map[int]string{
 		1: `line 2: want a JSON object with "id", "source", "stdin" and "files"`, 2: `line 3: unknown field "callable" (want "id", "source", "stdin" and "files" only)`,
-		3: `line 4: missing field "source"`, 4: "line 5: request: more than 65536 bytes encoded, the limit", 5: `line 6: "id" must be a string or a number`,
+		3: `line 4: missing field "source"`, 4: `line 5: request: more than 65536 bytes encoded, the limit: the line passes 69632 bytes in "source"`, 5: `line 6: "id" must be a string or a number`,
 		6: "line 7: trailing data",
 	} {
 		msg := results[i]["error"].(map[string]any)["message"].(string)
 		assert.Check(t, strings.HasPrefix(msg, want), "%d: %s", i, msg)
 	}
 	assert.Check(t, is.Equal(results[3]["id"], 4.0), "the id of a refused line is kept")
+	assert.Check(t, is.Equal(results[4]["id"], 5.0), "the id of a line past the bound, before the cut, is kept")
 }
 
 func TestBatchHostileResponseInTheMiddle(t *testing.T) {

@@ -24,6 +24,9 @@ type tooLargeError struct {
 	// part names what was being read when reading stopped at the bound:
 	// "" for the program, "stdin", or `file "NAME"`.
 	part string
+	// line: a batch line cut at the line bound, in part (a field of the
+	// line: "source", "stdin", `file "NAME"`, "files"; "" when unknown).
+	line bool
 }
 
 // part is one part of a request beside the source, and its size.
@@ -48,6 +51,13 @@ func sizes(in Input) []part {
 // the bound: more than the limit, its sizes unknown.
 func OverLimit() error { return &tooLargeError{program: -1, encoded: -1} }
 
+// LineOverLimit is the refusal of a batch line longer than
+// limits.MaxLineBytes, cut there in part: "source", "stdin",
+// `file "NAME"` or "files", "" when the cut is in none of them.
+func LineOverLimit(part string) error {
+	return &tooLargeError{program: -1, encoded: -1, part: part, line: true}
+}
+
 func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
 func (e *tooLargeError) Error() string {
@@ -69,6 +79,12 @@ func (e *tooLargeError) Error() string {
 			what = e.part
 		}
 		return fmt.Sprintf("request: %s is %d bytes, over the limit of %d", what, e.program, limits.MaxRequestBytes)
+	case e.line && e.part != "":
+		name := e.part
+		if name == "source" || name == "stdin" || name == "files" {
+			name = `"` + name + `"`
+		}
+		return fmt.Sprintf("request: more than %d bytes encoded, the limit: the line passes %d bytes in %s", limits.MaxRequestBytes, limits.MaxLineBytes, name)
 	case e.part != "":
 		return fmt.Sprintf("request: %s is more than %d bytes, the limit", e.part, limits.MaxRequestBytes)
 	}

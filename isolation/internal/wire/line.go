@@ -16,12 +16,15 @@ import (
 // (source.Fields): the request, and its id (a string, a number or null)
 // even when the rest is refused, so the refusal can carry it. A
 // line longer than limits.MaxLineBytes is longer than any whose request is
-// within the limit: a reader keeps at most one byte more of it. starlark
+// within the limit: a reader keeps at most one byte more of it, and its
+// refusal names the part the line passes the bound in, with the id when
+// it came before (cutLine). starlark
 // applies Starlark's source rules (no NUL byte) as Run does without
 // Options.Exec.
 func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, error) {
 	if len(b) > limits.MaxLineBytes {
-		return nil, protocol.Request{}, source.OverLimit()
+		id, part := cutLine(b)
+		return id, protocol.Request{}, source.LineOverLimit(part)
 	}
 	var line struct {
 		ID     json.RawMessage `json:"id"`
@@ -33,7 +36,7 @@ func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, err
 		return nil, protocol.Request{}, err
 	}
 	id := line.ID
-	if len(id) > 0 && id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9') && string(id) != "null" {
+	if !validID(id) {
 		return nil, protocol.Request{}, errors.New(`"id" must be a string or a number`)
 	}
 	in, err := source.Fields(line.Source, line.Stdin, line.Files, starlark)
