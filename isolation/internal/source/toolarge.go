@@ -25,7 +25,8 @@ type tooLargeError struct {
 	// "" for the program, "stdin", or `file "NAME"`.
 	part string
 	// line: a batch line cut at the line bound, in part (a field of the
-	// line: "source", "stdin", `file "NAME"`, "files"; "" when unknown).
+	// line as JSON names it: `"source"`, `"stdin"`, `file "NAME"`,
+	// `"files"`; "" when unknown).
 	line bool
 }
 
@@ -52,8 +53,8 @@ func sizes(in Input) []part {
 func OverLimit() error { return &tooLargeError{program: -1, encoded: -1} }
 
 // LineOverLimit is the refusal of a batch line longer than
-// limits.MaxLineBytes, cut there in part: "source", "stdin",
-// `file "NAME"` or "files", "" when the cut is in none of them.
+// limits.MaxLineBytes, cut there in part: `"source"`, `"stdin"`,
+// `file "NAME"` or `"files"`, "" when the cut is in none of them.
 func LineOverLimit(part string) error {
 	return &tooLargeError{program: -1, encoded: -1, part: part, line: true}
 }
@@ -80,11 +81,7 @@ func (e *tooLargeError) Error() string {
 		}
 		return fmt.Sprintf("request: %s is %d bytes, over the limit of %d", what, e.program, limits.MaxRequestBytes)
 	case e.line && e.part != "":
-		name := e.part
-		if name == "source" || name == "stdin" || name == "files" {
-			name = `"` + name + `"`
-		}
-		return fmt.Sprintf("request: more than %d bytes encoded, the limit: the line passes %d bytes in %s", limits.MaxRequestBytes, limits.MaxLineBytes, name)
+		return fmt.Sprintf("request: more than %d bytes encoded, the limit: the line passes %d bytes in %s", limits.MaxRequestBytes, limits.MaxLineBytes, e.part)
 	case e.part != "":
 		return fmt.Sprintf("request: %s is more than %d bytes, the limit", e.part, limits.MaxRequestBytes)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
@@ -11,7 +12,8 @@ import (
 
 // cutLine reads what a reader kept of a batch line longer than the line
 // bound, a prefix of it, token by token: the part of the request the cut
-// falls in ("source", "stdin", `file "NAME"`, "files"; "" when it falls
+// falls in, as a message names it (`"source"`, `"stdin"`, `file "NAME"`,
+// `"files"`; "" when it falls
 // between parts or the line is no request object), so the refusal names
 // what made the line too long, as run's refusal of --stdin or --from-file
 // does; and the line's id when it came whole before the cut, so the
@@ -38,7 +40,7 @@ func cutLine(prefix []byte) (id json.RawMessage, part string) {
 		if err := dec.Decode(&raw); err != nil {
 			switch key {
 			case "source", "stdin":
-				return id, key
+				return id, strconv.Quote(key)
 			case "files":
 				return id, cutFiles(prefix[at:])
 			}
@@ -51,20 +53,20 @@ func cutLine(prefix []byte) (id json.RawMessage, part string) {
 }
 
 // cutFiles names the file whose content the cut falls in, from the
-// "files" value on (after its key); "files" when the cut is elsewhere in
-// it or the name breaks a file name's rules.
+// "files" value on (after its key); `"files"` when the cut is elsewhere
+// in it or the name breaks a file name's rules.
 func cutFiles(rest []byte) string {
 	rest = bytes.TrimLeft(rest, " \t\r\n")
 	rest, _ = bytes.CutPrefix(rest, []byte(":"))
 	dec := json.NewDecoder(bytes.NewReader(rest))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return "files"
+		return `"files"`
 	}
 	for {
 		t, err := dec.Token()
 		name, ok := t.(string)
 		if err != nil || !ok || source.CheckName(name) != nil {
-			return "files"
+			return `"files"`
 		}
 		var raw json.RawMessage
 		if dec.Decode(&raw) != nil {
