@@ -1,10 +1,8 @@
 package tests
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
-	"gotest.tools/v3/poll"
 )
 
 // cpuMS is a result's cpu_ms, which must be there.
@@ -24,17 +21,22 @@ func cpuMS(t *testing.T, r toolResult) int64 {
 }
 
 // TestUsageCPUOfABusyProgram: a Python program busy for 1 s of its own CPU
-// time (time.process_time, its own count) reports cpu_ms within 10% of it.
+// time (time.process_time, its own count) reports at least that: the
+// cgroup counted the whole process, forked after the run's counter was
+// read (a bound by construction). Above it by at most 150 ms: the
+// runner's own share while it watched and the interpreter's exit after
+// its last line, a few ms here; the margin is for a loaded machine, never
+// the counters' grain.
 func TestUsageCPUOfABusyProgram(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	r := py(t, nil, "import time\nwhile time.process_time() < 1.0:\n    pass\nprint(time.process_time())")
+	r := py(t, nil, "import time\nwhile time.process_time() < 1.0:\n    pass\nprint(time.process_time_ns())")
 	assert.Equal(t, r.code, 0, r.stderr)
-	own, err := strconv.ParseFloat(strings.TrimSpace(r.res.Output), 64)
+	own, err := strconv.ParseInt(strings.TrimSpace(r.res.Output), 10, 64)
 	assert.NilError(t, err)
-	got := float64(cpuMS(t, r))
-	t.Logf("cpu_ms %v, the program's own process_time %.0f ms", got, own*1000)
-	assert.Check(t, got >= 0.9*own*1000 && got <= 1.1*own*1000, "cpu_ms %v against %.0f ms", got, own*1000)
+	got := cpuMS(t, r)
+	t.Logf("cpu_ms %d, the program's own process_time %d ms", got, own/1e6)
+	assert.Check(t, got >= own/1e6 && got <= own/1e6+150, "cpu_ms %d against %d ms", got, own/1e6)
 }
 
 // TestUsageSleepIsNotCPU: a second of sleep is not CPU time. What a
@@ -52,17 +54,37 @@ func TestUsageSleepIsNotCPU(t *testing.T) {
 	assert.Check(t, cpuMS(t, r)-start < 50, "cpu_ms %d, start-up %d ms", cpuMS(t, r), start)
 }
 
-// TestUsageForkedWorkersShareOneCPU: four processes busy for 2 s of wall
-// time under the 1-CPU quota use about 2,000 ms of CPU, not 8,000: every
-// descendant is counted, and the quota holds.
+// TestUsageForkedWorkersShareOneCPU: four forked processes, each busy
+// until its own CPU clock reads 0.5 s, are all counted (cpu_ms at least
+// their 2,000 ms: the cgroup holds every descendant), and the quota holds:
+// 2 s of CPU under 1 CPU take at least 1.9 s of wall time, the program's
+// own from its first fork to its last reap (CFS lets a window use at most
+// its length plus one 100 ms period), where two cores unbounded would
+// take 1 s. Both bounds hold by construction, under any load.
 func TestUsageForkedWorkersShareOneCPU(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	r := py(t, nil, busyWorkers(2))
+	src := `import os, time
+start = time.monotonic()
+pids = []
+for _ in range(4):
+    p = os.fork()
+    if p == 0:
+        while time.process_time() < 0.5:
+            pass
+        os._exit(0)
+    pids.append(p)
+for p in pids:
+    os.waitpid(p, 0)
+print(round((time.monotonic() - start) * 1000))`
+	r := py(t, nil, src)
 	assert.Equal(t, r.code, 0, r.stderr)
+	wall, err := strconv.ParseInt(strings.TrimSpace(r.res.Output), 10, 64)
+	assert.NilError(t, err, r.res.Output)
 	got := cpuMS(t, r)
-	t.Logf("cpu_ms %d for four busy processes over 2 s", got)
-	assert.Check(t, got >= 1800 && got <= 2300, "cpu_ms %d", got)
+	t.Logf("cpu_ms %d for four processes of 500 ms each, in %d ms of wall time", got, wall)
+	assert.Check(t, got >= 2000, "cpu_ms %d", got)
+	assert.Check(t, wall >= 1900, "2 s of CPU in %d ms: the quota did not hold", wall)
 }
 
 // TestUsageMemoryPeak: a 200 MiB allocation, written, shows in the peak,
@@ -143,53 +165,6 @@ func TestUsageInBatch(t *testing.T) {
 	}
 	assert.Check(t, *rs[1].Usage.CPUMS >= 1000 && *rs[1].Usage.CPUMS <= 1100, "cpu_ms %d", *rs[1].Usage.CPUMS)
 	assert.Check(t, is.Contains(r.stderr, fmt.Sprintf("; cpu_ms total %d; memory_peak_bytes max ", total)))
-}
-
-// TestUsageAgreesWithTheHostCgroup: the host reads the container's own
-// cgroup files while the program sleeps after 1.5 s of work; the cpu_ms
-// and memory peak the run reports agree with them within 10%. (The host's
-// count includes the container's start and the runner's selfcheck, before
-// the program, so it is the larger.)
-func TestUsageAgreesWithTheHostCgroup(t *testing.T) {
-	needEngine(t)
-	t.Parallel()
-	name := fmt.Sprintf("synapse-usage-%d", time.Now().UnixNano())
-	src := "import time\nb = b'x' * (100 << 20)\nwhile time.process_time() < 1.5:\n    pass\ntime.sleep(3)"
-	cmd := exec.Command(toolBin, "run", "--image", pythonImage, "--name", name, "--timeout", "20s", "--code", src, "--", "python3", "-")
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
-	assert.NilError(t, cmd.Start())
-	var cpuFile, peakFile string
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		out, err := exec.Command("docker", "inspect", "--format", "{{.Id}}", name).Output()
-		if err != nil {
-			return poll.Continue("not started")
-		}
-		cpuFile, peakFile = hostCgroupFiles(strings.TrimSpace(string(out)))
-		if cpuFile == "" {
-			return poll.Continue("no cgroup files found")
-		}
-		return poll.Success()
-	}, poll.WithTimeout(10*time.Second), poll.WithDelay(50*time.Millisecond))
-	// Sample once the work is done, while the program sleeps.
-	var hostCPU, hostPeak int64
-	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		hostCPU, hostPeak = readInt(t, cpuFile)/1e6, readInt(t, peakFile)
-		if hostCPU >= 1500 {
-			return poll.Success()
-		}
-		return poll.Continue("%d ms so far", hostCPU)
-	}, poll.WithTimeout(15*time.Second), poll.WithDelay(100*time.Millisecond))
-	time.Sleep(500 * time.Millisecond) // into the sleep
-	hostCPU, hostPeak = readInt(t, cpuFile)/1e6, readInt(t, peakFile)
-	assert.NilError(t, cmd.Wait(), stdout.String())
-	var res runJSON
-	assert.NilError(t, json.Unmarshal([]byte(stdout.String()), &res))
-	assert.Assert(t, res.Usage.CPUMS != nil && res.Usage.MemoryPeakBytes != nil, stdout.String())
-	cpu, peak := *res.Usage.CPUMS, *res.Usage.MemoryPeakBytes
-	t.Logf("cpu_ms %d, host cgroup %d ms (%s); memory_peak_bytes %d, host %d (%s)", cpu, hostCPU, cpuFile, peak, hostPeak, peakFile)
-	assert.Check(t, cpu <= hostCPU && float64(cpu) >= 0.9*float64(hostCPU), "cpu_ms %d, host %d", cpu, hostCPU)
-	assert.Check(t, peak >= hostPeak && float64(peak) <= 1.1*float64(hostPeak), "peak %d, host %d", peak, hostPeak)
 }
 
 // hostCgroupFiles finds a container's CPU counter and memory peak on the
