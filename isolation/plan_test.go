@@ -59,7 +59,7 @@ func TestNewPlanRejects(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"tag", Options{Image: "python:latest"}, `image: must be an immutable image ID sha256:<64 lowercase hex digits>, not a name or tag (got "python:latest")`},
+		{"tag", Options{Image: "python:latest"}, `image: must be an immutable image ID sha256:<64 lowercase hex digits>, not a name or tag: docker image inspect --format '{{.Id}}' NAME prints a local image's ID (scripts/build-image.sh prints the one it built) (got "python:latest")`},
 		{"no image", Options{}, "image: is required: an image ID like sha256:<64 hex digits> (scripts/build-image.sh prints one)"},
 		{"memory", Options{Image: testImage, Limits: limits.Config{Memory: 1 << 20}}, `memory: must be at least 64m (got "1m")`},
 		{"timeout", Options{Image: testImage, Limits: limits.Config{Timeout: time.Hour}}, `timeout: must be at most 10m0s (got "1h0m0s")`},

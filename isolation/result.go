@@ -28,12 +28,16 @@ type Result struct {
 	// 64 KiB (protocol.OutputShares); a stream over its share keeps its
 	// head and its tail around a marker line naming the bytes dropped,
 	// and is flagged truncated, its total in OutputBytes or StderrBytes.
+	// Both are text: bytes that are not UTF-8 become U+FFFD, one a run,
+	// and are counted in OutputReplaced or StderrReplaced, never silently.
 	Output          string
 	OutputTruncated bool
 	OutputBytes     int64
+	OutputReplaced  int64
 	Stderr          string
 	StderrTruncated bool
 	StderrBytes     int64
+	StderrReplaced  int64
 	// Error is the program's error or the reason the run failed.
 	Error *ErrorDetail
 	// Exec is the exit of an exec-mode command.
@@ -138,8 +142,8 @@ func (a *attempt) result(err error) Result {
 		if string(res.Result) == "null" {
 			res.Result = nil // none, as documented: the wire says null
 		}
-		res.Output, res.OutputTruncated, res.OutputBytes = r.Output, r.OutputTruncated, r.OutputBytes
-		res.Stderr, res.StderrTruncated, res.StderrBytes = r.Stderr, r.StderrTruncated, r.StderrBytes
+		res.Output, res.OutputTruncated, res.OutputBytes, res.OutputReplaced = r.Output, r.OutputTruncated, r.OutputBytes, r.OutputReplaced
+		res.Stderr, res.StderrTruncated, res.StderrBytes, res.StderrReplaced = r.Stderr, r.StderrTruncated, r.StderrBytes, r.StderrReplaced
 		res.Error, res.Exec = r.Error, r.Exit
 	}
 	res.Timings = a.timings(returned)

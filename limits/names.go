@@ -23,7 +23,8 @@ func CheckImageID(s string) error {
 	case digits && len(hex) == 64 && !ok:
 		return bad("must start with sha256:")
 	case !ok:
-		return bad("must be an immutable image ID sha256:<64 lowercase hex digits>, not a name or tag")
+		return bad("must be an immutable image ID sha256:<64 lowercase hex digits>, not a name or tag: " +
+			"docker image inspect --format '{{.Id}}' NAME prints a local image's ID (scripts/build-image.sh prints the one it built)")
 	}
 	if len(hex) != 64 {
 		return bad("must have exactly 64 hex digits after sha256:")

@@ -215,7 +215,7 @@ func TestJudgeRefusals(t *testing.T) {
 		{"name twice", "", []string{"--from-file", "@a.py", "--from-file", "a.py=@prog.py", "--code", "1"}, `file name "a.py" given twice`},
 		{"file not UTF-8", "", []string{"--from-file", "data=@bad.in", "--code", "1"}, `file "data": invalid UTF-8 at offset 2`},
 		{"stdin past its bound", "", []string{"--stdin", "@big.in", "--code", "1"}, "request: stdin is 70000 bytes, over the limit of 65536"},
-		{"stdin pipe past its bound", strings.Repeat("z", 70000), []string{"--stdin", "-", "--code", "1"}, "request: stdin is more than 65536 bytes, the limit"},
+		{"stdin pipe past its bound", strings.Repeat("z", 70000), []string{"--stdin", "-", "--code", "1"}, "request: stdin is more than 65536 bytes, over the limit of 65536"},
 		{"file past its bound", "", []string{"--from-file", "data=@big.in", "--code", "1"}, `request: file "data" is 70000 bytes, over the limit of 65536`},
 		{"stdin and source past the request bound", "", []string{"--stdin", "@60k.in", "--file", "@long.py"},
 			"request: the program is 6010 bytes, stdin 60000; 66036 bytes encoded, over the limit of 65536"},
@@ -258,8 +258,8 @@ func TestJudgeBatchRefusals(t *testing.T) {
 		`line 1: file name "a/b": must be a plain name, without /`, `line 2: file name "..": must be a plain name, without ..`,
 		`line 3: duplicate field "a.py" in "files"`,
 		"request: the program is 8 bytes, stdin 66000; 66032 bytes encoded, over the limit of 65536",
-		`line 5: request: more than 65536 bytes encoded, the limit: the line passes 69632 bytes in "stdin"`,
-		`line 6: request: more than 65536 bytes encoded, the limit: the line passes 69632 bytes in file "in.txt"`,
+		`line 5: request: the line is more than 69632 bytes (cut in stdin), over the limit of 65536`,
+		`line 6: request: the line is more than 69632 bytes (cut in file "in.txt"), over the limit of 65536`,
 		"line 7: invalid UTF-8 at offset 48", `line 8: "stdin" must be a string`,
 	}
 	for i, res := range rs {

@@ -222,7 +222,7 @@ func TestHostileImage(t *testing.T) {
 		"lying-truncation": "output_truncated=true disagrees",
 		"unknown-field":    `unknown field "callable"`,
 		"nonzero-valid":    "container exited 1 (a valid response needs exit 0)",
-		"old-version":      "response: protocol version 1, want 3",
+		"old-version":      "response: protocol version 1, want 4",
 		"cpu-claim":        "response: claims 1h0m0s of CPU time in ",
 		"peak-claim":       "response: claims a memory peak of 1099511627776 bytes, over the 512m limit",
 	} {
@@ -245,6 +245,12 @@ func TestDoctor(t *testing.T) {
 		"cpu", "open files", "core dumps", "/tmp", "read-only root", "network", "/dev/shm", "docker socket", "environment"} {
 		assert.Check(t, is.Contains(r.stdout, "PASS  "+check+" "), check)
 	}
+
+	// Without an image no container runs: said in a SKIP line, not left
+	// to read as if every boundary had passed.
+	r = tool(t, []string{"SYNAPSE_IMAGE="}, "", "doctor")
+	assert.Check(t, is.Equal(r.code, 0), r.stdout)
+	assert.Check(t, is.Contains(r.stdout, "\nSKIP  container          no container ran, so no boundary was checked inside one: give --image ID (or set SYNAPSE_IMAGE)\n"), r.stdout)
 
 	cfg := t.TempDir()
 	assert.NilError(t, os.WriteFile(filepath.Join(cfg, "config.json"), []byte(`{"proxies":{"default":{"httpsProxy":"http://`+sentinel+`.invalid"}}}`), 0o600))

@@ -164,6 +164,7 @@ type runJSON struct {
 	Output          string          `json:"output"`
 	OutputTruncated bool            `json:"output_truncated"`
 	OutputBytes     int64           `json:"output_bytes"`
+	OutputReplaced  int64           `json:"output_replaced_bytes"`
 	Container       string          `json:"container"`
 	RunID           string          `json:"run_id"`
 	Sandboxed       bool            `json:"sandboxed"`

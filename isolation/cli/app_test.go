@@ -146,7 +146,7 @@ func TestArgvFormatsAgree(t *testing.T) {
 	t.Parallel()
 	argv := func(format string) []string {
 		return []string{"argv", "--image", testImage, "--name", "synapse-iso-test", "--memory", "1g", "--runtime", "runsc",
-			"--at", "1800000000", "--format", format, "--", "python3", "-c", "it's \"quoted\" $HOME `x`\n\ttab"}
+			"--at", "1800000000", "--format", format, "--", "python3", "-", "it's \"quoted\" $HOME `x`\n\ttab"}
 	}
 	_, lines, _ := runCLI(t, "", argv("lines")...)
 	_, js, _ := runCLI(t, "", argv("json")...)
@@ -253,7 +253,7 @@ func TestAuditCommand(t *testing.T) {
 func TestArgvAuditRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, format := range []string{"shell", "json", "lines"} {
-		for _, extra := range [][]string{nil, {"--", "sh", "-c", "echo 'it''s' \"$HOME\" `id` *"}} {
+		for _, extra := range [][]string{nil, {"--", "sh", "-", "echo 'it''s' \"$HOME\" `id` *"}} {
 			t.Run(format+strings.Join(extra, " "), func(t *testing.T) {
 				args := append([]string{"argv", "--image", testImage, "--memory", "1GiB", "--runtime", "runsc", "--format", format}, extra...)
 				code, printed, _ := runCLIEnv(t, fakeDockerOnPath(t, "ok"), "", args...)
@@ -339,7 +339,7 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "version")
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.HasPrefix(out, "synapse-isolation "), out)
-	assert.Assert(t, is.Contains(out, "protocol v3"))
+	assert.Assert(t, is.Contains(out, "protocol v4"))
 
 	code, flagOut, _ := runCLI(t, "", "--version")
 	assert.Equal(t, code, 0)
@@ -351,7 +351,7 @@ func TestVersion(t *testing.T) {
 	var v buildVersion
 	assert.NilError(t, json.Unmarshal([]byte(js), &v))
 	assert.DeepEqual(t, v, readBuildVersion())
-	assert.Equal(t, v.Protocol, 3)
+	assert.Equal(t, v.Protocol, 4)
 }
 
 func TestHelpConventions(t *testing.T) {
@@ -489,7 +489,7 @@ func maskDeadline(argv []string) []string {
 // TestShellFormatRoundTripsThroughPrintf is the auditor's check, to the letter.
 func TestShellFormatRoundTripsThroughPrintf(t *testing.T) {
 	t.Parallel()
-	args := []string{"--image", testImage, "--name", "synapse-iso-printf", "--", "sh", "-c", "echo 'a b' \"$x\""}
+	args := []string{"--image", testImage, "--name", "synapse-iso-printf", "--", "sh", "-", "echo 'a b' \"$x\""}
 	_, js, _ := runCLI(t, "", append([]string{"argv", "--format", "json"}, args...)...)
 	code, shell, _ := runCLI(t, "", append([]string{"argv", "--format", "shell"}, args...)...)
 	assert.Equal(t, code, 0)

@@ -93,7 +93,7 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 	assert.DeepEqual(t, verdicts, []any{"ok", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "ok"})
 	for i, want := range map[int]string{
 		1: `line 2: want a JSON object with "id", "source", "stdin" and "files"`, 2: `line 3: unknown field "callable" (want "id", "source", "stdin" and "files" only)`,
-		3: `line 4: missing field "source"`, 4: `line 5: request: more than 65536 bytes encoded, the limit: the line passes 69632 bytes in "source"`, 5: `line 6: "id" must be a string or a number`,
+		3: `line 4: missing field "source"`, 4: `line 5: request: the line is more than 69632 bytes (cut in the program), over the limit of 65536`, 5: `line 6: "id" must be a string or a number`,
 		6: "line 7: trailing data",
 	} {
 		msg := results[i]["error"].(map[string]any)["message"].(string)
@@ -101,6 +101,19 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 	}
 	assert.Check(t, is.Equal(results[3]["id"], 4.0), "the id of a refused line is kept")
 	assert.Check(t, is.Equal(results[4]["id"], 5.0), "the id of a line past the bound, before the cut, is kept")
+	assert.Check(t, is.Equal(results[2]["id"], 3.0), "the id of a line with a field of no request is kept")
+}
+
+// TestBatchKeepsTheIdOfALineWithAKeyTwice: a line refused for a key twice
+// inside "files" keeps its id, and the summary names it by that id.
+func TestBatchKeepsTheIdOfALineWithAKeyTwice(t *testing.T) {
+	t.Parallel()
+	input := `{"id": "dupkey", "source": "ok", "files": {"a.txt": "1", "a.txt": "2"}}` + "\n"
+	code, results, errOut, _ := batchLines(t, input, "--ordered")
+	assert.Equal(t, code, 2, errOut)
+	assert.Assert(t, is.Len(results, 1))
+	assert.Check(t, is.Equal(results[0]["id"], "dupkey"))
+	assert.Check(t, is.Contains(errOut, `failed: "dupkey" (rejected)`), errOut)
 }
 
 func TestBatchHostileResponseInTheMiddle(t *testing.T) {

@@ -88,8 +88,11 @@ func writeDoctor(w io.Writer, format string, checks []isolation.Check) (ok bool)
 	}
 	for _, ch := range checks {
 		status := "PASS"
-		if !ch.OK {
+		switch {
+		case !ch.OK:
 			status = "FAIL"
+		case ch.Skipped:
+			status = "SKIP"
 		}
 		fmt.Fprintf(w, "%s  %-18s %s\n", status, ch.Name, ch.Detail)
 	}

@@ -133,7 +133,7 @@ func TestEvalRejects(t *testing.T) {
 		{[]string{"eval"}, "", "one of --code or --file is required"},
 		{[]string{"eval", "--code", "1", "--file", "x"}, "", "conflicting options: --code and --file"},
 		{[]string{"eval", "--file", "/nonexistent/p.star"}, "", "--file: open /nonexistent/p.star: no such file or directory"},
-		{[]string{"eval", "--code", "-"}, big, "request: more than 65536 bytes encoded, the limit"},
+		{[]string{"eval", "--code", "-"}, big, "request: more than 65536 bytes encoded, over the limit of 65536"},
 		{[]string{"eval", "--code", "1", "--format", "yaml"}, "", `--format: must be json or text (got "yaml")`},
 	} {
 		code, out, errOut := runCLI(t, tc.stdin, tc.args...)

@@ -72,6 +72,12 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 	// Text mode: the program's stderr on ours, after its stdout and
 	// before the verdict's line.
 	_, _ = c.App.ErrWriter.Write(progErr)
+	if format != "json" && res.OutputReplaced+res.StderrReplaced > 0 {
+		// What was written is not what the program wrote: a result is
+		// text, so its bytes cannot come back as they were. Said once.
+		fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: note: %s not UTF-8, shown as U+FFFD (results carry text, not bytes)\n",
+			replacedText(res.OutputReplaced, res.StderrReplaced))
+	}
 	if exit == 0 {
 		return nil
 	}
@@ -93,6 +99,18 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 	}
 	fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %s\n", oneLine(why))
 	return &silentError{code: exit}
+}
+
+// replacedText says which streams held bytes that are not UTF-8.
+func replacedText(out, errOut int64) string {
+	var parts []string
+	if out > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes of its stdout", out))
+	}
+	if errOut > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes of its stderr", errOut))
+	}
+	return strings.Join(parts, " and ") + " were"
 }
 
 // writeFailed is a result that could not be written to stdout: the tool

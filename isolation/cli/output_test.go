@@ -97,7 +97,7 @@ func TestJSONKeepsAnglesAndAmpersands(t *testing.T) {
 	}{
 		{"run", "", []string{"run", "--image", "python:latest", "--code", "1"}, nil, "sha256:<64 lowercase hex digits>"},
 		{"eval", "", []string{"eval", "--code", `"<&>"`}, nil, `"result":"<&>"`},
-		{"argv", "", []string{"argv", "--image", testImage, "--format", "json", "--", "sh", "-c", s}, nil, `"sh","-c","<&>"]`},
+		{"argv", "", []string{"argv", "--image", testImage, "--format", "json", "--", "sh", "-", s}, nil, `"sh","-","<&>"]`},
 		{"audit", "", []string{"audit", "--format", "json", "--", "docker", "run", "-e", s, testImage}, nil, `"detail":"--env <&>"`},
 		{"audit error", "", []string{"audit", "--format", "json", "--", s}, nil, `the first word is \"<&>\"`},
 		{"doctor", "", []string{"doctor", "--format", "json", "--cli", "/nonexistent/" + s}, nil, `docker CLI \"/nonexistent/<&>\"`},

@@ -18,9 +18,11 @@ type record struct {
 	Output          string                 `json:"output"`
 	OutputTruncated bool                   `json:"output_truncated"`
 	OutputBytes     int64                  `json:"output_bytes"`
+	OutputReplaced  int64                  `json:"output_replaced_bytes"`
 	Stderr          string                 `json:"stderr"`
 	StderrTruncated bool                   `json:"stderr_truncated"`
 	StderrBytes     int64                  `json:"stderr_bytes"`
+	StderrReplaced  int64                  `json:"stderr_replaced_bytes"`
 	Error           *isolation.ErrorDetail `json:"error"`
 	ExecExit        *execExit              `json:"exec_exit"`
 	ContainerExit   *int                   `json:"container_exit"`
@@ -48,8 +50,8 @@ func newRecord(res isolation.Result, exit int) record {
 	}
 	r := record{
 		Verdict: res.Verdict, ExitCode: exit, Result: value, ResultType: orNull(res.ResultType), ResultRepr: res.ResultRepr,
-		Output: res.Output, OutputTruncated: res.OutputTruncated, OutputBytes: res.OutputBytes,
-		Stderr: res.Stderr, StderrTruncated: res.StderrTruncated, StderrBytes: res.StderrBytes, Error: res.Error,
+		Output: res.Output, OutputTruncated: res.OutputTruncated, OutputBytes: res.OutputBytes, OutputReplaced: res.OutputReplaced,
+		Stderr: res.Stderr, StderrTruncated: res.StderrTruncated, StderrBytes: res.StderrBytes, StderrReplaced: res.StderrReplaced, Error: res.Error,
 		ExecExit: newExecExit(res.Exec), ContainerExit: res.ContainerExit, RunID: orNull(res.RunID), Container: orNull(res.Container), Image: orNull(res.Image),
 		Interpreter: orNull(res.Interpreter),
 		Sandboxed:   res.Sandboxed, DurationMS: res.DurationMS, Timings: res.Timings,

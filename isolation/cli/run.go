@@ -21,7 +21,16 @@ func runCommand() *cli.Command {
 		Usage:     "run untrusted code in a fresh locked-down container and print one verdict",
 		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image; its first - is the source's path)",
 		Description: "Runs the source in a fresh container under the fixed policy, once the container's runner has\n" +
-			"proven the policy from inside, and prints one JSON verdict.\n\nExit status:\n" + exitStatusText(),
+			"proven the policy from inside, and prints one JSON verdict.\n\n" +
+			"Every run runs its source. Without -- CMD it goes to the image's interpreter (its\n" +
+			"io.synapse-isolation.exec label), else to Starlark. With -- CMD ARGS... the source is the file\n" +
+			"/tmp/work/main, its path in place of the command's first argument that is exactly \"-\"\n" +
+			"(python3 - becomes python3 /tmp/work/main), else after its last (python3 -I becomes\n" +
+			"python3 -I /tmp/work/main). A command that runs code of its own instead (python3 -c or -m,\n" +
+			"node -e, ruby or perl -e, sh -c) is refused.\n\n" +
+			"output and stderr are text: bytes that are not UTF-8 become U+FFFD, one a run, counted in\n" +
+			"output_replaced_bytes and stderr_replaced_bytes (--format text notes them on stderr).\n\n" +
+			"Exit status:\n" + exitStatusText(),
 		Flags:        append(append(append(o.sandbox.runFlags(), o.source.flags()...), o.input.flags()...), formatFlag(&o.format)),
 		OnUsageError: resultUsageError,
 		Action:       func(c *cli.Context) error { return runAction(c, &o) },

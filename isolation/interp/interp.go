@@ -74,6 +74,9 @@ type Result struct {
 	Output          string
 	OutputBytes     int64
 	OutputTruncated bool
+	// OutputReplaced is how many bytes of Output were not UTF-8, each run
+	// of them one U+FFFD.
+	OutputReplaced int64
 	// Err is the program's failure; nil when it succeeded.
 	Err *Error
 }
@@ -97,7 +100,7 @@ func Eval(ctx context.Context, src string, o Options) Result {
 
 	v, err := evalFile(thread, src, predeclared)
 	kept, _ := capture.Keep(limit, out, nil)
-	res := Result{Output: kept.Text, OutputBytes: kept.Bytes, OutputTruncated: kept.Truncated}
+	res := Result{Output: kept.Text, OutputBytes: kept.Bytes, OutputTruncated: kept.Truncated, OutputReplaced: kept.Replaced}
 	if err != nil {
 		res.Err = classify(ctx, err)
 		return res

@@ -62,6 +62,11 @@ func (a Args) Validate() error {
 	if a.Exec != nil && a.Selfcheck {
 		return errors.New("conflicting options: exec and selfcheck")
 	}
+	if a.Exec != nil {
+		if err := checkInline(a.Exec); err != nil {
+			return err
+		}
+	}
 	return limits.CheckCPUTime(a.CPUTime, a.Timeout)
 }
 

@@ -22,7 +22,7 @@
 // strictly (unknown fields, trailing data and invalid UTF-8 are refused):
 //
 //  1. The hello, runner to host, written before the runner reads anything,
-//     so before any program exists in the container: {"v":3,"selfcheck":{...}},
+//     so before any program exists in the container: {"v":4,"selfcheck":{...}},
 //     at most limits.MaxHelloBytes. Selfcheck is what the container shows
 //     from inside: identity, capabilities, NoNewPrivs and seccomp mode, the
 //     errno of each syscall the policy's filter refuses (SyscallProbes; the

@@ -8,13 +8,15 @@ import (
 )
 
 // Version is the protocol version; the hello and every response carry it
-// in "v". Version 3 added the request's "stdin" and "files" and the
+// in "v". Version 4 added the response's "output_replaced_bytes" and
+// "stderr_replaced_bytes": a version 3 runner replaces bytes that are not
+// UTF-8 without saying so. Version 3 added the request's "stdin" and "files" and the
 // response's "stderr", and changed exec mode: the interpreter reads the
 // source from a file, not from its stdin, and "output" is its stdout
 // alone, head and tail kept. A version 2 runner would answer a request of
 // source alone with stdout and stderr merged, so it is refused at its
 // hello.
-const Version = 3
+const Version = 4
 
 // Hello is the runner's first frame: its attestation, read before it read
 // anything from stdin, so before any program could exist in the container.
@@ -78,7 +80,8 @@ type Response struct {
 	ResultType string          `json:"result_type,omitempty"`
 	ResultRepr bool            `json:"result_repr,omitempty"`
 	// Output is the program's standard output (Starlark: print()), as
-	// valid UTF-8 (invalid bytes become U+FFFD), within its share of
+	// valid UTF-8 (invalid bytes become U+FFFD, counted in
+	// OutputReplaced), within its share of
 	// limits.MaxOutputBytes, which it splits with Stderr by OutputShares:
 	// whole if it fits, else its head and its tail around one marker
 	// line, "[... N bytes dropped ...]".
@@ -87,11 +90,16 @@ type Response struct {
 	OutputTruncated bool `json:"output_truncated"`
 	// OutputBytes is the total output the program produced, kept or not.
 	OutputBytes int64 `json:"output_bytes"`
-	// Stderr, StderrTruncated and StderrBytes are the same of its
-	// standard error (exec mode; a Starlark program has none).
+	// OutputReplaced is how many bytes of the kept output were not UTF-8:
+	// each run of them is one U+FFFD in Output where it fits the share.
+	// Zero: Output is the bytes as written.
+	OutputReplaced int64 `json:"output_replaced_bytes,omitempty"`
+	// Stderr, StderrTruncated, StderrBytes and StderrReplaced are the
+	// same of its standard error (exec mode; a Starlark program has none).
 	Stderr          string `json:"stderr"`
 	StderrTruncated bool   `json:"stderr_truncated"`
 	StderrBytes     int64  `json:"stderr_bytes"`
+	StderrReplaced  int64  `json:"stderr_replaced_bytes,omitempty"`
 	Error           *Error `json:"error,omitempty"`
 	Exit            *Exit  `json:"exit,omitempty"`
 	// ElapsedMicros is the runner's own time from the request's arrival to

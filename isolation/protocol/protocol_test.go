@@ -57,7 +57,7 @@ func TestDecodeRequestRejects(t *testing.T) {
 		`{"source":"a"`:                         "request: unexpected EOF",
 		"{\"source\":\"\xff\"}":                 "request: invalid UTF-8 at offset 11",
 		`{"source":"1\u0000+2"}`:                "request: source: NUL byte at offset 1 (Starlark would stop reading there)",
-		big:                                     "request: more than 65536 bytes encoded, the limit",
+		big:                                     "request: more than 65536 bytes encoded, over the limit of 65536",
 		`{"source":"a","stdin":1}`:              `request: "stdin" must be a string`,
 		`{"source":"a","files":[]}`:             `request: "files" must be an object of names to strings`,
 		`{"source":"a","files":{"x":1}}`:        `request: "files" must be an object of names to strings`,

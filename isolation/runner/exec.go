@@ -6,7 +6,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -60,8 +62,8 @@ func execute(ctx context.Context, argv []string, req protocol.Request, g *guard)
 	}
 	s := c.supervise(ctx, g)
 	out, errOut := capture.Keep(limits.MaxOutputBytes, stdout, stderr)
-	resp.Output, resp.OutputBytes, resp.OutputTruncated = out.Text, out.Bytes, out.Truncated
-	resp.Stderr, resp.StderrBytes, resp.StderrTruncated = errOut.Text, errOut.Bytes, errOut.Truncated
+	resp.Output, resp.OutputBytes, resp.OutputTruncated, resp.OutputReplaced = out.Text, out.Bytes, out.Truncated, out.Replaced
+	resp.Stderr, resp.StderrBytes, resp.StderrTruncated, resp.StderrReplaced = errOut.Text, errOut.Bytes, errOut.Truncated, errOut.Replaced
 	resp.Exit, resp.Usage = exitOf(s.state), s.usage
 	switch {
 	case s.oom != "":
@@ -75,6 +77,11 @@ func execute(ctx context.Context, argv []string, req protocol.Request, g *guard)
 		msg := s.waitErr.Error()
 		if !errors.As(s.waitErr, &ee) {
 			msg = "wait: " + msg
+		} else if last := lastLine(errOut.Text); last != "" {
+			// What the interpreter said last, its exception for Python
+			// ("ZeroDivisionError: division by zero"): the reason a
+			// person reads first, as a Starlark error names its own.
+			msg += ": " + last
 		}
 		resp.Error = &protocol.Error{Type: protocol.ErrExec, Message: msg}
 	default:
@@ -92,4 +99,22 @@ func exitOf(ps *os.ProcessState) *protocol.Exit {
 		return &protocol.Exit{Code: -1, Signal: ws.Signal().String()}
 	}
 	return &protocol.Exit{Code: ps.ExitCode()}
+}
+
+// maxLastLine bounds the stderr line an exec error message quotes.
+const maxLastLine = 200
+
+// lastLine is the last line of text that is not blank, trimmed, cut to
+// maxLastLine bytes at a character boundary ("…" marks a cut).
+func lastLine(text string) string {
+	text = strings.TrimRight(text, " \t\r\n")
+	line := strings.TrimSpace(text[strings.LastIndexByte(text, '\n')+1:])
+	if len(line) <= maxLastLine {
+		return line
+	}
+	cut := maxLastLine
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return line[:cut] + "…"
 }

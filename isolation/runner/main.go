@@ -238,7 +238,7 @@ func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildP
 func fromEval(r interp.Result) protocol.Response {
 	resp := protocol.Response{
 		V: protocol.Version, OK: r.Err == nil, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
-		Output: r.Output, OutputBytes: r.OutputBytes, OutputTruncated: r.OutputTruncated,
+		Output: r.Output, OutputBytes: r.OutputBytes, OutputTruncated: r.OutputTruncated, OutputReplaced: r.OutputReplaced,
 	}
 	if resp.Result == nil {
 		resp.Result = []byte("null")

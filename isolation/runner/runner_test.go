@@ -98,7 +98,7 @@ func TestRunnerBadRequests(t *testing.T) {
 		`{"source":"1"}{"source":"2"}`:  "request: trailing data after the JSON value",
 		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
 		`[1]`:                           `request: want a JSON object with "source", "stdin" and "files"`,
-		strings.Repeat(" ", 64<<10+100): "request: more than 65536 bytes encoded, the limit",
+		strings.Repeat(" ", 64<<10+100): "request: more than 65536 bytes encoded, over the limit of 65536",
 	} {
 		r := runRunner(t, in)
 		assert.Check(t, !r.OK)
@@ -150,9 +150,9 @@ func TestRunnerExec(t *testing.T) {
 // last); without stdin its stdin is at end-of-file at once.
 func TestRunnerExecWorkDir(t *testing.T) {
 	t.Parallel()
-	src := `pwd; ls; cat data.txt; echo "$0 $1 $2"; wc -c; echo more >> data.txt; cat data.txt`
+	src := `. ./lib.sh; echo x=$x; pwd; ls; cat data.txt; echo "$0 $1"; wc -c; echo more >> data.txt; cat data.txt`
 	req := `{"source":` + quote(src) + `,"files":{"data.txt":"d1\n","lib.sh":"x=1\n"}}`
-	r := runRunner(t, req, "--exec", "sh", "-c", `. ./lib.sh; echo x=$x; . "$0"`, "-", "-")
+	r := runRunner(t, req, "--exec", "sh", "-", "-")
 	assert.Assert(t, r.OK, "%+v %s", r.Error, r.Stderr)
 	lines := strings.Split(r.Output, "\n")
 	assert.Assert(t, len(lines) > 8, r.Output)
@@ -160,7 +160,7 @@ func TestRunnerExecWorkDir(t *testing.T) {
 	assert.Check(t, strings.HasSuffix(lines[1], "/work"), lines[1])
 	assert.Check(t, is.DeepEqual(lines[2:5], []string{"data.txt", "lib.sh", "main"}))
 	assert.Check(t, is.Equal(lines[5], "d1"))
-	assert.Check(t, strings.HasSuffix(lines[6], "/work/main - "), "the first - is the source's path, the second stays: %q", lines[6])
+	assert.Check(t, strings.HasSuffix(lines[6], "/work/main -"), "the first - is the source's path, the second stays: %q", lines[6])
 	assert.Check(t, is.Equal(strings.TrimSpace(lines[7]), "0"), "stdin at EOF at once")
 	assert.Check(t, is.DeepEqual(lines[8:10], []string{"d1", "more"}), "the directory is the program's to write")
 }
@@ -322,4 +322,30 @@ func TestRunnerIdleCapAndDeadlineFromTheRequest(t *testing.T) {
 	assert.Assert(t, resp.OK, "%+v", resp.Error)
 	assert.Equal(t, string(resp.Result), "499500")
 	assert.Assert(t, resp.ElapsedMicros > 0 && resp.ElapsedMicros < 500_000, "elapsed %d µs", resp.ElapsedMicros)
+}
+
+// TestRunnerExecNamesItsLastWords: a command that fails is named by its
+// exit status and the last line it wrote to stderr (a Python exception's
+// type and message), bounded; bytes of its output that are not UTF-8 are
+// counted as they are replaced.
+func TestRunnerExecNamesItsLastWords(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, `{"source":"echo Traceback >&2; echo '  File x' >&2; echo 'ZeroDivisionError: division by zero' >&2; echo >&2; exit 1"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Type, protocol.ErrExec)
+	assert.Equal(t, r.Error.Message, "exit status 1: ZeroDivisionError: division by zero")
+
+	long := strings.Repeat("é", 150) // 300 bytes
+	r = runRunner(t, `{"source":"echo `+long+` >&2; exit 2"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 2: "+strings.Repeat("é", 100)+"…")
+
+	r = runRunner(t, `{"source":"exit 3"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 3")
+
+	r = runRunner(t, `{"source":"printf '\\372\\373\\374\\375\\376\\377ok'; printf 'e\\377' >&2"}`, "--exec", "sh")
+	assert.Assert(t, r.OK, "%+v", r.Error)
+	assert.Equal(t, r.Output, "\uFFFDok")
+	assert.Equal(t, r.OutputReplaced, int64(6))
+	assert.Equal(t, r.OutputBytes, int64(8))
+	assert.Equal(t, r.Stderr, "e", "a U+FFFD is three bytes, more than the one byte in the share")
+	assert.Equal(t, r.StderrReplaced, int64(1))
 }

@@ -75,6 +75,11 @@ type Kept struct {
 	Bytes int64
 	// Truncated is true exactly when Bytes is over the stream's share.
 	Truncated bool
+	// Replaced is how many bytes of what Text keeps were not UTF-8: each
+	// run of them is one U+FFFD in Text, where it fits (a run whose three
+	// bytes of U+FFFD would pass the share is left out, and counted). Zero
+	// when Text is the bytes as written (or as cut for the bound).
+	Replaced int64
 }
 
 // Shares splits a bound between two streams of a and b bytes: both whole
@@ -123,7 +128,7 @@ func (s *Stream) keep(share int) Kept {
 		end = append(append([]byte{}, s.head...), end...)
 	}
 	if !k.Truncated {
-		k.Text = valid(string(end), share)
+		k.Text, k.Replaced = valid(string(end), share)
 		return k
 	}
 	// Room for the two ends beside the marker at its longest: dropped is
@@ -139,7 +144,9 @@ func (s *Stream) keep(share int) Kept {
 	if len(h) > 0 && h[len(h)-1] != '\n' {
 		sep = "\n" // the marker is a line of its own
 	}
-	k.Text = valid(string(h), len(h)) + sep + marker(dropped) + valid(string(t), len(t))
+	vh, rh := valid(string(h), len(h))
+	vt, rt := valid(string(t), len(t))
+	k.Text, k.Replaced = vh+sep+marker(dropped)+vt, rh+rt
 	return k
 }
 
@@ -191,16 +198,40 @@ func tailFrom(b []byte, n int) []byte {
 	return t
 }
 
-// valid is s as valid UTF-8 within n bytes: invalid bytes become U+FFFD,
-// and the text is trimmed back to n so replacement never makes it longer.
-func valid(s string, n int) string {
+// valid is s as valid UTF-8 within n bytes, and how many of s's bytes
+// were not UTF-8: each run of invalid bytes becomes one U+FFFD (as
+// strings.ToValidUTF8 does), and what would take the text past n is left
+// out, so replacement never makes it longer. Such a run is counted all
+// the same: three bytes of U+FFFD may not fit where one byte stood.
+func valid(s string, n int) (string, int64) {
 	if utf8.ValidString(s) {
-		return s
+		return s, 0
 	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	for len(s) > n {
-		_, size := utf8.DecodeLastRuneInString(s)
-		s = s[:len(s)-size]
+	var b strings.Builder
+	var replaced int64
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError || size > 1 {
+			if b.Len()+size > n {
+				n = b.Len() // nothing more fits; the rest is counted only
+			} else {
+				b.WriteString(s[i : i+size])
+			}
+			i += size
+			continue
+		}
+		if b.Len()+len("\uFFFD") > n {
+			n = b.Len()
+		} else {
+			b.WriteString("\uFFFD")
+		}
+		for i < len(s) {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
+				break
+			}
+			i++
+			replaced++
+		}
 	}
-	return s
+	return b.String(), replaced
 }

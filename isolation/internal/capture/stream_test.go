@@ -134,3 +134,34 @@ func TestKeepTracebackAfterFlood(t *testing.T) {
 	assert.Check(t, strings.HasSuffix(ko.Text, "line 12000\n"))
 	assert.Check(t, len(ko.Text)+len(ke.Text) <= 64<<10)
 }
+
+// TestStreamCountsWhatIsNotUTF8: bytes that are not UTF-8 are counted as
+// they are replaced, one U+FFFD a run, whole or in a truncated stream's
+// head and tail; a U+FFFD the program wrote itself is text, not counted.
+func TestStreamCountsWhatIsNotUTF8(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		share    int
+		text     string
+		replaced int64
+	}{
+		{"\xfa\xfb\xfc\xfd\xfe\xffok", 100, "\uFFFDok", 6},
+		{"a\xffb\xfe\xfdc", 100, "a\uFFFDb\uFFFDc", 3},
+		{"\uFFFD is text", 100, "\uFFFD is text", 0},
+		{"plain", 100, "plain", 0},
+		// The tail's last two bytes would take three as U+FFFD, past the
+		// tail's room: left out, as a character at the bound is, but
+		// counted.
+		{"\xff" + strings.Repeat("x", 60) + "\n" + strings.Repeat("y", 60) + "\xfe\xfe", 40, "", 3},
+		{"\xff" + strings.Repeat("x", 60) + "\n" + strings.Repeat("y", 60) + "\xfeyyy", 40, "", 2},
+	} {
+		s := NewStream(64)
+		_, _ = s.WriteString(tc.in)
+		k := s.keep(tc.share)
+		if tc.text != "" {
+			assert.Check(t, is.Equal(k.Text, tc.text))
+		}
+		assert.Check(t, is.Equal(k.Replaced, tc.replaced), "%q", tc.in)
+		assert.Check(t, utf8.ValidString(k.Text) && len(k.Text) <= tc.share, "%q", k.Text)
+	}
+}

@@ -44,7 +44,7 @@ func Eval(ctx context.Context, req isolation.Request, timeout time.Duration) (is
 	r := interp.Eval(ctx, req.Source, interp.Options{Stdin: req.Stdin, Files: req.Files})
 	res := isolation.Result{
 		Verdict: isolation.OK, Interpreter: "starlark", Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
-		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes,
+		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes, OutputReplaced: r.OutputReplaced,
 		DurationMS: time.Since(start).Milliseconds(),
 	}
 	if cpuBefore >= 0 {
@@ -62,7 +62,7 @@ func Eval(ctx context.Context, req isolation.Request, timeout time.Duration) (is
 	if r.Err.Kind != interp.Cancelled {
 		return res, nil
 	}
-	res.Output, res.OutputTruncated, res.OutputBytes = "", false, 0
+	res.Output, res.OutputTruncated, res.OutputBytes, res.OutputReplaced = "", false, 0, 0
 	if parent.Err() != nil {
 		res.Verdict = isolation.Interrupted
 		res.Error = &isolation.ErrorDetail{Type: string(isolation.Interrupted), Message: context.Cause(parent).Error()}

@@ -67,7 +67,7 @@ func TestReadRefusesOversize(t *testing.T) {
 	assert.Equal(t, src, "1+2")
 	// A stream: read up to the bound, its size unknown.
 	_, err = Read(strings.NewReader(strings.Repeat("x", 1<<20)))
-	assert.Error(t, err, "request: more than 65536 bytes encoded, the limit")
+	assert.Error(t, err, "request: more than 65536 bytes encoded, over the limit of 65536")
 	assert.Assert(t, errors.Is(err, ErrTooLarge))
 	// A regular file says its size, from where it is read to its end.
 	path := filepath.Join(t.TempDir(), "big.star")

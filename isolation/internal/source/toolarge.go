@@ -80,12 +80,32 @@ func (e *tooLargeError) Error() string {
 			what = e.part
 		}
 		return fmt.Sprintf("request: %s is %d bytes, over the limit of %d", what, e.program, limits.MaxRequestBytes)
-	case e.line && e.part != "":
-		return fmt.Sprintf("request: more than %d bytes encoded, the limit: the line passes %d bytes in %s", limits.MaxRequestBytes, limits.MaxLineBytes, e.part)
+	case e.line:
+		// A line is cut at its bound before its end: how large its request
+		// is, is not known, only where the cut fell.
+		in := ""
+		if p := linePart(e.part); p != "" {
+			in = " (cut in " + p + ")"
+		}
+		return fmt.Sprintf("request: the line is more than %d bytes%s, over the limit of %d", limits.MaxLineBytes, in, limits.MaxRequestBytes)
 	case e.part != "":
-		return fmt.Sprintf("request: %s is more than %d bytes, the limit", e.part, limits.MaxRequestBytes)
+		return fmt.Sprintf("request: %s is more than %d bytes, over the limit of %d", e.part, limits.MaxRequestBytes, limits.MaxRequestBytes)
 	}
-	return fmt.Sprintf("request: more than %d bytes encoded, the limit", limits.MaxRequestBytes)
+	return fmt.Sprintf("request: more than %d bytes encoded, over the limit of %d", limits.MaxRequestBytes, limits.MaxRequestBytes)
+}
+
+// linePart names a part of a batch line as run's messages name it: the
+// program, stdin, file "NAME", the files.
+func linePart(field string) string {
+	switch field {
+	case `"source"`:
+		return "the program"
+	case `"stdin"`:
+		return "stdin"
+	case `"files"`:
+		return "the files"
+	}
+	return field
 }
 
 // Read reads a program's source from r (ReadPart).

@@ -33,7 +33,7 @@ func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, err
 		Files  json.RawMessage `json:"files"`
 	}
 	if err := strict.Decode(b, &line); err != nil {
-		return nil, protocol.Request{}, err
+		return lineID(b), protocol.Request{}, err
 	}
 	id := line.ID
 	if !validID(id) {

@@ -62,6 +62,15 @@ func checkStreams(r protocol.Response) error {
 	if r.OutputBytes < 0 || r.StderrBytes < 0 {
 		return fmt.Errorf("response: negative output_bytes %d or stderr_bytes %d", r.OutputBytes, r.StderrBytes)
 	}
+	// A replaced byte was one the stream counted.
+	for _, s := range []struct {
+		name            string
+		total, replaced int64
+	}{{"output", r.OutputBytes, r.OutputReplaced}, {"stderr", r.StderrBytes, r.StderrReplaced}} {
+		if s.replaced < 0 || s.replaced > s.total {
+			return fmt.Errorf("response: %s_replaced_bytes %d disagrees with %s_bytes %d", s.name, s.replaced, s.name, s.total)
+		}
+	}
 	so, se := protocol.OutputShares(r.OutputBytes, r.StderrBytes)
 	for _, s := range []struct {
 		name      string
