@@ -223,6 +223,7 @@ var judges = map[string]judge{
 	"sysctls":           forbiddenClaims("sysctls"),
 	"entrypoint":        judgeEntrypoint,
 	"runtime":           judgeRuntime,
+	"threads":           judgeThreads,
 	"cpu-time":          judgeCPUTime,
 	"other-flags":       judgeOtherFlags,
 }
@@ -269,8 +270,35 @@ func judgeOtherFlags(p *parsed) (Status, string) {
 const (
 	runnerCPUTime = "--cpu-time"
 	runnerTimeout = "--timeout"
+	runnerThreads = "--threads"
 	runnerExec    = "--exec"
 )
+
+// judgeThreads reports the thread pools the runner holds an interpreter
+// to: with --exec, --threads must be the policy's CPUs (else a numeric
+// library starts a thread per host CPU); Starlark runs in the runner and
+// starts none.
+func judgeThreads(p *parsed) (Status, string) {
+	threads, exec := "", false
+	for i := 0; i < len(p.args) && !exec; i++ {
+		switch {
+		case p.args[i] == runnerExec:
+			exec = true
+		case p.args[i] == runnerThreads && i+1 < len(p.args):
+			threads = p.args[i+1]
+		}
+	}
+	want := strconv.Itoa(limits.Threads)
+	switch {
+	case !exec && threads == "":
+		return Enforced, "none: no interpreter (Starlark runs in the runner)"
+	case threads == want:
+		return Enforced, fmt.Sprintf("%s %s (runner argument)", runnerThreads, threads)
+	case threads == "":
+		return Missing, fmt.Sprintf("no %s: an interpreter's numeric libraries would size their pools by the host's CPUs", runnerThreads)
+	}
+	return Violated, fmt.Sprintf("%s %s, want %s", runnerThreads, threads, want)
+}
 
 // judgeCPUTime reports the CPU-time limit the runner is given, which no
 // docker flag can set: none (the wall-clock limit alone), or a duration

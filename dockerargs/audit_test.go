@@ -231,7 +231,7 @@ func TestAuditOfRenderIsClean(t *testing.T) {
 			Image:    fmt.Sprintf("sha256:%016x%016x%016x%016x", rng.Uint64(), rng.Uint64(), rng.Uint64(), rng.Uint64()),
 		}
 		if rng.IntN(2) == 0 {
-			s.Args = []string{"--timeout", "5s", "--exec", "sh", "-c", "--privileged -v /:/x"}
+			s.Args = []string{"--timeout", "5s", "--threads", "1", "--exec", "sh", "-", "--privileged -v /:/x"}
 		}
 		s.Seccomp = testProfile
 		o := AuditOptions{CLI: s.CLI, Seccomp: policyProfile}
@@ -357,6 +357,38 @@ func TestAuditCPUTime(t *testing.T) {
 		{[]string{"--timeout", "2s", "--cpu-time", "5s"}, "violated: --cpu-time 5s: cpu-time: must be at most the timeout (2s) (got \"5s\")"},
 		{[]string{"--timeout", "10s", "--cpu-time", "1ms"}, "violated: --cpu-time 1ms: cpu-time: must be at least 10ms (got \"1ms\")"},
 		{[]string{"--timeout", "10s", "--exec", "python3", "--cpu-time", "soon"}, "enforced: none: the wall-clock timeout alone"},
+	} {
+		assert.Check(t, is.Equal(detail(audit(t, argv(tc.runner...))), tc.want), "%q", tc.runner)
+	}
+}
+
+// TestAuditThreads: an interpreter's thread pools are held by the
+// runner's --threads, which must be the policy's CPUs; Starlark needs none.
+func TestAuditThreads(t *testing.T) {
+	argv := func(runner ...string) []string {
+		s := baseSpec()
+		s.Args = runner
+		c, err := Check(s)
+		assert.NilError(t, err)
+		return Render(c)
+	}
+	detail := func(r Report) string {
+		for _, f := range r.Findings {
+			if f.ID == "threads" {
+				return string(f.Status) + ": " + f.Detail
+			}
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		runner []string
+		want   string
+	}{
+		{[]string{"--timeout", "10s"}, "enforced: none: no interpreter (Starlark runs in the runner)"},
+		{[]string{"--timeout", "10s", "--threads", "1", "--exec", "python3", "-"}, "enforced: --threads 1 (runner argument)"},
+		{[]string{"--timeout", "10s", "--exec", "python3", "-"}, "missing: no --threads: an interpreter's numeric libraries would size their pools by the host's CPUs"},
+		{[]string{"--timeout", "10s", "--threads", "8", "--exec", "python3", "-"}, "violated: --threads 8, want 1"},
+		{[]string{"--timeout", "10s", "--exec", "python3", "--threads", "1"}, "missing: no --threads: an interpreter's numeric libraries would size their pools by the host's CPUs"},
 	} {
 		assert.Check(t, is.Equal(detail(audit(t, argv(tc.runner...))), tc.want), "%q", tc.runner)
 	}

@@ -85,5 +85,5 @@ func ExampleAudit() {
 	// no network: --network host, want none
 	// immutable image id: image "python:latest" is not an immutable sha256: image ID
 	// no mounts: --volume /:/host
-	// compliant: false (18 of 31 boundaries not enforced)
+	// compliant: false (18 of 32 boundaries not enforced)
 }

@@ -38,7 +38,11 @@
 // ahead of their requests, each with its hello judged and passed and its
 // runner blocked reading; the runner's own deadline starts when the request
 // arrives, and a ready container nobody uses ends on its own after
-// PoolOptions.Idle. Its life cycle:
+// PoolOptions.Idle. An image whose Python interpreter it declares may also
+// declare modules to preload (its io.synapse-isolation.preload label, a
+// JSON array of module names): once a container's hello passed, its
+// runner imports them in a fresh interpreter, and the request's program
+// runs in it, its usage counted from the request. Its life cycle:
 //
 //   - NewPool checks every engine (it answers, it has the image) and starts
 //     filling; its context ends every container of the pool (a signal, say).

@@ -10,12 +10,28 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // execLabel is the image label that declares the image's default
 // interpreter, a JSON array of its command line (["python3","-"]): a run
 // that names no command gets it. An image without it runs Starlark.
 const execLabel = "io.synapse-isolation.exec"
+
+// preloadLabel declares what a warm container of the image may load before
+// its request exists: a JSON array of Python module names that the
+// runner imports in a fresh interpreter once the hello was judged
+// (protocol.CheckPreload), so a program that imports them does not pay
+// for it. Honoured in a warm pool (batch), with the image's own
+// interpreter; a cold run starts its interpreter with the request.
+const preloadLabel = "io.synapse-isolation.preload"
+
+// declared is what an image's labels declare for its programs.
+type declared struct {
+	exec    []string // the interpreter; nil: Starlark
+	preload []string // modules a warm container imports ahead; nil: none
+}
 
 // Bounds of an exec label: a command line a person can read in an argv.
 const (
@@ -37,24 +53,57 @@ var interpreters sync.Map
 // failure; a label that is not a valid command line is the sandbox's,
 // never read as Starlark, cached or not.
 func (c *client) interpreter(ctx context.Context, image string) ([]string, error) {
+	d, err := c.declared(ctx, image)
+	return d.exec, err
+}
+
+// declared is interpreter's whole answer: the interpreter and the
+// preload, read from the same labels, cached the same way.
+func (c *client) declared(ctx context.Context, image string) (declared, error) {
 	if v, ok := interpreters.Load(image); ok {
-		return v.([]string), nil
+		return v.(declared), nil
 	}
-	if exec, cached := readExecCache(c.env, image); cached {
-		interpreters.Store(image, exec)
-		return exec, nil
+	if d, cached := readExecCache(c.env, image); cached {
+		interpreters.Store(image, d)
+		return d, nil
 	}
 	labels, err := c.imageLabels(ctx, image)
 	if err != nil {
-		return nil, engineFailure(ctx, fmt.Errorf("reading the labels of image %s: %w", image, err))
+		return declared{}, engineFailure(ctx, fmt.Errorf("reading the labels of image %s: %w", image, err))
 	}
+	d, err := parseDeclared(labels)
+	if err != nil {
+		return declared{}, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("image %s: %w", image, err)}
+	}
+	interpreters.Store(image, d)
+	writeExecCache(c.env, image, d)
+	return d, nil
+}
+
+// parseDeclared reads execLabel and preloadLabel from an image's labels
+// as docker prints them in JSON: a preload is a JSON array of module
+// names for the image's Python interpreter (protocol.CheckPreload).
+func parseDeclared(labels string) (declared, error) {
 	exec, err := parseExecLabel(labels)
 	if err != nil {
-		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("image %s: %w", image, err)}
+		return declared{}, err
 	}
-	interpreters.Store(image, exec)
-	writeExecCache(c.env, image, exec)
-	return exec, nil
+	var all map[string]string
+	_ = json.Unmarshal([]byte(labels), &all) // parseExecLabel read it
+	v, ok := all[preloadLabel]
+	if !ok {
+		return declared{exec: exec}, nil
+	}
+	var modules []string
+	dec := json.NewDecoder(strings.NewReader(v))
+	if len(v) > maxExecLabel || !strings.HasPrefix(strings.TrimSpace(v), "[") || dec.Decode(&modules) != nil ||
+		dec.InputOffset() != int64(len(strings.TrimRight(v, " \t\r\n"))) {
+		return declared{}, fmt.Errorf("label %s: must be a JSON array of module names (got %q)", preloadLabel, v)
+	}
+	if err := protocol.CheckPreload(modules, exec); err != nil {
+		return declared{}, fmt.Errorf("label %s: %w", preloadLabel, err)
+	}
+	return declared{exec: exec, preload: modules}, nil
 }
 
 // parseExecLabel reads execLabel from an image's labels as docker prints
@@ -106,42 +155,46 @@ func execCachePath(env []string, image string) (string, error) {
 // user's, not writable by others, holds them. What it says is checked as
 // a label read from the engine is: the file changes nothing a caller
 // could not choose with Exec.
-func readExecCache(env []string, image string) ([]string, bool) {
+func readExecCache(env []string, image string) (declared, bool) {
 	path, err := execCachePath(env, image)
 	if err != nil || checkOwned(filepath.Dir(path), true) != nil || checkOwned(path, false) != nil {
-		return nil, false
+		return declared{}, false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, false
+		return declared{}, false
 	}
 	defer f.Close()
 	// Bounded: a file grown past any label this process writes is not read
 	// whole; it is ignored and the engine asked.
-	b, err := io.ReadAll(io.LimitReader(f, maxExecLabel+65))
-	if err != nil || len(b) > maxExecLabel+64 {
-		return nil, false
+	b, err := io.ReadAll(io.LimitReader(f, 2*maxExecLabel+129))
+	if err != nil || len(b) > 2*maxExecLabel+128 {
+		return declared{}, false
 	}
-	exec, err := parseExecLabel(string(b))
+	d, err := parseDeclared(string(b))
 	if err != nil {
 		// A damaged file: the engine's labels decide, and are kept anew.
-		return nil, false
+		return declared{}, false
 	}
-	return exec, true
+	return d, true
 }
 
 // writeExecCache keeps image's interpreter for later processes, as the
 // labels it was read from would say it; a failure only costs the next
 // process an inspect.
-func writeExecCache(env []string, image string, exec []string) {
+func writeExecCache(env []string, image string, d declared) {
 	path, err := execCachePath(env, image)
 	if err != nil || checkOwned(filepath.Dir(path), true) != nil {
 		return
 	}
 	labels := map[string]string{}
-	if exec != nil {
-		v, _ := json.Marshal(exec)
+	if d.exec != nil {
+		v, _ := json.Marshal(d.exec)
 		labels[execLabel] = string(v)
+	}
+	if d.preload != nil {
+		v, _ := json.Marshal(d.preload)
+		labels[preloadLabel] = string(v)
 	}
 	b, _ := json.Marshal(labels)
 	_ = replaceFile(path, b)

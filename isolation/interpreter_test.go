@@ -47,6 +47,31 @@ func TestParseExecLabel(t *testing.T) {
 	assert.ErrorContains(t, err, "its labels are not a JSON object")
 }
 
+// TestParsePreloadLabel: an image may declare Python modules a warm
+// container imports ahead, for its own Python interpreter only.
+func TestParsePreloadLabel(t *testing.T) {
+	t.Parallel()
+	const py = `"io.synapse-isolation.exec":"[\"python3\",\"-\"]"`
+	d, err := parseDeclared(`{` + py + `,"io.synapse-isolation.preload":"[\"numpy\",\"matplotlib.pyplot\"]"}`)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, d.exec, []string{"python3", "-"})
+	assert.DeepEqual(t, d.preload, []string{"numpy", "matplotlib.pyplot"})
+	d, err = parseDeclared(`{` + py + `}`)
+	assert.NilError(t, err)
+	assert.Check(t, d.preload == nil)
+	for labels, want := range map[string]string{
+		`{` + py + `,"io.synapse-isolation.preload":"numpy"}`:                                       "must be a JSON array of module names",
+		`{` + py + `,"io.synapse-isolation.preload":"[]"}`:                                          "must name 1 to 16 modules",
+		`{` + py + `,"io.synapse-isolation.preload":"[\"os; import x\"]"}`:                          "is not a Python module name",
+		`{"io.synapse-isolation.preload":"[\"numpy\"]"}`:                                            "needs a Python interpreter",
+		`{"io.synapse-isolation.exec":"[\"node\",\"-\"]","io.synapse-isolation.preload":"[\"x\"]"}`: "needs a Python interpreter",
+	} {
+		_, err := parseDeclared(labels)
+		assert.ErrorContains(t, err, "label io.synapse-isolation.preload: ", labels)
+		assert.ErrorContains(t, err, want, labels)
+	}
+}
+
 // quote is s as a JSON string.
 func quote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)

@@ -131,6 +131,16 @@ func (l *launched) send(body []byte, deadline time.Time) {
 	}()
 }
 
+// ready tells a warm container's runner that its hello passed (one
+// newline), so it may start the interpreter its image preloads; the
+// request follows when one comes.
+func (l *launched) ready() error {
+	if _, err := l.stdin.Write([]byte{'\n'}); err != nil {
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("telling the runner its hello passed: %w", err)}
+	}
+	return nil
+}
+
 // remove removes the run's container daemon-side and confirms it gone
 // (removeRun), then tells the reaper: confirmed, it stands down;
 // unconfirmed, it goes on trying on its own.

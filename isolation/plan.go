@@ -62,6 +62,9 @@ type Options struct {
 	// bounds the wait for the request; the container then ends on its own.
 	// Zero for a run that sends its request at once.
 	idle time.Duration
+	// preload is what the image declares a warm container imports ahead
+	// of its request (preloadLabel), set with the interpreter it declares.
+	preload []string
 	// profile is the path of the seccomp profile file (seccompFile), set
 	// by planRun; a plan without one is refused.
 	profile string
@@ -149,8 +152,8 @@ func withInterpreter(ctx context.Context, c *client, o Options) (Options, error)
 	if o.Exec != nil || o.selfcheck {
 		return o, nil
 	}
-	exec, err := c.interpreter(ctx, o.Image)
-	o.Exec = exec
+	d, err := c.declared(ctx, o.Image)
+	o.Exec, o.preload = d.exec, d.preload
 	return o, err
 }
 
@@ -186,6 +189,14 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 		return runPlan{}, err
 	}
 	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.selfcheck, CPUTime: lim.CPUTime}
+	if o.Exec != nil {
+		runner.Threads = limits.Threads
+	}
+	if o.idle > 0 && o.preload != nil {
+		// Only a warm container has time before its request; a cold run
+		// starts its interpreter with the request.
+		runner.Preload = o.preload
+	}
 	if err := runner.Validate(); err != nil {
 		return runPlan{}, err
 	}

@@ -30,7 +30,7 @@ func TestNewPlan(t *testing.T) {
 
 	p, err = newPlan(Options{profile: testProfile, Image: testImage, Exec: []string{"python3", "-"}}, now)
 	assert.NilError(t, err)
-	assert.DeepEqual(t, p.Argv[len(p.Argv)-5:], []string{"--timeout", "10s", "--exec", "python3", "-"})
+	assert.DeepEqual(t, p.Argv[len(p.Argv)-7:], []string{"--timeout", "10s", "--threads", "1", "--exec", "python3", "-"})
 	assert.Equal(t, len(p.RunID), 16)
 	assert.Equal(t, p.Name, namePrefix+p.RunID, "an unnamed run is named after its run id")
 

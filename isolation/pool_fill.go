@@ -82,6 +82,11 @@ func (p *Pool) admit(w *warm) {
 	defer p.wg.Done()
 	a := &attempt{start: w.l.at}
 	err := a.handshake(w.l, w.l.at.Add(startBound), startBound)
+	if err == nil && w.l.plan.Runner.Preload != nil {
+		// The hello passed: the runner may start its interpreter and
+		// import what the image declares. Still nothing of any request.
+		err = w.l.ready()
+	}
 	if err == nil {
 		w.selfcheck = a.selfcheck
 		p.ready <- w // never blocks: ready holds as many as there are tokens

@@ -39,7 +39,7 @@ func fake(t *testing.T, mode string) (Options, string) {
 	// testImage declares no interpreter, known from the start, so a test's
 	// docker calls do not depend on which test asked the label first
 	// (interpreter_test.go reads labels, under other image IDs).
-	interpreters.Store(testImage, []string(nil))
+	interpreters.Store(testImage, declared{})
 	return Options{Image: testImage, Engine: Engine{CLI: self, Env: env}, Limits: limits.Config{Timeout: 5 * time.Second}}, state
 }
 

@@ -159,7 +159,20 @@ var (
 	// EngineEnv is the environment the engine itself gives every
 	// container; any other key came from somewhere else (a -e, a proxy).
 	EngineEnv = []string{"HOME", "HOSTNAME", "PATH"}
+	// ThreadVars are the variables by which numeric libraries size their
+	// thread pools (OpenBLAS, OpenMP, MKL, numexpr, Accelerate, BLIS,
+	// GotoBLAS). Unset, each starts a thread per CPU it sees, and a
+	// container sees all of the host's (--cpus is a quota, not an
+	// affinity): on a 96-core host a matrix product would start 95
+	// threads against the PID cap. The runner sets each to Threads for
+	// an interpreter; a program that asks for more itself is the
+	// program's business, and the PID cap its bound.
+	ThreadVars = []string{"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+		"VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS", "GOTO_NUM_THREADS"}
 )
+
+// Threads is the size of a numeric library's thread pool: the CPU quota.
+const Threads = CPUs
 
 // Pair spells a soft and hard limit the way --ulimit and the messages do.
 func Pair(soft, hard int64) string { return fmt.Sprintf("%d:%d", soft, hard) }

@@ -10,6 +10,9 @@
 #        scripts/build-image.sh python --base NAME@sha256:<64 hex>|sha256:<64 hex>
 #                                               the runner and /tmp 1777 on top of a
 #                                               pinned image that has python3 (never pulled)
+#        scripts/build-image.sh science [--update-lock] [--lock FILE]
+#                                               the Python image with numpy, scipy, sympy,
+#                                               pandas, matplotlib, networkx (science-root.sh)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=starlark
@@ -20,7 +23,8 @@ fi
 case $kind in
   starlark) tag=${SYNAPSE_IMAGE_TAG:-synapse-runtime:local} ;;
   python) tag=${SYNAPSE_IMAGE_TAG:-synapse-python:local} ;;
-  *) echo "usage: scripts/build-image.sh [python [--update-lock] [--lock FILE] | python --base IMAGE]" >&2; exit 2 ;;
+  science) tag=${SYNAPSE_IMAGE_TAG:-synapse-science:local} ;;
+  *) echo "usage: scripts/build-image.sh [python [--update-lock] [--lock FILE] | python --base IMAGE | science [--update-lock] [--lock FILE]]" >&2; exit 2 ;;
 esac
 base=""
 if [ "$kind" = python ] && [ "${1:-}" = --base ]; then
@@ -58,6 +62,9 @@ if [ -n "$base" ]; then
   printf 'FROM %s\nLABEL io.synapse-isolation.exec="[\\"python3\\",\\"-\\"]"\nCOPY root/ /\nCOPY runner /runner\nUSER 65534:65534\nENTRYPOINT ["/runner"]\n' "$base" >"$work/context/Dockerfile"
 elif [ "$kind" = python ]; then
   "$root/scripts/python-root.sh" "$work/context" "$@"
+  cp "$work/runner" "$work/context/"
+elif [ "$kind" = science ]; then
+  "$root/scripts/science-root.sh" "$work/context" "$@"
   cp "$work/runner" "$work/context/"
 else
   cp "$root/isolation/Dockerfile" "$work/runner" "$work/context/"

@@ -43,24 +43,28 @@ if [ -n "$missing" ]; then
       "without openssh-server the SSH engine tests skip, and fail under CI=true)" >&2
   fi
 fi
-# The Python image's lock pins package versions that Debian's mirror may
-# have replaced since: then the tests build from a refreshed copy of the
-# lock, say so in one line, and still check that two builds give one ID.
+# The Python and science images' locks pin package versions that Debian's
+# mirror may have replaced since: then the tests build from a refreshed
+# copy of the lock, say so in one line, and still check that two builds
+# give one ID.
 if command -v apt-get >/dev/null 2>&1; then
   apt-cache show python3.11-minimal >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; } || true
-  stale=""
-  while read -r pkg version _; do
-    [ -n "$pkg" ] || continue
-    apt-get download --print-uris "$pkg=$version" >/dev/null 2>&1 || stale="$stale $pkg"
-  done <isolation/python.lock
-  if [ -n "$stale" ]; then
-    scratch=$(mktemp -d)
-    cp isolation/python.lock "$scratch/python.lock"
-    mkdir "$scratch/context"
-    scripts/python-root.sh "$scratch/context" --update-lock --only-lock --lock "$scratch/python.lock"
-    echo "isolation/python.lock is stale (gone from the mirror:$stale); testing with a refreshed copy; renew it: scripts/build-image.sh python --update-lock" >&2
-    export SYNAPSE_PYTHON_LOCK="$scratch/python.lock"
-  fi
+  for kind in python science; do
+    lock=isolation/$kind.lock
+    stale=""
+    while read -r pkg version _; do
+      [ -n "$pkg" ] || continue
+      apt-get download --print-uris "$pkg=$version" >/dev/null 2>&1 || stale="$stale $pkg"
+    done <"$lock"
+    if [ -n "$stale" ]; then
+      scratch=$(mktemp -d)
+      cp "$lock" "$scratch/$kind.lock"
+      mkdir "$scratch/context"
+      scripts/python-root.sh "$scratch/context" --update-lock --only-lock --lock "$scratch/$kind.lock"
+      echo "$lock is stale (gone from the mirror:$stale); testing with a refreshed copy; renew it: scripts/build-image.sh $kind --update-lock" >&2
+      export "SYNAPSE_$(echo "$kind" | tr a-z A-Z)_LOCK=$scratch/$kind.lock"
+    fi
+  done
 fi
 go test -race -count=1 $(go list ./... | grep -v '/tests$')
 if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then

@@ -26,6 +26,7 @@ var (
 	probeImage   string // runner + static probe
 	hostileImage string // the probe as a lying runner
 	pythonImage  string // Debian's Python 3: SYNAPSE_TEST_PYTHON_IMAGE or built by scripts/build-image.sh python
+	scienceImage string // Python with numpy, scipy...: SYNAPSE_TEST_SCIENCE_IMAGE or built by scripts/build-image.sh science
 	gateway      string // the host's docker0 address, as containers would reach it
 	engineErr    error  // why the engine is unusable, if it is
 )
@@ -90,6 +91,9 @@ func build(dir string) error {
 	if pythonImage, err = buildPython(root, "synapse-python:local"); err != nil {
 		return err
 	}
+	if scienceImage, err = buildLocked(root, "science", "synapse-science:local"); err != nil {
+		return err
+	}
 	if probeImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "probe.Dockerfile")); err != nil {
 		return err
 	}
@@ -108,12 +112,18 @@ func build(dir string) error {
 // SYNAPSE_PYTHON_LOCK names if set (scripts/test.sh points it at a
 // refreshed copy when the repository's lock went stale), unless
 // SYNAPSE_TEST_PYTHON_IMAGE names one.
-func buildPython(root, tag string) (string, error) {
-	if id := os.Getenv("SYNAPSE_TEST_PYTHON_IMAGE"); id != "" && tag == "synapse-python:local" {
+func buildPython(root, tag string) (string, error) { return buildLocked(root, "python", tag) }
+
+// buildLocked builds the image of a kind whose packages a lock pins
+// (python, science) under tag, from the lock SYNAPSE_<KIND>_LOCK names if
+// set, unless SYNAPSE_TEST_<KIND>_IMAGE names one (for the suite's tag).
+func buildLocked(root, kind, tag string) (string, error) {
+	up := strings.ToUpper(kind)
+	if id := os.Getenv("SYNAPSE_TEST_" + up + "_IMAGE"); id != "" && tag == "synapse-"+kind+":local" {
 		return id, nil
 	}
-	args := []string{"python"}
-	if lock := os.Getenv("SYNAPSE_PYTHON_LOCK"); lock != "" {
+	args := []string{kind}
+	if lock := os.Getenv("SYNAPSE_" + up + "_LOCK"); lock != "" {
 		args = append(args, "--lock", lock)
 	}
 	cmd := exec.Command(filepath.Join(root, "scripts", "build-image.sh"), args...)
@@ -122,7 +132,7 @@ func buildPython(root, tag string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("scripts/build-image.sh python: %v: %s", err, stderr.Bytes())
+		return "", fmt.Errorf("scripts/build-image.sh %s: %v: %s", kind, err, stderr.Bytes())
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -165,6 +175,7 @@ type runJSON struct {
 	OutputTruncated bool            `json:"output_truncated"`
 	OutputBytes     int64           `json:"output_bytes"`
 	OutputReplaced  int64           `json:"output_replaced_bytes"`
+	Stderr          string          `json:"stderr"`
 	Container       string          `json:"container"`
 	RunID           string          `json:"run_id"`
 	Sandboxed       bool            `json:"sandboxed"`

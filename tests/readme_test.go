@@ -251,7 +251,8 @@ func sameOutput(t *testing.T, cmd string, want, got []string) {
 // directory: it prints the images the suite built.
 func fakeBuildImage(t *testing.T, dir string) {
 	t.Helper()
-	script := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in\n  python) echo %s ;;\n  '') echo %s ;;\n  *) exit 2 ;;\nesac\n", pythonImage, refImage)
+	script := fmt.Sprintf("#!/bin/sh\ncase \"$1\" in\n  python) echo %s ;;\n  science) echo %s ;;\n  '') echo %s ;;\n  *) exit 2 ;;\nesac\n",
+		pythonImage, scienceImage, refImage)
 	assert.NilError(t, os.Mkdir(filepath.Join(dir, "scripts"), 0o755))
 	assert.NilError(t, fakedocker.WriteExecutable(filepath.Join(dir, "scripts", "build-image.sh"), []byte(script)))
 }

@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +17,8 @@ const (
 	argExec      = "--exec"
 	argSelfcheck = "--selfcheck"
 	argCPUTime   = "--cpu-time"
+	argThreads   = "--threads"
+	argPreload   = "--preload"
 )
 
 // Args is the runner's command line: what the host renders after the image
@@ -40,6 +43,16 @@ type Args struct {
 	// Selfcheck makes the runner report what the container sees instead of
 	// running a program.
 	Selfcheck bool
+	// Threads is what the runner sets limits.ThreadVars to for the
+	// interpreter: the host sets limits.Threads in exec mode (the audit
+	// holds it to that); zero sets none.
+	Threads int
+	// Preload, in a warm container (Idle set) of a Python interpreter, are
+	// the modules the runner imports in a fresh interpreter once the host
+	// has judged the hello (it writes one newline to say so), so the
+	// program the request brings runs in it without paying the imports
+	// (CheckPreload).
+	Preload []string
 	// CPUTime, when set, is the program's CPU-time limit, counted on the
 	// container's cgroup from the request: the runner stops the program
 	// when it is reached. Zero means none.
@@ -67,6 +80,17 @@ func (a Args) Validate() error {
 			return err
 		}
 	}
+	if a.Preload != nil {
+		if a.Idle == 0 {
+			return errors.New("preload: for a warm container only (idle)")
+		}
+		if err := CheckPreload(a.Preload, a.Exec); err != nil {
+			return err
+		}
+	}
+	if a.Threads != 0 && (a.Threads != limits.Threads || a.Exec == nil) {
+		return fmt.Errorf("threads: must be %d, with exec only (got %d)", limits.Threads, a.Threads)
+	}
 	return limits.CheckCPUTime(a.CPUTime, a.Timeout)
 }
 
@@ -80,6 +104,12 @@ func (a Args) Args() []string {
 	}
 	if a.CPUTime > 0 {
 		out = append(out, argCPUTime, a.CPUTime.String())
+	}
+	if a.Threads > 0 {
+		out = append(out, argThreads, strconv.Itoa(a.Threads))
+	}
+	if a.Preload != nil {
+		out = append(out, argPreload, strings.Join(a.Preload, ","))
 	}
 	switch {
 	case a.Selfcheck:
@@ -109,6 +139,22 @@ func ParseArgs(argv []string) (Args, error) {
 			default:
 				a.CPUTime = d
 			}
+			i++
+		case argThreads:
+			if i+1 >= len(argv) {
+				return a, fmt.Errorf("%s needs a value", argv[i])
+			}
+			n, err := strconv.Atoi(argv[i+1])
+			if err != nil {
+				return a, fmt.Errorf("threads: must be a whole number (got %q)", argv[i+1])
+			}
+			a.Threads = n
+			i++
+		case argPreload:
+			if i+1 >= len(argv) {
+				return a, fmt.Errorf("%s needs a value", argv[i])
+			}
+			a.Preload = strings.Split(argv[i+1], ",")
 			i++
 		case argSelfcheck:
 			a.Selfcheck = true

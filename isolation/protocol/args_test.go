@@ -16,6 +16,7 @@ func TestArgsRoundTrip(t *testing.T) {
 		{Timeout: 1500 * time.Millisecond, Selfcheck: true},
 		{Timeout: time.Minute, Exec: []string{"python3", "-"}},
 		{Timeout: 5 * time.Second, Idle: time.Minute, CPUTime: 1500 * time.Millisecond, Exec: []string{"python3", "-"}},
+		{Timeout: 5 * time.Second, Idle: time.Minute, Threads: 1, Preload: []string{"numpy", "matplotlib.pyplot"}, Exec: []string{"python3", "-"}},
 		// Everything after --exec is the command, runner flags included.
 		{Timeout: time.Second, Exec: []string{"sh", "--timeout", "--selfcheck", "--exec"}},
 	} {
@@ -52,6 +53,15 @@ func TestParseArgsDefaultsAndRejects(t *testing.T) {
 		{[]string{"--cpu-time", "soon"}, `cpu-time: must be a duration like 10s or 1m30s (got "soon")`},
 		{[]string{"--timeout", "2s", "--cpu-time", "5s"}, `cpu-time: must be at most the timeout (2s) (got "5s")`},
 		{[]string{"--cpu-time", "1ms"}, `cpu-time: must be at least 10ms (got "1ms")`},
+		{[]string{"--threads"}, "--threads needs a value"},
+		{[]string{"--threads", "x", "--exec", "python3", "-"}, `threads: must be a whole number (got "x")`},
+		{[]string{"--threads", "4", "--exec", "python3", "-"}, "threads: must be 1, with exec only (got 4)"},
+		{[]string{"--threads", "1"}, "threads: must be 1, with exec only (got 1)"},
+		{[]string{"--preload", "numpy", "--exec", "python3", "-"}, "preload: for a warm container only (idle)"},
+		{[]string{"--idle", "30s", "--preload", "numpy;os", "--exec", "python3", "-"}, `preload: "numpy;os" is not a Python module name`},
+		{[]string{"--idle", "30s", "--preload", "numpy", "--exec", "node", "-"}, `preload: needs a Python interpreter that reads its program from "-"`},
+		{[]string{"--idle", "30s", "--preload", "numpy", "--exec", "python3", "-I"}, `preload: needs a Python interpreter that reads its program from "-"`},
+		{[]string{"--idle", "30s", "--preload", ""}, `preload: "" is not a Python module name`},
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			_, err := ParseArgs(tc.argv)

@@ -1,4 +1,4 @@
-// Package protocol defines wire protocol v3 between the host supervisor and
+// Package protocol defines wire protocol v4 between the host supervisor and
 // the in-container runner: the frames, their bounds and the one strict
 // decoding rule both sides share. It is written for whoever builds a runner
 // image: a runner that speaks these frames, in this order, within these
@@ -7,7 +7,10 @@
 // The runner is the image's ENTRYPOINT. Its command line, after the image
 // in the docker argv, is Args: its own deadline (--timeout, counted from
 // the request's arrival, so the work is bounded even if the host dies), an
-// optional --cpu-time limit and --idle wait, and its mode: Starlark (the
+// optional --cpu-time limit and --idle wait, --threads N (in exec mode the
+// size of every numeric library's thread pool, limits.ThreadVars, set for
+// the interpreter), --preload MODULES (a warm Python's imports, below),
+// and its mode: Starlark (the
 // default), --exec CMD ARGS... (an interpreter runs the source from a
 // file its command line names, Args.Exec; its stdin is the request's, its
 // stdout and stderr are captured apart) or --selfcheck (a hello and
@@ -32,7 +35,12 @@
 //     keys and the cgroup's memory, swap, pids and CPU limits. A value the
 //     runner could not read is -1 or empty, with the reason in Problems.
 //     The host judges it against its plan, and on any mismatch, a malformed or late hello, or anything written after it
-//     before the request, it closes stdin without sending the source.
+//     before the request, it closes stdin without sending the source. With
+//     --preload, a hello that passed is answered with one newline, on
+//     which the runner starts its Python with a bootstrap that imports the
+//     modules and waits for the program (its path and stdin come over a
+//     socket once the request arrives); the program runs as in a cold
+//     interpreter, with a fresh __main__.
 //  2. The request, host to runner, only once the hello passed:
 //     {"source":"...","stdin":"...","files":{"NAME":"...",...}} (Request;
 //     stdin and files may be left out), no other field, each key once, at
@@ -56,7 +64,8 @@
 //     Response, with "v", "ok" (true exactly when "error" is absent), the
 //     last expression's "result" with "result_type" and "result_repr",
 //     the program's stdout as "output" and its stderr as "stderr" (each
-//     with "_truncated" and its total "_bytes"; the two within
+//     with "_truncated", its total "_bytes" and "_replaced_bytes", the
+//     bytes that were not UTF-8, each run one U+FFFD; the two within
 //     limits.MaxOutputBytes together, split by OutputShares, a stream over
 //     its share kept as its head and tail around one line
 //     "[... N bytes dropped ...]"), "error" (an Error

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -22,44 +24,35 @@ import (
 // the output cap (capture.Keep). It starts through the trampoline (a
 // fresh exec of the runner), which raises its own OOM score while it may
 // and then execs the interpreter.
-func execute(ctx context.Context, argv []string, req protocol.Request, g *guard) protocol.Response {
+func execute(ctx context.Context, argv []string, threads int, req protocol.Request, g *guard, pre *preloaded) protocol.Response {
 	resp := protocol.Response{V: protocol.Version, Result: []byte("null")}
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		// Not the program's failure: the image has no such interpreter.
-		return failure(protocol.ErrCommand, "start: "+err.Error())
-	}
-	status, statusW, err := os.Pipe()
-	if err != nil {
-		return failure(protocol.ErrInternal, "pipe: "+err.Error())
-	}
-	defer status.Close()
 	w, err := prepare(req)
 	defer w.close()
 	if err != nil {
-		statusW.Close()
+		pre.abortUnused()
 		return failure(protocol.ErrInternal, "preparing the program: "+err.Error())
 	}
-	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, programArgv(argv, w.source)...)...)
-	// Env set, so os/exec adds no PWD for Dir: the program's environment
-	// is the runner's, the engine's own keys alone.
-	cmd.Dir, cmd.Stdin, cmd.Env = w.dir, w.stdin, os.Environ()
-	cmd.ExtraFiles = []*os.File{statusW}
-	stdout, stderr := capture.NewStream(limits.MaxOutputBytes), capture.NewStream(limits.MaxOutputBytes)
-	g.cpu.begin() // the interpreter's start is the program's cost
-	c, err := startChild(cmd, g.cg, stdout, stderr)
-	statusW.Close()
+	var c *child
+	var stdout, stderr *capture.Stream
+	if pre != nil {
+		// Warm: the interpreter waits with the image's modules imported;
+		// its program is handed over now, and costs from here, as a
+		// cold interpreter's start does.
+		g.cpu.begin()
+		program := programArgv(argv, w.source)[slices.Index(argv, "-"):]
+		if pre.hand(program, w.stdin) == nil {
+			c, stdout, stderr = pre.child, pre.stdout, pre.stderr
+		} else {
+			pre.abort() // gone: the program starts cold below
+		}
+	}
+	if c == nil {
+		var failed *protocol.Response
+		if c, stdout, stderr, failed = startCold(argv, threads, w, g); failed != nil {
+			return *failed
+		}
+	}
 	w.close()
-	if err != nil {
-		return failure(protocol.ErrInternal, "starting the interpreter: "+err.Error())
-	}
-	// EOF once the trampoline's exec closed its end; an error message if
-	// the exec failed.
-	msg, _ := io.ReadAll(io.LimitReader(status, 4<<10))
-	if len(msg) > 0 {
-		c.abort()
-		return failure(protocol.ErrCommand, "start: "+string(msg))
-	}
 	s := c.supervise(ctx, g)
 	out, errOut := capture.Keep(limits.MaxOutputBytes, stdout, stderr)
 	resp.Output, resp.OutputBytes, resp.OutputTruncated, resp.OutputReplaced = out.Text, out.Bytes, out.Truncated, out.Replaced
@@ -90,6 +83,44 @@ func execute(ctx context.Context, argv []string, req protocol.Request, g *guard)
 	return resp
 }
 
+// startCold starts argv's interpreter on the program in w through the
+// trampoline; a failure is the response to give.
+func startCold(argv []string, threads int, w *workDir, g *guard) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
+	fail := func(typ, msg string) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
+		r := failure(typ, msg)
+		return nil, nil, nil, &r
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		// Not the program's failure: the image has no such interpreter.
+		return fail(protocol.ErrCommand, "start: "+err.Error())
+	}
+	status, statusW, err := os.Pipe()
+	if err != nil {
+		return fail(protocol.ErrInternal, "pipe: "+err.Error())
+	}
+	defer status.Close()
+	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, programArgv(argv, w.source)...)...)
+	// Env set, so os/exec adds no PWD for Dir: the program's environment
+	// is the runner's, the engine's own keys alone, and the thread bounds.
+	cmd.Dir, cmd.Stdin, cmd.Env = w.dir, w.stdin, append(os.Environ(), threadEnv(threads)...)
+	cmd.ExtraFiles = []*os.File{statusW}
+	stdout, stderr := capture.NewStream(limits.MaxOutputBytes), capture.NewStream(limits.MaxOutputBytes)
+	g.cpu.begin() // the interpreter's start is the program's cost
+	c, err := startChild(cmd, g.cg, stdout, stderr)
+	statusW.Close()
+	if err != nil {
+		return fail(protocol.ErrInternal, "starting the interpreter: "+err.Error())
+	}
+	// EOF once the trampoline's exec closed its end; an error message if
+	// the exec failed.
+	if msg, _ := io.ReadAll(io.LimitReader(status, 4<<10)); len(msg) > 0 {
+		c.abort()
+		return fail(protocol.ErrCommand, "start: "+string(msg))
+	}
+	return c, stdout, stderr, nil
+}
+
 func exitOf(ps *os.ProcessState) *protocol.Exit {
 	if ps == nil {
 		return nil
@@ -117,4 +148,18 @@ func lastLine(text string) string {
 		cut--
 	}
 	return line[:cut] + "…"
+}
+
+// threadEnv holds every numeric library's thread pool to n threads
+// (limits.ThreadVars), set for the interpreter whatever the engine gave
+// the runner; none when n is zero.
+func threadEnv(n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	env := make([]string, 0, len(limits.ThreadVars))
+	for _, v := range limits.ThreadVars {
+		env = append(env, v+"="+strconv.Itoa(n))
+	}
+	return env
 }

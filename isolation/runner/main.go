@@ -131,6 +131,18 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 	if err != nil {
 		return // no hello, no response: the host refuses the container
 	}
+	var pre *preloaded
+	if cfg.Preload != nil {
+		// Only once the host says the hello passed (one newline): then
+		// the image's interpreter starts and imports what it declares,
+		// while the request has yet to come. Nothing of it exists here.
+		if err := awaitReady(stdin, cfg.Idle); err != nil {
+			r.send(failure(protocol.ErrRequest, err.Error()))
+			return
+		}
+		pre, _ = startPreload(cfg.Exec, cfg.Preload, cfg.Threads, cg) // nil: the program starts cold
+		defer pre.abortUnused()
+	}
 	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, err.Error()))
@@ -149,7 +161,7 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
 		return
 	}
-	r.send(serve(cfg, req, g, a.handOver(), r))
+	r.send(serve(cfg, req, g, a.handOver(), pre.handOver(), r))
 	return
 }
 
@@ -206,7 +218,7 @@ func (a *ahead) handOver() *starlarkChildProc {
 // serve runs the program under the runner's deadline, whose watchdog
 // answers for it if it cannot be stopped, and the guard's limits, and
 // returns the response.
-func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildProc, r *responder) protocol.Response {
+func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
 	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
 		fmt.Errorf("runner deadline of %s", cfg.Timeout))
 	defer cancel()
@@ -229,7 +241,7 @@ func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildP
 		startDecoy()
 	}
 	if cfg.Exec != nil {
-		return execute(ctx, cfg.Exec, req, g)
+		return execute(ctx, cfg.Exec, cfg.Threads, req, g, pre)
 	}
 	return sl.eval(ctx, req, g)
 }

@@ -349,3 +349,21 @@ func TestRunnerExecNamesItsLastWords(t *testing.T) {
 	assert.Equal(t, r.Stderr, "e", "a U+FFFD is three bytes, more than the one byte in the share")
 	assert.Equal(t, r.StderrReplaced, int64(1))
 }
+
+// TestRunnerHoldsThreadPools: with --threads, every numeric library's
+// thread-count variable is set for the interpreter, whatever the
+// runner's own environment says.
+func TestRunnerHoldsThreadPools(t *testing.T) {
+	t.Parallel()
+	src := `for v in ` + strings.Join(limits.ThreadVars, " ") + `; do eval "printf '%s=%s ' $v \$$v"; done`
+	r := runRunner(t, `{"source":`+quote(src)+`}`, "--threads", "1", "--exec", "sh")
+	assert.Assert(t, r.OK, "%+v %s", r.Error, r.Stderr)
+	var want strings.Builder
+	for _, v := range limits.ThreadVars {
+		want.WriteString(v + "=1 ")
+	}
+	assert.Equal(t, r.Output, want.String())
+
+	r = runRunner(t, `{"source":"echo ${OPENBLAS_NUM_THREADS-unset}"}`, "--exec", "sh")
+	assert.Equal(t, r.Output, "unset\n", "no --threads, no variable")
+}

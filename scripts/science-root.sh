@@ -1,0 +1,129 @@
+#!/bin/sh
+# Prepares the build context of the scientific Python image in CONTEXT:
+# the Python image's root (python-root.sh, from the packages pinned in
+# isolation/science.lock: python3.11 with numpy, scipy, sympy, pandas,
+# matplotlib, networkx and what they load), then what the skipped
+# maintainer scripts and a writable root would otherwise do: BLAS and
+# LAPACK bound to OpenBLAS, matplotlib drawing with Agg and finding its
+# font cache, every installed module compiled ahead of time. build-image.sh
+# adds the runner and builds it.
+#
+# Usage: science-root.sh CONTEXT [--update-lock] [--lock FILE]
+#   --update-lock  resolve and pin the packages anew first (science-lock.sh)
+#   --lock FILE    read (and with --update-lock write) FILE instead
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+ctx=$1
+shift
+lock=$top/isolation/science.lock
+update=false
+while [ $# -gt 0 ]; do
+  case $1 in
+    --update-lock) update=true ;;
+    --lock) lock=$2; shift ;;
+    *) echo "science image: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+step() { echo "science image: $*" >&2; }
+
+if $update; then
+  "$top/scripts/science-lock.sh" --lock "$lock"
+fi
+# The fetch, the checks against the lock, the unpacking, /etc/passwd and
+# /etc/group, /tmp and the standard library's bytecode are the Python
+# image's, done the same way.
+"$top/scripts/python-root.sh" "$ctx" --lock "$lock"
+rootfs=$ctx/root
+libdir=$rootfs/usr/lib/x86_64-linux-gnu
+
+step "binding BLAS and LAPACK to OpenBLAS (the links update-alternatives would make)"
+# numpy and scipy load libblas.so.3 and liblapack.so.3; libopenblas0-pthread
+# keeps them in openblas-pthread/ and its postinst links them into the
+# library path with update-alternatives, which never runs here. The same
+# three links, direct: libopenblas.so.0 too, since those two find it by
+# RUNPATH $ORIGIN, the directory of the link they are loaded through.
+for lib in libblas.so.3 liblapack.so.3 libopenblas.so.0; do
+  [ -e "$libdir/openblas-pthread/$lib" ] || { echo "science image: no openblas-pthread/$lib" >&2; exit 1; }
+  ln -sfn "openblas-pthread/$lib" "$libdir/$lib"
+done
+
+step "setting up matplotlib: the Agg backend, its config dir and font cache"
+# Debian's matplotlib reads /etc/matplotlibrc, which names TkAgg: there is
+# no Tk nor display here, so Agg, the backend that draws to files.
+sed -i 's/^backend *: *TkAgg *$/backend: Agg/' "$rootfs/etc/matplotlibrc"
+grep -qx 'backend: Agg' "$rootfs/etc/matplotlibrc" || { echo "science image: /etc/matplotlibrc names no TkAgg backend to replace" >&2; exit 1; }
+# matplotlib keeps its config and its font cache (a list of the fonts it
+# found, built on first import by opening every font: the slow part) in
+# MPLCONFIGDIR, else ~/.config/matplotlib and ~/.cache/matplotlib, and
+# uses them only if it can write them: otherwise it makes a temporary
+# directory in /tmp on every run, warns about it on stderr and rebuilds
+# the cache there (a tenth of a second, more with more fonts). The sandbox
+# has no MPLCONFIGDIR (only HOME, HOSTNAME and PATH are set, and an image
+# ENV would fail attestation), HOME is /nonexistent and the root is
+# read-only, so without help every run would do that. Instead matplotlib is patched to use, when the user's
+# directory cannot be written and no MPLCONFIGDIR is set, the image's
+# /var/cache/matplotlib with the cache built now: read only, found, never
+# rebuilt. Nothing matplotlib can do in the image writes there: it writes
+# to its cache only when the cache is missing or stale, or for TeX, which
+# is not installed. A program can still set MPLCONFIGDIR itself.
+mkdir -p "$rootfs/var/cache/matplotlib"
+# Run in the image's root, since matplotlib looks for fonts by absolute
+# paths: chroot as root, else as root of a user namespace. Sorted and with
+# a fixed hash seed, the cache is the same bytes on every build.
+if [ "$(id -u)" = 0 ]; then
+  set -- chroot "$rootfs"
+else
+  set -- unshare --map-root-user --root="$rootfs"
+fi
+env -i PATH=/usr/bin:/usr/sbin:/bin:/sbin HOME=/nonexistent PYTHONHASHSEED=0 MPLCONFIGDIR=/var/cache/matplotlib \
+  "$@" /usr/bin/python3.11 -B -s -c '
+init = "/usr/lib/python3/dist-packages/matplotlib/__init__.py"
+old = "    # If the config or cache directory cannot be created or is not a writable\n"
+new = """    # synapse-isolation: HOME cannot be written on the read-only root of
+    # the image; its directory, with the font cache built with it, is used.
+    if not os.environ.get("MPLCONFIGDIR") and os.path.isdir("/var/cache/matplotlib"):
+        return "/var/cache/matplotlib"
+"""
+src = open(init).read()
+if src.count(old) != 1:
+    raise SystemExit("science image: matplotlib/__init__.py has changed, patch it anew")
+open(init, "w").write(src.replace(old, new + old))
+
+import matplotlib
+from matplotlib import font_manager as fm
+m = fm.fontManager
+m.ttflist.sort(key=lambda f: f.fname)
+m.afmlist.sort(key=lambda f: f.fname)
+fm.json_dump(m, f"{matplotlib.get_cachedir()}/fontlist-v{fm.FontManager.__version__}.json")
+'
+
+# The packages' test suites: no module of theirs imports them, most need
+# pytest, which is not here, and they are a fifth of the image.
+find "$rootfs/usr/lib/python3/dist-packages" -type d -name tests -prune -exec rm -rf {} +
+
+# As python-root.sh does for the standard library (see there why one file
+# per interpreter, with UNCHECKED_HASH): the installed modules, patched
+# matplotlib included, since nothing can write their bytecode at run time.
+step "compiling the installed modules ahead of time, one file per interpreter"
+compile='import importlib.util as u, py_compile as p, sys
+for f in sys.argv[1:]:
+    p.compile(f, cfile=u.cache_from_source(f), dfile="/" + f, doraise=True,
+              invalidation_mode=p.PycInvalidationMode.UNCHECKED_HASH)'
+(
+  cd "$rootfs"
+  find usr/lib/python3/dist-packages -name '*.py' | sort | xargs -n 1 -P "$(nproc)" \
+    "$rootfs/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
+    --library-path "$rootfs/lib/x86_64-linux-gnu:$rootfs/usr/lib/x86_64-linux-gnu" \
+    "$rootfs/usr/bin/python3.11" -E -s -c "$compile"
+)
+
+# scripts/reproducible reads each layer whole and refuses one over 256 MiB;
+# the root is larger, so the biggest trees are layers of their own,
+# COPY'd by science.Dockerfile in this order.
+for tree in usr/lib/x86_64-linux-gnu usr/lib/python3/dist-packages/scipy usr/lib/python3/dist-packages; do
+  layer=$ctx/layers/$(echo "$tree" | tr / _)
+  mkdir -p "$layer/$(dirname "$tree")"
+  mv "$rootfs/$tree" "$layer/$tree"
+done
+cp "$top/isolation/science.Dockerfile" "$ctx/Dockerfile"
