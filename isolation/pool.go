@@ -180,7 +180,7 @@ func checkEngine(ctx context.Context, c *client, image string) error {
 // Run runs req in the next ready container. readAt is when the request
 // was read; the result's wait_ms counts from it.
 func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, error) {
-	a := &attempt{start: readAt}
+	a := &attempt{start: readAt, collect: len(req.Collect) > 0}
 	err := p.run(ctx, a, req)
 	return a.result(err), err
 }

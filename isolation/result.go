@@ -14,6 +14,10 @@ type ErrorDetail = protocol.Error
 // ExecExit is how an exec-mode interpreter ended: its status or signal.
 type ExecExit = protocol.Exit
 
+// File is a collected file: its bytes, their count and SHA-256, or why it
+// was not returned.
+type File = protocol.File
+
 // Result is the outcome of one run.
 type Result struct {
 	Verdict Verdict
@@ -38,6 +42,11 @@ type Result struct {
 	StderrTruncated bool
 	StderrBytes     int64
 	StderrReplaced  int64
+	// Files are the files the request's Collect matched in the program's
+	// working directory, by name: each whole (File.Data) or why not
+	// (File.Error). Nil when none were asked for or the verdict is not
+	// ok or program_error; empty when none matched.
+	Files map[string]File
 	// Error is the program's error or the reason the run failed.
 	Error *ErrorDetail
 	// Exec is the exit of an exec-mode command.
@@ -145,6 +154,10 @@ func (a *attempt) result(err error) Result {
 		res.Output, res.OutputTruncated, res.OutputBytes, res.OutputReplaced = r.Output, r.OutputTruncated, r.OutputBytes, r.OutputReplaced
 		res.Stderr, res.StderrTruncated, res.StderrBytes, res.StderrReplaced = r.Stderr, r.StderrTruncated, r.StderrBytes, r.StderrReplaced
 		res.Error, res.Exec = r.Error, r.Exit
+		res.Files = r.Files
+		if a.collect && res.Files == nil {
+			res.Files = map[string]File{} // asked for, and none matched
+		}
 	}
 	res.Timings = a.timings(returned)
 	res.Usage = a.usage

@@ -24,7 +24,7 @@ type Request = protocol.Request
 // results, and otherwise one of this package's typed errors, the same one
 // Result.Verdict names.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
-	a := &attempt{start: time.Now()}
+	a := &attempt{start: time.Now(), collect: len(req.Collect) > 0}
 	err := a.run(ctx, req, o)
 	return a.result(err), err
 }
@@ -49,6 +49,8 @@ type attempt struct {
 	// selfcheck is the runner's view of the sandbox from its hello,
 	// accepted or not (doctor lists it either way).
 	selfcheck *protocol.Selfcheck
+	// collect is whether the request named files to return.
+	collect bool
 	// record is the engine's record of the container where the run's
 	// column reads it, and recordErr why it could not be read.
 	record    *containerRecord
@@ -147,6 +149,9 @@ func (a *attempt) complete(l *launched) error {
 // result, unless it reports a stop that is not the program's own doing.
 func (a *attempt) accept(c *client, stdout []byte) error {
 	resp, err := wire.DecodeResponse(stdout)
+	if err == nil {
+		err = wire.CheckFiles(resp, a.collect)
+	}
 	if err != nil {
 		return &Error{Verdict: SandboxFailure, Err: err}
 	}

@@ -27,6 +27,10 @@ type batchOptions struct {
 	input    string
 	ordered  bool
 	failFast bool
+	// outputDir and force: where each line's collected files go, a
+	// subdirectory per line (its id when that is a plain name).
+	outputDir string
+	force     bool
 }
 
 func batchCommand() *cli.Command {
@@ -35,7 +39,8 @@ func batchCommand() *cli.Command {
 		Name:  "batch",
 		Usage: "run JSON Lines requests, each in its own fresh container, from a warm pool; one result line each",
 		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, as for run)\n\n" +
-			`   Each input line is {"id": <string or number, optional>, "source": "..."}; each output line is the` + "\n" +
+			`   Each input line is {"id": <string or number, optional>, "source": "..."}, with "stdin", "files"` + "\n" +
+			`   ({"NAME": "text" or {"base64": "..."}}) and "collect" (["PATTERN", ...]) if needed; each output line is the` + "\n" +
 			`   object run prints plus "id" (null without one) and "line". An id may not repeat an earlier line's.` + "\n" +
 			`   A summary goes to stderr.`,
 		Description: "Each request's --timeout counts from its arrival.\n\n" + batchParallelText + "\n\nExit status: " + batchExitText(),
@@ -47,6 +52,9 @@ func batchCommand() *cli.Command {
 			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true, Destination: &o.input},
 			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)", DisableDefaultText: true, Destination: &o.ordered},
 			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok", DisableDefaultText: true, Destination: &o.failFast},
+			&cli.StringFlag{Name: "output-dir", Usage: "write the files a line's \"collect\" returned into `DIR`/ID (its id, when a plain name) or DIR/line-N, " +
+				"after an ok or program_error verdict, as run --output-dir does", TakesFile: true, Destination: &o.outputDir},
+			&cli.BoolFlag{Name: "force", Usage: "--output-dir: replace a file of the same name (else the line is an engine_failure)", Destination: &o.force},
 		),
 		Action: func(c *cli.Context) error { return runBatch(c, &o) },
 	}
@@ -80,6 +88,7 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 	out := newBatchOutput(c.App.Writer, c.App.ErrWriter, o.ordered, o.parallel,
 		func(v isolation.Verdict) int { return resultStatus(c.Context, v) })
 	out.total = total
+	out.outputDir, out.force = o.outputDir, o.force
 	s := &scheduler{out: out, pool: pool, failFast: o.failFast, starlark: pool.Exec() == nil, ids: idLines{}}
 	readErr := s.run(c.Context, in)
 	pool.Drain() // the input is done: start no container nobody will use

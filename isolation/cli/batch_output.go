@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 )
 
 // batchOutput writes one result line per input line, in input order or as
@@ -41,6 +43,9 @@ type batchOutput struct {
 	total    int       // the requests in the input, for the progress (0: not known)
 	failures []failure // the first maxFailuresShown by line, for the summary
 	nFailed  int
+	// outputDir and force are batch's --output-dir and --force.
+	outputDir string
+	force     bool
 }
 
 // maxFailuresShown is how many failed ids the summary names.
@@ -77,6 +82,13 @@ func (b *batchOutput) skip(line int) {
 func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
+	}
+	if b.outputDir != "" {
+		if err := writeFiles(b.errw, filepath.Join(b.outputDir, lineDir(line, id)), b.force, res); err != nil {
+			// The line's files were not delivered: the tool's failure.
+			res = isolation.Result{Verdict: isolation.EngineFailure, RunID: res.RunID, Container: res.Container, Image: res.Image,
+				Error: &isolation.ErrorDetail{Type: string(isolation.EngineFailure), Message: message(err)}}
+		}
 	}
 	out, err := encodeJSON(batchRecord{ID: id, Line: line, record: newRecord(res, b.status(res.Verdict))})
 	if err != nil {
@@ -243,4 +255,14 @@ func (b *batchOutput) summary(wall time.Duration) {
 func percentile(s []int64, p int) int64 {
 	rank := (p*len(s) + 99) / 100 // ceil(p/100 * n)
 	return s[max(rank, 1)-1]
+}
+
+// lineDir is the subdirectory of --output-dir a line's files go to: its
+// id when that is a string and a plain name, else line-N.
+func lineDir(line int, id json.RawMessage) string {
+	var s string
+	if json.Unmarshal(id, &s) == nil && source.CheckName(s) == nil {
+		return s
+	}
+	return "line-" + strconv.Itoa(line)
 }

@@ -20,7 +20,7 @@ var completionCases = map[string]string{
 	"":                                    "argv audit batch completion doctor eval gc help man run seccomp version",
 	"r":                                   "run",
 	"--":                                  "--help --version",
-	"run --fo":                            "--format",
+	"run --fo":                            "--force --format",
 	"run --format ":                       "json text",
 	"run --format=":                       "json text",
 	"run --format=t":                      "text",

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
@@ -27,7 +28,8 @@ func (o *inputOptions) flags() []cli.Flag {
 		&cli.StringFlag{Name: "stdin", Usage: "the program's standard input, read from `PATH` (- reads it from stdin); without it, end-of-file at once",
 			TakesFile: true, Destination: &o.stdin},
 		&cli.StringSliceFlag{Name: "from-file", Usage: "place a file in the program's working directory: `SPEC` is [NAME=]PATH, " +
-			"NAME PATH's base name by default; repeatable (in Starlark a module for load())",
+			"NAME PATH's base name by default; any bytes (text goes as text, other bytes as base64, counted so); " +
+			"repeatable (in Starlark a module for load(), text only)",
 			TakesFile: true, Destination: &o.fromFiles},
 	}
 }
@@ -50,10 +52,10 @@ func (o *inputOptions) conflict(c *cli.Context, src *sourceOptions) error {
 // read reads --stdin and every --from-file, refusing a missing file, a
 // name that is not a plain one or given twice, and a part over the
 // request bound, before anything starts.
-func (o *inputOptions) read(c *cli.Context) (stdin string, files map[string]string, err error) {
+func (o *inputOptions) read(c *cli.Context) (stdin string, files map[string]string, binary map[string][]byte, err error) {
 	if c.IsSet("stdin") {
 		if stdin, err = o.readStdin(c); err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 	}
 	for _, spec := range o.fromFiles.Value() {
@@ -62,21 +64,31 @@ func (o *inputOptions) read(c *cli.Context) (stdin string, files map[string]stri
 			name, path = filepath.Base(spec), spec
 		}
 		if err := source.CheckName(name); err != nil {
-			return "", nil, rejectf("--from-file %s: %w", spec, err)
+			return "", nil, nil, rejectf("--from-file %s: %w", spec, err)
 		}
-		if _, dup := files[name]; dup {
-			return "", nil, rejectf("--from-file %s: file name %q given twice", spec, name)
+		_, dup := files[name]
+		if _, dupBin := binary[name]; dup || dupBin {
+			return "", nil, nil, rejectf("--from-file %s: file name %q given twice", spec, name)
 		}
 		content, err := readFile(path, fmt.Sprintf("file %q", name), "--from-file "+spec)
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
+		}
+		if !utf8.ValidString(content) {
+			// Bytes, not text: they travel as base64, which the request's
+			// bound counts as it is sent.
+			if binary == nil {
+				binary = map[string][]byte{}
+			}
+			binary[name] = []byte(content)
+			continue
 		}
 		if files == nil {
 			files = map[string]string{}
 		}
 		files[name] = content
 	}
-	return stdin, files, nil
+	return stdin, files, binary, nil
 }
 
 func (o *inputOptions) readStdin(c *cli.Context) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -72,6 +73,9 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 	// Text mode: the program's stderr on ours, after its stdout and
 	// before the verdict's line.
 	_, _ = c.App.ErrWriter.Write(progErr)
+	if format != "json" {
+		listFiles(c.App.ErrWriter, res.Files)
+	}
 	if format != "json" && res.OutputReplaced+res.StderrReplaced > 0 {
 		// What was written is not what the program wrote: a result is
 		// text, so its bytes cannot come back as they were. Said once.
@@ -99,6 +103,23 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 	}
 	fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %s\n", oneLine(why))
 	return &silentError{code: exit}
+}
+
+// listFiles says, for a person, what came back of the files asked for:
+// each with its size, or why not; nothing goes to stdout, the program's.
+func listFiles(w io.Writer, files map[string]isolation.File) {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if f := files[n]; f.Error != "" {
+			fmt.Fprintf(w, "synapse-isolation: file %s: %s\n", oneLine(n), oneLine(f.Error))
+		} else {
+			fmt.Fprintf(w, "synapse-isolation: file %s: %d bytes\n", oneLine(n), f.Bytes)
+		}
+	}
 }
 
 // replacedText says which streams held bytes that are not UTF-8.

@@ -34,6 +34,26 @@ type record struct {
 	DurationMS      int64                  `json:"duration_ms"`
 	Timings         isolation.Timings      `json:"timings"`
 	Usage           isolation.Usage        `json:"usage"`
+	// Files are the collected files: null when none were asked for,
+	// {} when none matched.
+	Files map[string]fileRecord `json:"files"`
+}
+
+// fileRecord is a collected file as the result prints it: its size,
+// SHA-256 and base64, or why it was not returned.
+type fileRecord isolation.File
+
+func (f fileRecord) MarshalJSON() ([]byte, error) {
+	if f.Error != "" {
+		return json.Marshal(struct {
+			Error string `json:"error"`
+		}{f.Error})
+	}
+	return json.Marshal(struct {
+		Bytes  int64  `json:"bytes"`
+		SHA256 string `json:"sha256"`
+		Base64 []byte `json:"base64"`
+	}{f.Bytes, f.SHA256, append([]byte{}, f.Data...)})
 }
 
 // newRecord is res's record, with the exit status exit.
@@ -58,6 +78,12 @@ func newRecord(res isolation.Result, exit int) record {
 	}
 	if res.Usage != nil {
 		r.Usage = *res.Usage
+	}
+	if res.Files != nil {
+		r.Files = make(map[string]fileRecord, len(res.Files))
+		for name, f := range res.Files {
+			r.Files[name] = fileRecord(f)
+		}
 	}
 	return r
 }

@@ -11,6 +11,7 @@ type runOptions struct {
 	sandbox sandboxOptions
 	source  sourceOptions
 	input   inputOptions
+	files   filesOptions
 	format  oneOf
 }
 
@@ -31,7 +32,7 @@ func runCommand() *cli.Command {
 			"output and stderr are text: bytes that are not UTF-8 become U+FFFD, one a run, counted in\n" +
 			"output_replaced_bytes and stderr_replaced_bytes (--format text notes them on stderr).\n\n" +
 			"Exit status:\n" + exitStatusText(),
-		Flags:        append(append(append(o.sandbox.runFlags(), o.source.flags()...), o.input.flags()...), formatFlag(&o.format)),
+		Flags:        append(append(append(append(o.sandbox.runFlags(), o.source.flags()...), o.input.flags()...), o.files.flags()...), formatFlag(&o.format)),
 		OnUsageError: resultUsageError,
 		Action:       func(c *cli.Context) error { return runAction(c, &o) },
 	}
@@ -46,20 +47,29 @@ func runAction(c *cli.Context, o *runOptions) error {
 	if err := o.input.conflict(c, &o.source); err != nil {
 		return reportRejected(c, format, err)
 	}
+	if err := o.files.check(c); err != nil {
+		return reportRejected(c, format, err)
+	}
 	src, err := o.source.read(c)
 	if err != nil {
 		return reportRejected(c, format, err)
 	}
-	stdin, files, err := o.input.read(c)
+	stdin, files, binary, err := o.input.read(c)
 	if err != nil {
 		return reportRejected(c, format, err)
 	}
-	res, err := isolation.Run(c.Context, isolation.Request{Source: src, Stdin: stdin, Files: files}, opts)
+	req := isolation.Request{Source: src, Stdin: stdin, Files: files, Binary: binary, Collect: o.files.patterns()}
+	res, err := isolation.Run(c.Context, req, opts)
 	if isRejected(err) {
 		// Refused before anything started: the CLI's own rejected
 		// result, which names a bad option as its flag (--memory).
 		// Every other Result is the library's, as it is.
 		res = rejectedResult(err)
+	}
+	if werr := writeFiles(c.App.ErrWriter, o.files.outputDir, o.files.force, res); werr != nil {
+		// The result is printed; the files it returned were not delivered.
+		_ = report(c, format, res, err)
+		return werr
 	}
 	return report(c, format, res, err)
 }

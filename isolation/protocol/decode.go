@@ -24,14 +24,19 @@ func DecodeRequest(b []byte, starlark bool) (Request, error) {
 		return Request{}, source.OverLimit()
 	}
 	var frame struct {
-		Source json.RawMessage `json:"source"`
-		Stdin  json.RawMessage `json:"stdin"`
-		Files  json.RawMessage `json:"files"`
+		Source  json.RawMessage `json:"source"`
+		Stdin   json.RawMessage `json:"stdin"`
+		Files   json.RawMessage `json:"files"`
+		Binary  json.RawMessage `json:"binary"`
+		Collect json.RawMessage `json:"collect"`
 	}
 	err := strict.Decode(b, &frame)
 	var in source.Input
 	if err == nil {
 		in, err = source.Fields(frame.Source, frame.Stdin, frame.Files, starlark)
+	}
+	if err == nil {
+		in, err = source.Extras(in, frame.Binary, frame.Collect, starlark)
 	}
 	if err != nil && !errors.Is(err, source.ErrTooLarge) { // that one names the request already
 		err = fmt.Errorf("request: %w", err)

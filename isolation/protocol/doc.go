@@ -1,4 +1,4 @@
-// Package protocol defines wire protocol v4 between the host supervisor and
+// Package protocol defines wire protocol v5 between the host supervisor and
 // the in-container runner: the frames, their bounds and the one strict
 // decoding rule both sides share. It is written for whoever builds a runner
 // image: a runner that speaks these frames, in this order, within these
@@ -25,7 +25,7 @@
 // strictly (unknown fields, trailing data and invalid UTF-8 are refused):
 //
 //  1. The hello, runner to host, written before the runner reads anything,
-//     so before any program exists in the container: {"v":4,"selfcheck":{...}},
+//     so before any program exists in the container: {"v":5,"selfcheck":{...}},
 //     at most limits.MaxHelloBytes. Selfcheck is what the container shows
 //     from inside: identity, capabilities, NoNewPrivs and seccomp mode, the
 //     errno of each syscall the policy's filter refuses (SyscallProbes; the
@@ -42,8 +42,10 @@
 //     socket once the request arrives); the program runs as in a cold
 //     interpreter, with a fresh __main__.
 //  2. The request, host to runner, only once the hello passed:
-//     {"source":"...","stdin":"...","files":{"NAME":"...",...}} (Request;
-//     stdin and files may be left out), no other field, each key once, at
+//     {"source":"...","stdin":"...","files":{"NAME":"...",...},
+//     "binary":{"NAME":"<base64>",...},"collect":["PATTERN",...]} (Request;
+//     all but source may be left out; binary and collect in exec mode
+//     only), no other field, each key once, at
 //     most limits.MaxRequestBytes encoded all together, valid UTF-8 (and,
 //     in Starlark mode, no NUL byte in the source or a file, which is a
 //     module there), file names plain (no /, no .., no control character,
@@ -71,8 +73,14 @@
 //     "[... N bytes dropped ...]"), "error" (an Error
 //     whose type is one of the Err constants), "exit" (exec mode: the
 //     command's code and signal), the runner's own times "elapsed_us" and
-//     "handshake_us", and "usage" (CPU time and memory peak, read from the
-//     container's cgroup). The host refuses inconsistent fields as well.
+//     "handshake_us", "usage" (CPU time and memory peak, read from the
+//     container's cgroup), and "files": for each name in the working
+//     directory that a collect pattern matches, once every process of the
+//     program is gone, {"bytes","sha256","base64"} or {"error"} (File: at
+//     most 32 by name; opened once without following links and without
+//     blocking, judged by fstat; whole or not at all, within the response's
+//     bound). The host refuses inconsistent fields as well: a file's bytes
+//     must be its size and its SHA-256, its name a plain one.
 //
 // # Versioning
 //

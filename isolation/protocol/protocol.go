@@ -8,7 +8,10 @@ import (
 )
 
 // Version is the protocol version; the hello and every response carry it
-// in "v". Version 4 added the response's "output_replaced_bytes" and
+// in "v". Version 5 added the request's "binary" and "collect" and the
+// response's "files": a version 4 runner would ignore neither silently (it
+// refuses unknown fields), but is refused at its hello all the same.
+// Version 4 added the response's "output_replaced_bytes" and
 // "stderr_replaced_bytes": a version 3 runner replaces bytes that are not
 // UTF-8 without saying so. Version 3 added the request's "stdin" and "files" and the
 // response's "stderr", and changed exec mode: the interpreter reads the
@@ -16,7 +19,7 @@ import (
 // alone, head and tail kept. A version 2 runner would answer a request of
 // source alone with stdout and stderr merged, so it is refused at its
 // hello.
-const Version = 4
+const Version = 5
 
 // Hello is the runner's first frame: its attestation, read before it read
 // anything from stdin, so before any program could exist in the container.
@@ -40,6 +43,13 @@ type Request struct {
 	// no .., no NUL, no leading -, not "main", which is the source's own),
 	// at most 32. In Starlark mode they are modules for load().
 	Files map[string]string `json:"files,omitempty"`
+	// Binary are files of any bytes, placed beside Files (base64 on the
+	// wire, counted so against the bound); exec mode only.
+	Binary map[string][]byte `json:"binary,omitempty"`
+	// Collect names the files the runner returns once the program ended:
+	// plain names or globs over them (source.CheckPattern), at most 32;
+	// exec mode only.
+	Collect []string `json:"collect,omitempty"`
 }
 
 // Error types a response can carry.
@@ -113,6 +123,20 @@ type Response struct {
 	// Usage is what the program used, read by the runner from its
 	// container's cgroup; absent when the runner ran no program.
 	Usage *Usage `json:"usage,omitempty"`
+	// Files are the files of the program's working directory that match
+	// the request's Collect, by name, once the program ended: each
+	// returned whole or an error; absent when none was asked for or none
+	// matched.
+	Files map[string]File `json:"files,omitempty"`
+}
+
+// File is one collected file: its bytes, their count and SHA-256 (hex),
+// or, for a match that was not returned, why.
+type File struct {
+	Bytes  int64  `json:"bytes,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	Data   []byte `json:"base64,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Usage is what a program used, the runner's word: the host bounds each

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -80,8 +81,19 @@ func execute(ctx context.Context, argv []string, threads int, req protocol.Reque
 	default:
 		resp.OK = true
 	}
+	if len(req.Collect) > 0 {
+		// What is left of the response's bound once the rest is known;
+		// the runner's own times, added when it is sent, and the JSON
+		// around the files are within the slack.
+		b, _ := json.Marshal(resp)
+		resp.Files = collect(w.dir, req.Collect, limits.MaxResponseBytes-len(b)-responseSlack)
+	}
 	return resp
 }
+
+// responseSlack is room kept in the response for what is written after
+// the files are collected.
+const responseSlack = 1 << 10
 
 // startCold starts argv's interpreter on the program in w through the
 // trampoline; a failure is the response to give.

@@ -44,6 +44,11 @@ func prepare(req protocol.Request) (*workDir, error) {
 			return nil, fmt.Errorf("file %q: %w", name, err)
 		}
 	}
+	for name, content := range req.Binary {
+		if err := writeNew(filepath.Join(w.dir, name), string(content)); err != nil {
+			return nil, fmt.Errorf("file %q: %w", name, err)
+		}
+	}
 	w.source = filepath.Join(w.dir, source.ProgramName)
 	if err := writeNew(w.source, req.Source); err != nil {
 		return nil, fmt.Errorf("source: %w", err)

@@ -38,6 +38,8 @@ func main() {
 	warmBase := flag.String("warm-against", "", "TOOL,IMAGE of an earlier build: batch's warm latency of both, in alternating rounds")
 	warm := flag.Bool("warm", false, "measure batch's warm latency alone (-n requests), under -runtime if set")
 	flag.StringVar(&runtime, "runtime", "", "OCI runtime for -warm (runsc: gVisor), as run's --runtime")
+	preload := flag.Duration("preload", 0, "measure, on -image (the science image), batch's warm latency of a numpy line against print(1), this long between requests")
+	imports := flag.Bool("imports", false, "measure, on -image (the science image), a cold run importing numpy, scipy, pandas and matplotlib against print(1)")
 	stdin := flag.Bool("stdin", false, "measure a run with 60 KiB of stdin against one without (on -python's image if given)")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
@@ -58,6 +60,12 @@ func main() {
 	}
 	if *seccomp {
 		run = func() error { return profileCost(*tool, *image, *n) }
+	}
+	if *imports {
+		run = func() error { return importCost(*tool, *image, *n) }
+	}
+	if *preload > 0 {
+		run = func() error { return preloadCost(*tool, *image, *n, *preload) }
 	}
 	if *warmBase != "" {
 		baseTool, baseImage, _ := strings.Cut(*warmBase, ",")

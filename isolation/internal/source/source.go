@@ -27,6 +27,11 @@ type Input struct {
 	Source string
 	Stdin  string
 	Files  map[string]string
+	// Binary are files of any bytes, base64 on the wire (exec mode).
+	Binary map[string][]byte
+	// Collect are the patterns of the files to return once the program
+	// ended (CheckPattern; exec mode).
+	Collect []string
 }
 
 // frame is the request frame, protocol.Request's wire form
@@ -34,9 +39,11 @@ type Input struct {
 // files are left out when empty, so a request of source alone is the
 // frame it always was.
 type frame struct {
-	Source string            `json:"source"`
-	Stdin  string            `json:"stdin,omitempty"`
-	Files  map[string]string `json:"files,omitempty"`
+	Source  string            `json:"source"`
+	Stdin   string            `json:"stdin,omitempty"`
+	Files   map[string]string `json:"files,omitempty"`
+	Binary  map[string][]byte `json:"binary,omitempty"`
+	Collect []string          `json:"collect,omitempty"`
 }
 
 // Check applies the source's rules: valid UTF-8; in Starlark mode no NUL
@@ -98,15 +105,26 @@ func checkParts(in Input, starlark bool) error {
 	if err := CheckStdin(in.Stdin); err != nil {
 		return err
 	}
-	if len(in.Files) > MaxFiles {
-		return fmt.Errorf("files: %d files, more than the %d allowed", len(in.Files), MaxFiles)
+	if n := len(in.Files) + len(in.Binary); n > MaxFiles {
+		return fmt.Errorf("files: %d files, more than the %d allowed", n, MaxFiles)
 	}
 	for _, name := range sortedNames(in.Files) {
 		if err := CheckFile(name, in.Files[name], starlark); err != nil {
 			return err
 		}
 	}
-	return nil
+	for name := range in.Binary {
+		if err := CheckName(name); err != nil {
+			return err
+		}
+		if _, twice := in.Files[name]; twice {
+			return fmt.Errorf("file %q: given twice", name)
+		}
+		if starlark {
+			return fmt.Errorf("file %q: not text, and a Starlark file is a module: bytes are for an interpreter (exec mode)", name)
+		}
+	}
+	return checkCollect(in.Collect, starlark)
 }
 
 // CheckStdin applies stdin's own rule: valid UTF-8 text.
@@ -149,7 +167,7 @@ func Field(raw json.RawMessage, starlark bool) (string, error) {
 	return src, nil
 }
 
-// Fields takes a frame's "source", "stdin" and "files" fields (each nil
+// Fields takes a frame's "source", "stdin", "files", "binary" and "collect" fields (each nil
 // when absent) and applies every rule of a request (CheckInput). A file
 // name twice is the strict decoder's refusal (a duplicate key), before
 // this.
@@ -179,4 +197,21 @@ func stringField(raw json.RawMessage, name string) (string, error) {
 		return "", fmt.Errorf("%q must be a string", name)
 	}
 	return s, nil
+}
+
+// Extras adds a frame's "binary" (an object of names to base64) and
+// "collect" (an array of patterns) fields (each nil when absent) to in,
+// and applies every rule of a request again.
+func Extras(in Input, binary, collect json.RawMessage, starlark bool) (Input, error) {
+	if binary != nil {
+		if binary[0] != '{' || json.Unmarshal(binary, &in.Binary) != nil {
+			return Input{}, errors.New(`"binary" must be an object of names to base64 strings`)
+		}
+	}
+	if collect != nil {
+		if collect[0] != '[' || json.Unmarshal(collect, &in.Collect) != nil {
+			return Input{}, errors.New(`"collect" must be an array of patterns`)
+		}
+	}
+	return in, CheckInput(in, starlark)
 }

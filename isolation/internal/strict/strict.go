@@ -241,9 +241,9 @@ func newShape(t reflect.Type) shape {
 
 // listedFields is how many fields an object may have for its messages to
 // list them: a request's, a batch line's, the hello's, an error's, an
-// exit's, a usage's; the dozens of a response or a selfcheck would bury
+// exit's, a usage's (up to six); the dozens of a response or a selfcheck would bury
 // the key a message names.
-const listedFields = 4
+const listedFields = 6
 
 // want formats the object's field names into format, or is "" when they
 // are not listed.

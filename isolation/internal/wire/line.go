@@ -27,10 +27,11 @@ func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, err
 		return id, protocol.Request{}, source.LineOverLimit(part)
 	}
 	var line struct {
-		ID     json.RawMessage `json:"id"`
-		Source json.RawMessage `json:"source"`
-		Stdin  json.RawMessage `json:"stdin"`
-		Files  json.RawMessage `json:"files"`
+		ID      json.RawMessage `json:"id"`
+		Source  json.RawMessage `json:"source"`
+		Stdin   json.RawMessage `json:"stdin"`
+		Files   json.RawMessage `json:"files"`
+		Collect json.RawMessage `json:"collect"`
 	}
 	if err := strict.Decode(b, &line); err != nil {
 		return lineID(b), protocol.Request{}, err
@@ -39,7 +40,14 @@ func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, err
 	if !validID(id) {
 		return nil, protocol.Request{}, errors.New(`"id" must be a string or a number`)
 	}
-	in, err := source.Fields(line.Source, line.Stdin, line.Files, starlark)
+	text, binary, err := lineFiles(line.Files)
+	if err != nil {
+		return id, protocol.Request{}, err
+	}
+	in, err := source.Fields(line.Source, line.Stdin, text, starlark)
+	if err == nil {
+		in, err = source.Extras(in, binary, line.Collect, starlark)
+	}
 	if err != nil {
 		return id, protocol.Request{}, err
 	}

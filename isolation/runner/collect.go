@@ -1,0 +1,184 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// collectBound is collection's own time bound: every process of the
+// program is gone by then, so it reads a quiet directory; a directory of
+// many thousands of names still ends in time.
+const collectBound = 2 * time.Second
+
+// listedBeyond is how many matches past source.MaxCollect are named as
+// not returned; past them a count says how many more there were.
+const listedBeyond = source.MaxCollect
+
+// entryCost is what a file's entry costs in the response beside its
+// base64: its name, the other fields, the JSON around them.
+const entryCost = 128
+
+// collect returns the files of dir whose names match patterns, once the
+// program and every process it started are gone: each regular file whole
+// while it fits room (bytes of the response left for files), else an
+// error entry saying why. Names are read from the directory, never taken
+// from the program; each file is opened once, with O_NOFOLLOW and
+// O_NONBLOCK, and judged by fstat on that descriptor: a symbolic link, a
+// FIFO, a socket, a device or a directory is an error entry, never read,
+// never waited on. At most source.MaxCollect files come back, the first
+// by name.
+func collect(dir string, patterns []string, room int) map[string]protocol.File {
+	files := map[string]protocol.File{}
+	deadline := time.Now().Add(collectBound)
+	d, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		for _, p := range patterns {
+			files[p] = protocol.File{Error: "the working directory: " + err.Error()}
+		}
+		return files
+	}
+	defer d.Close()
+	names, more, complete := matching(d, patterns, deadline)
+	for i, name := range names {
+		key := strings.ToValidUTF8(name, "\uFFFD")
+		switch {
+		case i >= source.MaxCollect:
+			msg := fmt.Sprintf("not returned: %d files match, at most %d are returned", len(names)+more, source.MaxCollect)
+			if i == len(names)-1 && more > 0 {
+				msg += fmt.Sprintf(" (%d more matches not listed)", more)
+			}
+			files[key] = protocol.File{Error: msg}
+		case time.Now().After(deadline):
+			files[key] = protocol.File{Error: fmt.Sprintf("not returned: collection reached its time bound of %s", collectBound)}
+		default:
+			f := readCollected(int(d.Fd()), name, room)
+			if f.Error == "" {
+				room -= base64.StdEncoding.EncodedLen(len(f.Data)) + len(name) + entryCost
+			}
+			files[key] = f
+		}
+	}
+	if !complete {
+		for _, p := range patterns {
+			if _, taken := files[p]; !taken {
+				files[p] = protocol.File{Error: fmt.Sprintf("collection reached its time bound of %s before the whole directory was read", collectBound)}
+			}
+		}
+	}
+	return files
+}
+
+// matching reads d's names a batch at a time, within deadline, and keeps
+// the first source.MaxCollect+listedBeyond that match by name, counting
+// the rest; complete is false when the deadline came first.
+func matching(d *os.File, patterns []string, deadline time.Time) (names []string, more int, complete bool) {
+	keep := source.MaxCollect + listedBeyond
+	for time.Now().Before(deadline) {
+		batch, err := d.Readdirnames(1024)
+		for _, n := range batch {
+			if !matches(n, patterns) {
+				continue
+			}
+			i, _ := slices.BinarySearch(names, n)
+			names = slices.Insert(names, i, n)
+			if len(names) > keep {
+				names, more = names[:keep], more+1
+			}
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
+			return names, more, true
+		}
+		if err != nil {
+			return names, more, true
+		}
+	}
+	return names, more, false
+}
+
+// matches reports whether name matches one of patterns; the source's own
+// file is never collected.
+func matches(name string, patterns []string) bool {
+	if name == source.ProgramName {
+		return false
+	}
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// readCollected reads one matched file by its name in the directory dirfd
+// as collect says, within room.
+func readCollected(dirfd int, name string, room int) protocol.File {
+	if err := source.CheckName(name); err != nil {
+		return protocol.File{Error: "not returned: " + err.Error()}
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, unix.ELOOP):
+		return protocol.File{Error: "a symbolic link: not followed"}
+	case errors.Is(err, unix.ENXIO):
+		return protocol.File{Error: "not a regular file (a socket)"}
+	case err != nil:
+		return protocol.File{Error: "open: " + err.Error()}
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return protocol.File{Error: "fstat: " + err.Error()}
+	}
+	if kind := st.Mode & unix.S_IFMT; kind != unix.S_IFREG {
+		return protocol.File{Error: "not a regular file (" + kindName(kind) + "): not read"}
+	}
+	size := st.Size
+	if need := base64.StdEncoding.EncodedLen(int(size)) + len(name) + entryCost; need > room {
+		return protocol.File{Error: fmt.Sprintf("%d bytes: more than the response has room for (%d bytes of its %d left, base64): not returned, never cut",
+			size, max(room, 0), limits.MaxResponseBytes)}
+	}
+	data := make([]byte, size+1)
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return protocol.File{Error: "read: " + err.Error()}
+	}
+	if int64(n) != size {
+		return protocol.File{Error: fmt.Sprintf("changed while read: %d bytes, %d read", size, n)}
+	}
+	data = data[:n]
+	sum := sha256.Sum256(data)
+	return protocol.File{Bytes: size, SHA256: hex.EncodeToString(sum[:]), Data: data}
+}
+
+// kindName names a file type for an error entry.
+func kindName(kind uint32) string {
+	switch kind {
+	case unix.S_IFIFO:
+		return "a FIFO"
+	case unix.S_IFDIR:
+		return "a directory"
+	case unix.S_IFSOCK:
+		return "a socket"
+	case unix.S_IFCHR, unix.S_IFBLK:
+		return "a device"
+	case unix.S_IFLNK:
+		return "a symbolic link"
+	}
+	return "not a file"
+}
