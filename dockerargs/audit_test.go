@@ -328,24 +328,25 @@ func TestAuditSeccompContent(t *testing.T) {
 	assert.Check(t, is.Len(SeccompPaths([]string{"ls"}, ""), 0))
 }
 
+// runnerFinding audits the policy's argv with runner as the runner's
+// arguments and returns row id's finding as "status: detail".
+func runnerFinding(t *testing.T, id string, runner ...string) string {
+	t.Helper()
+	s := baseSpec()
+	s.Args = runner
+	c, err := Check(s)
+	assert.NilError(t, err)
+	for _, f := range audit(t, Render(c)).Findings {
+		if f.ID == id {
+			return string(f.Status) + ": " + f.Detail
+		}
+	}
+	return ""
+}
+
 // TestAuditCPUTime: the CPU-time limit is a runner argument, not a docker
 // flag; audit reports it, and refuses one the runner could not keep.
 func TestAuditCPUTime(t *testing.T) {
-	argv := func(runner ...string) []string {
-		s := baseSpec()
-		s.Args = runner
-		c, err := Check(s)
-		assert.NilError(t, err)
-		return Render(c)
-	}
-	detail := func(r Report) string {
-		for _, f := range r.Findings {
-			if f.ID == "cpu-time" {
-				return string(f.Status) + ": " + f.Detail
-			}
-		}
-		return ""
-	}
 	for _, tc := range []struct {
 		runner []string
 		want   string
@@ -358,39 +359,25 @@ func TestAuditCPUTime(t *testing.T) {
 		{[]string{"--timeout", "10s", "--cpu-time", "1ms"}, "violated: --cpu-time 1ms: cpu-time: must be at least 10ms (got \"1ms\")"},
 		{[]string{"--timeout", "10s", "--exec", "python3", "--cpu-time", "soon"}, "enforced: none: the wall-clock timeout alone"},
 	} {
-		assert.Check(t, is.Equal(detail(audit(t, argv(tc.runner...))), tc.want), "%q", tc.runner)
+		assert.Check(t, is.Equal(runnerFinding(t, "cpu-time", tc.runner...), tc.want), "%q", tc.runner)
 	}
 }
 
 // TestAuditThreads: an interpreter's thread pools are held by the
 // runner's --threads, which must be the policy's CPUs; Starlark needs none.
 func TestAuditThreads(t *testing.T) {
-	argv := func(runner ...string) []string {
-		s := baseSpec()
-		s.Args = runner
-		c, err := Check(s)
-		assert.NilError(t, err)
-		return Render(c)
-	}
-	detail := func(r Report) string {
-		for _, f := range r.Findings {
-			if f.ID == "threads" {
-				return string(f.Status) + ": " + f.Detail
-			}
-		}
-		return ""
-	}
+	const missing = "missing: no --threads: an interpreter's numeric libraries would size their pools by the host's CPUs"
 	for _, tc := range []struct {
 		runner []string
 		want   string
 	}{
 		{[]string{"--timeout", "10s"}, "enforced: none: no interpreter (Starlark runs in the runner)"},
 		{[]string{"--timeout", "10s", "--threads", "1", "--exec", "python3", "-"}, "enforced: --threads 1 (runner argument)"},
-		{[]string{"--timeout", "10s", "--exec", "python3", "-"}, "missing: no --threads: an interpreter's numeric libraries would size their pools by the host's CPUs"},
+		{[]string{"--timeout", "10s", "--exec", "python3", "-"}, missing},
 		{[]string{"--timeout", "10s", "--threads", "8", "--exec", "python3", "-"}, "violated: --threads 8, want 1"},
-		{[]string{"--timeout", "10s", "--exec", "python3", "--threads", "1"}, "missing: no --threads: an interpreter's numeric libraries would size their pools by the host's CPUs"},
+		{[]string{"--timeout", "10s", "--exec", "python3", "--threads", "1"}, missing},
 	} {
-		assert.Check(t, is.Equal(detail(audit(t, argv(tc.runner...))), tc.want), "%q", tc.runner)
+		assert.Check(t, is.Equal(runnerFinding(t, "threads", tc.runner...), tc.want), "%q", tc.runner)
 	}
 }
 

@@ -140,19 +140,23 @@ func TestPythonDoctor(t *testing.T) {
 
 // TestPythonImageIsReproducible: a second build of the Python image, from
 // the same lock, has the same ID.
-func TestPythonImageIsReproducible(t *testing.T) {
+func TestPythonImageIsReproducible(t *testing.T) { assertRebuilds(t, "python", pythonImage) }
+
+// assertRebuilds builds the image of kind (python, science) again, from
+// the same lock, under a tag of its own, and holds its ID to want's.
+func assertRebuilds(t *testing.T, kind, want string) {
 	needEngine(t)
-	if os.Getenv("SYNAPSE_TEST_PYTHON_IMAGE") != "" {
-		t.Skip("SYNAPSE_TEST_PYTHON_IMAGE names an image this suite did not build")
+	if os.Getenv("SYNAPSE_TEST_"+strings.ToUpper(kind)+"_IMAGE") != "" {
+		t.Skipf("SYNAPSE_TEST_%s_IMAGE names an image this suite did not build", strings.ToUpper(kind))
 	}
 	t.Parallel()
-	const tag = "synapse-python:reproducibility-check"
+	tag := "synapse-" + kind + ":reproducibility-check"
 	root, err := filepath.Abs("..")
 	assert.NilError(t, err)
-	id, err := buildPython(root, tag)
+	id, err := buildLocked(root, kind, tag)
 	assert.NilError(t, err)
 	t.Cleanup(func() { _ = exec.Command("docker", "rmi", tag).Run() })
-	assert.Equal(t, id, pythonImage)
+	assert.Equal(t, id, want)
 }
 
 // TestPythonWithoutDevShm: --ipc none leaves no /dev/shm, so Python's

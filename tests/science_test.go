@@ -130,20 +130,7 @@ func TestScienceImage(t *testing.T) {
 
 // TestScienceImageIsReproducible: a second build of the science image,
 // from the same lock, has the same ID.
-func TestScienceImageIsReproducible(t *testing.T) {
-	needEngine(t)
-	if os.Getenv("SYNAPSE_TEST_SCIENCE_IMAGE") != "" {
-		t.Skip("SYNAPSE_TEST_SCIENCE_IMAGE names an image this suite did not build")
-	}
-	t.Parallel()
-	const tag = "synapse-science:reproducibility-check"
-	root, err := filepath.Abs("..")
-	assert.NilError(t, err)
-	id, err := buildLocked(root, "science", tag)
-	assert.NilError(t, err)
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", tag).Run() })
-	assert.Equal(t, id, scienceImage)
-}
+func TestScienceImageIsReproducible(t *testing.T) { assertRebuilds(t, "science", scienceImage) }
 
 // TestScienceWarmPreload: in batch, a ready container of the science
 // image runs its program in an interpreter that imported numpy, scipy,
