@@ -74,14 +74,18 @@ func TestCollectBlobAndPlot(t *testing.T) {
 
 	// batch: the line's "collect", its files under DIR/ID.
 	dir := t.TempDir()
-	line := mustJSON(t, map[string]any{"id": "blob", "source": blobSrc, "collect": []string{"blob.bin"}})
-	b := tool(t, nil, line+"\n", "batch", "--image", pythonImage, "--output-dir", dir)
+	line := mustJSON(t, map[string]any{"id": "plot", "source": src, "collect": []string{"blob.bin", "*.png"}})
+	b := tool(t, nil, line+"\n", "batch", "--image", scienceImage, "--timeout", "60s", "--output-dir", dir)
 	assert.Equal(t, b.code, 0, b.stdout+b.stderr)
-	assert.Check(t, is.Equal(filesOf(t, b.stdout)["blob.bin"].SHA256, sum))
-	got, err := os.ReadFile(filepath.Join(dir, "blob", "blob.bin"))
-	assert.NilError(t, err)
-	s := sha256.Sum256(got)
-	assert.Check(t, is.Equal(hex.EncodeToString(s[:]), sum))
+	batched := filesOf(t, b.stdout)
+	assert.Check(t, is.Equal(batched["blob.bin"].SHA256, sum))
+	assert.Check(t, is.Len(batched, 2))
+	for name, f := range batched {
+		got, err := os.ReadFile(filepath.Join(dir, "plot", name))
+		assert.NilError(t, err)
+		s := sha256.Sum256(got)
+		assert.Check(t, is.Equal(hex.EncodeToString(s[:]), f.SHA256), name)
+	}
 }
 
 // TestCollectAttacks: what a hostile program leaves to be collected is an

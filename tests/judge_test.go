@@ -196,7 +196,7 @@ func TestJudgeBatch(t *testing.T) {
 func TestJudgeRefusals(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	dir := files(t, map[string]string{"bad.in": "ok\xffno", "big.in": strings.Repeat("x", 70000), "a.py": "x = 1\n", "prog.py": "print(1)\n",
+	dir := files(t, map[string]string{"bad.in": "ok\xffno", "big.in": strings.Repeat("x", 70000), "50k.bin": strings.Repeat("\xff", 50000), "a.py": "x = 1\n", "prog.py": "print(1)\n",
 		"60k.in": strings.Repeat("y", 60000), "long.py": "print(1)\n" + strings.Repeat("#", 6000) + "\n"})
 	base := []string{"run", "--cli", "/nonexistent/docker", "--image", pythonImage}
 	for _, tc := range []struct {
@@ -213,7 +213,10 @@ func TestJudgeRefusals(t *testing.T) {
 		{"name with /", "", []string{"--from-file", "a/b.py=@a.py", "--code", "1"}, `file name "a/b.py": must be a plain name, without /`},
 		{"name with ..", "", []string{"--from-file", "..=@a.py", "--code", "1"}, `file name "..": must be a plain name, without ..`},
 		{"name twice", "", []string{"--from-file", "@a.py", "--from-file", "a.py=@prog.py", "--code", "1"}, `file name "a.py" given twice`},
-		{"file not UTF-8", "", []string{"--from-file", "data=@bad.in", "--code", "1"}, `file "data": invalid UTF-8 at offset 2`},
+		// Bytes that are not text travel base64, counted so: 50000 are
+		// over the bound once encoded.
+		{"bytes past the bound as base64", "", []string{"--from-file", "bin=@50k.bin", "--code", "1"},
+			`request: the program is 1 bytes, file "bin" 50000; 66702 bytes encoded, over the limit of 65536`},
 		{"stdin past its bound", "", []string{"--stdin", "@big.in", "--code", "1"}, "request: stdin is 70000 bytes, over the limit of 65536"},
 		{"stdin pipe past its bound", strings.Repeat("z", 70000), []string{"--stdin", "-", "--code", "1"}, "request: stdin is more than 65536 bytes, over the limit of 65536"},
 		{"file past its bound", "", []string{"--from-file", "data=@big.in", "--code", "1"}, `request: file "data" is 70000 bytes, over the limit of 65536`},

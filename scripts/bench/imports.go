@@ -64,7 +64,7 @@ func importCost(tool, image string, n int) error {
 }
 
 // warmNumpy is the numeric line whose warm latency is held against
-// print(1)'s.
+// print(1)'s by default (-line).
 const warmNumpy = "import numpy as np; print(int(np.arange(10).sum()))"
 
 // preloadCost measures, in one batch on -image with --parallel 1, the
@@ -72,7 +72,7 @@ const warmNumpy = "import numpy as np; print(int(np.arange(10).sum()))"
 // from outside the tool (request written to result line read), in
 // alternating pairs, each request once its container has had settle to
 // start and preload.
-func preloadCost(tool, image string, n int, settle time.Duration) error {
+func preloadCost(tool, image, numeric string, n int, settle time.Duration) error {
 	cmd := exec.Command(tool, "batch", "--image", image, "--parallel", "1", "--timeout", "60s")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -105,7 +105,7 @@ func preloadCost(tool, image string, n int, settle time.Duration) error {
 	}
 	var np, one, ratios []float64
 	for i := 0; i < n; i++ {
-		order := []string{warmNumpy, "print(1)"}
+		order := []string{numeric, "print(1)"}
 		if i%2 == 1 {
 			order[0], order[1] = order[1], order[0]
 		}
@@ -117,10 +117,11 @@ func preloadCost(tool, image string, n int, settle time.Duration) error {
 			}
 			got[src] = ms
 		}
-		np, one, ratios = append(np, got[warmNumpy]), append(one, got["print(1)"]), append(ratios, got[warmNumpy]/got["print(1)"])
+		np, one, ratios = append(np, got[numeric]), append(one, got["print(1)"]), append(ratios, got[numeric]/got["print(1)"])
 	}
 	fmt.Printf("pairs: %d (alternating order, %s between requests)\n", n, settle)
-	fmt.Printf("warm numpy line  median %.1f ms (min %.1f, max %.1f)\n", median(np), slices.Min(np), slices.Max(np))
+	fmt.Printf("line: %s\n", numeric)
+	fmt.Printf("warm line        median %.1f ms (min %.1f, max %.1f)\n", median(np), slices.Min(np), slices.Max(np))
 	fmt.Printf("warm print(1)    median %.1f ms (min %.1f, max %.1f)\n", median(one), slices.Min(one), slices.Max(one))
 	fmt.Printf("ratio of medians %.3f; paired ratio median %.3f (min %.3f, max %.3f)\n",
 		median(np)/median(one), median(ratios), slices.Min(ratios), slices.Max(ratios))

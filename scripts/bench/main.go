@@ -39,6 +39,7 @@ func main() {
 	warm := flag.Bool("warm", false, "measure batch's warm latency alone (-n requests), under -runtime if set")
 	flag.StringVar(&runtime, "runtime", "", "OCI runtime for -warm (runsc: gVisor), as run's --runtime")
 	preload := flag.Duration("preload", 0, "measure, on -image (the science image), batch's warm latency of a numpy line against print(1), this long between requests")
+	line := flag.String("line", warmNumpy, "-preload: the line measured against print(1)")
 	imports := flag.Bool("imports", false, "measure, on -image (the science image), a cold run importing numpy, scipy, pandas and matplotlib against print(1)")
 	stdin := flag.Bool("stdin", false, "measure a run with 60 KiB of stdin against one without (on -python's image if given)")
 	flag.Parse()
@@ -65,7 +66,7 @@ func main() {
 		run = func() error { return importCost(*tool, *image, *n) }
 	}
 	if *preload > 0 {
-		run = func() error { return preloadCost(*tool, *image, *n, *preload) }
+		run = func() error { return preloadCost(*tool, *image, *line, *n, *preload) }
 	}
 	if *warmBase != "" {
 		baseTool, baseImage, _ := strings.Cut(*warmBase, ",")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -44,6 +45,14 @@ func sizes(in Input) []part {
 	}
 	for _, n := range sortedNames(in.Files) {
 		ps = append(ps, part{fmt.Sprintf("file %q", n), len(in.Files[n])})
+	}
+	names := make([]string, 0, len(in.Binary))
+	for n := range in.Binary {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		ps = append(ps, part{fmt.Sprintf("file %q", n), len(in.Binary[n])})
 	}
 	return ps
 }
