@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// TestRunnerExecNamesItsLastWords: a command that fails is named by its
+// exit status and the last line it wrote to stderr (a Python exception's
+// type and message), bounded; bytes of its output that are not UTF-8 are
+// counted as they are replaced.
+func TestRunnerExecNamesItsLastWords(t *testing.T) {
+	t.Parallel()
+	r := runRunner(t, `{"source":"echo Traceback >&2; echo '  File x' >&2; echo 'ZeroDivisionError: division by zero' >&2; echo >&2; exit 1"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Type, protocol.ErrExec)
+	assert.Equal(t, r.Error.Message, "exit status 1: ZeroDivisionError: division by zero")
+
+	long := strings.Repeat("é", 150) // 300 bytes
+	r = runRunner(t, `{"source":"echo `+long+` >&2; exit 2"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 2: "+strings.Repeat("é", 100)+"…")
+
+	r = runRunner(t, `{"source":"exit 3"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 3")
+
+	r = runRunner(t, `{"source":"printf '\\372\\373\\374\\375\\376\\377ok'; printf 'e\\377' >&2"}`, "--exec", "sh")
+	assert.Assert(t, r.OK, "%+v", r.Error)
+	assert.Equal(t, r.Output, "\uFFFDok")
+	assert.Equal(t, r.OutputReplaced, int64(6))
+	assert.Equal(t, r.OutputBytes, int64(8))
+	assert.Equal(t, r.Stderr, "e", "a U+FFFD is three bytes, more than the one byte in the share")
+	assert.Equal(t, r.StderrReplaced, int64(1))
+}
+
+// TestRunnerHoldsThreadPools: with --threads, every numeric library's
+// thread-count variable is set for the interpreter, whatever the
+// runner's own environment says.
+func TestRunnerHoldsThreadPools(t *testing.T) {
+	t.Parallel()
+	src := `for v in ` + strings.Join(limits.ThreadVars, " ") + `; do eval "printf '%s=%s ' $v \$$v"; done`
+	r := runRunner(t, `{"source":`+quote(src)+`}`, "--threads", "1", "--exec", "sh")
+	assert.Assert(t, r.OK, "%+v %s", r.Error, r.Stderr)
+	var want strings.Builder
+	for _, v := range limits.ThreadVars {
+		want.WriteString(v + "=1 ")
+	}
+	assert.Equal(t, r.Output, want.String())
+
+	r = runRunner(t, `{"source":"echo ${OPENBLAS_NUM_THREADS-unset}"}`, "--exec", "sh")
+	assert.Equal(t, r.Output, "unset\n", "no --threads, no variable")
+}
