@@ -161,7 +161,7 @@ func TestCollectRace(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
 	src := `import os
-open('real.txt', 'w').write('mine')
+open('out.txt', 'w').write('mine')
 if os.fork() == 0:
     os.setsid()
     while True:
@@ -177,7 +177,8 @@ print('left it running')`
 	for range 3 {
 		r := py(t, nil, src, "--collect", "out.txt")
 		assert.Equal(t, r.code, 0, r.stdout+r.stderr)
-		f := filesOf(t, r.stdout)["out.txt"]
+		f, ok := filesOf(t, r.stdout)["out.txt"]
+		assert.Assert(t, ok, "out.txt was there when the program ended (replaced atomically): %s", r.stdout)
 		data := string(f.Base64)
 		assert.Check(t, data == "mine" || f.Error == "a symbolic link: not followed" || strings.HasPrefix(f.Error, "open: "), "%+v", f)
 		assert.Check(t, !strings.Contains(data, "root:"), "passwd leaked: %q", data)
