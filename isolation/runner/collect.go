@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,9 +30,8 @@ const collectBound = 2 * time.Second
 // not returned; past them a count says how many more there were.
 const listedBeyond = source.MaxCollect
 
-// entryCost is what a file's entry costs in the response beside its
-// base64: its name, the other fields, the JSON around them.
-const entryCost = 128
+// sha256Hex stands for any SHA-256 in hex, for an entry's size.
+var sha256Hex = strings.Repeat("0", 2*sha256.Size)
 
 // collect returns the files of dir whose names match patterns, once the
 // program and every process it started are gone: each regular file whole
@@ -54,33 +54,66 @@ func collect(dir string, patterns []string, room int) map[string]protocol.File {
 	}
 	defer d.Close()
 	names, more, complete := matching(d, patterns, deadline)
-	for i, name := range names {
-		key := strings.ToValidUTF8(name, "\uFFFD")
-		switch {
-		case i >= source.MaxCollect:
-			msg := fmt.Sprintf("not returned: %d files match, at most %d are returned", len(names)+more, source.MaxCollect)
-			if i == len(names)-1 && more > 0 {
-				msg += fmt.Sprintf(" (%d more matches not listed)", more)
-			}
-			files[key] = protocol.File{Error: msg}
-		case time.Now().After(deadline):
-			files[key] = protocol.File{Error: fmt.Sprintf("not returned: collection reached its time bound of %s", collectBound)}
-		default:
-			f := readCollected(int(d.Fd()), name, room)
-			if f.Error == "" {
-				room -= base64.StdEncoding.EncodedLen(len(f.Data)) + len(name) + entryCost
-			}
-			files[key] = f
+	// Every entry takes room, one that returns nothing too (its name,
+	// escaped, and its reason): those known now are charged first, so
+	// the files read after them fit what is left.
+	take := func(key string, f protocol.File) {
+		files[key] = f
+		room -= entrySize(key, f, len(f.Data))
+	}
+	for i := source.MaxCollect; i < len(names); i++ {
+		msg := fmt.Sprintf("not returned: %d files match, at most %d are returned", len(names)+more, source.MaxCollect)
+		if i == len(names)-1 && more > 0 {
+			msg += fmt.Sprintf(" (%d more matches not listed)", more)
 		}
+		take(key(names[i]), protocol.File{Error: msg})
 	}
 	if !complete {
 		for _, p := range patterns {
-			if _, taken := files[p]; !taken {
-				files[p] = protocol.File{Error: fmt.Sprintf("collection reached its time bound of %s before the whole directory was read", collectBound)}
-			}
+			take(p, protocol.File{Error: fmt.Sprintf("collection reached its time bound of %s before the whole directory was read", collectBound)})
 		}
 	}
+	// Room for a reason is kept back for each file still to read, so any
+	// of them can be named as not returned.
+	read := names[:min(len(names), source.MaxCollect)]
+	held := 0
+	for _, name := range read {
+		held += reasonSize(name)
+	}
+	for _, name := range read {
+		held -= reasonSize(name)
+		f := protocol.File{Error: fmt.Sprintf("not returned: collection reached its time bound of %s", collectBound)}
+		if time.Now().Before(deadline) {
+			f = readCollected(int(d.Fd()), name, room-held)
+		}
+		f.Error = cut(f.Error, maxReason)
+		take(key(name), f)
+	}
 	return files
+}
+
+// maxReason bounds why a file was not returned (cut adds its "…").
+const maxReason = 300
+
+// reasonSize is the most an entry naming why name was not returned takes.
+func reasonSize(name string) int {
+	return entrySize(key(name), protocol.File{Error: strings.Repeat(`\`, maxReason) + "…"}, 0)
+}
+
+// key is a name as a key of the response's files: valid UTF-8.
+func key(name string) string { return strings.ToValidUTF8(name, "\uFFFD") }
+
+// entrySize is what an entry takes in the response's JSON, with dataLen
+// bytes of base64 and the comma before it, as json.Marshal writes it.
+func entrySize(name string, f protocol.File, dataLen int) int {
+	f.Data = nil
+	k, _ := json.Marshal(name)
+	v, _ := json.Marshal(f)
+	n := len(k) + len(":") + len(v) + len(",")
+	if dataLen > 0 {
+		n += len(`,"base64":""`) + base64.StdEncoding.EncodedLen(dataLen)
+	}
+	return n
 }
 
 // matching reads d's names a batch at a time, within deadline, and keeps
@@ -100,10 +133,7 @@ func matching(d *os.File, patterns []string, deadline time.Time) (names []string
 				names, more = names[:keep], more+1
 			}
 		}
-		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
-			return names, more, true
-		}
-		if err != nil {
+		if err != nil || len(batch) == 0 { // io.EOF: the whole directory read
 			return names, more, true
 		}
 	}
@@ -149,7 +179,7 @@ func readCollected(dirfd int, name string, room int) protocol.File {
 		return protocol.File{Error: "not a regular file (" + kindName(kind) + "): not read"}
 	}
 	size := st.Size
-	if need := base64.StdEncoding.EncodedLen(int(size)) + len(name) + entryCost; need > room {
+	if need := entrySize(key(name), protocol.File{Bytes: size, SHA256: sha256Hex}, int(size)); need > room {
 		return protocol.File{Error: fmt.Sprintf("%d bytes: more than the response has room for (%d bytes of its %d left, base64): not returned, never cut",
 			size, max(room, 0), limits.MaxResponseBytes)}
 	}

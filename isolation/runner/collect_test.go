@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,3 +86,30 @@ func TestCollectBoundsTheResponse(t *testing.T) {
 	none := collect(dir, []string{"*.png"}, 1<<20)
 	assert.Check(t, is.Len(none, 0))
 }
+
+// TestCollectStaysWithinItsRoom: the entries that return nothing take
+// room too (a long, escaped name, its reason): a program that fills what
+// is left of the response with one file and names 60 FIFOs to be listed
+// beside it must not push the response past its bound, which would make
+// its own doing the sandbox's failure.
+func TestCollectStaysWithinItsRoom(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const room = 512 << 10
+	long := strings.Repeat("\x01", 200) // each byte six in JSON: \u0001
+	for i := range 60 {
+		assert.NilError(t, syscall.Mkfifo(filepath.Join(dir, fmt.Sprintf("a%02d%s.bin", i, long)), 0o600))
+	}
+	// The largest file whose entry alone fits the room, first by name.
+	size := room * 3 / 4
+	for base64Len(size)+len("a.bin")+256 > room {
+		size -= 3
+	}
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, "a.bin"), make([]byte, size), 0o600))
+	got := collect(dir, []string{"*.bin"}, room)
+	b, err := json.Marshal(got)
+	assert.NilError(t, err)
+	assert.Check(t, len(b) <= room, "the files take %d bytes of a room of %d", len(b), room)
+}
+
+func base64Len(n int) int { return (n + 2) / 3 * 4 }

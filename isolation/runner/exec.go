@@ -98,6 +98,16 @@ const responseSlack = 1 << 10
 // startCold starts argv's interpreter on the program in w through the
 // trampoline; a failure is the response to give.
 func startCold(argv []string, threads int, w *workDir, g *guard) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
+	g.cpu.begin() // the interpreter's start is the program's cost
+	return startInterpreter(programArgv(argv, w.source), w.dir, w.stdin, threads, nil, g.cg)
+}
+
+// startInterpreter starts argv (its first word looked up on PATH) through
+// the trampoline, which raises its OOM score and execs it: in dir, on
+// stdin, with the thread bounds, extra descriptors from fd 4 on (statusFD
+// is 3), its stdout and stderr captured apart. A failure is the response
+// to give: a command the image lacks or cannot exec is ErrCommand.
+func startInterpreter(argv []string, dir string, stdin *os.File, threads int, extra []*os.File, cg cgroup) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
 	fail := func(typ, msg string) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
 		r := failure(typ, msg)
 		return nil, nil, nil, &r
@@ -112,14 +122,13 @@ func startCold(argv []string, threads int, w *workDir, g *guard) (*child, *captu
 		return fail(protocol.ErrInternal, "pipe: "+err.Error())
 	}
 	defer status.Close()
-	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, programArgv(argv, w.source)...)...)
+	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, argv...)...)
 	// Env set, so os/exec adds no PWD for Dir: the program's environment
 	// is the runner's, the engine's own keys alone, and the thread bounds.
-	cmd.Dir, cmd.Stdin, cmd.Env = w.dir, w.stdin, append(os.Environ(), threadEnv(threads)...)
-	cmd.ExtraFiles = []*os.File{statusW}
+	cmd.Dir, cmd.Stdin, cmd.Env = dir, stdin, append(os.Environ(), threadEnv(threads)...)
+	cmd.ExtraFiles = append([]*os.File{statusW}, extra...)
 	stdout, stderr := capture.NewStream(limits.MaxOutputBytes), capture.NewStream(limits.MaxOutputBytes)
-	g.cpu.begin() // the interpreter's start is the program's cost
-	c, err := startChild(cmd, g.cg, stdout, stderr)
+	c, err := startChild(cmd, cg, stdout, stderr)
 	statusW.Close()
 	if err != nil {
 		return fail(protocol.ErrInternal, "starting the interpreter: "+err.Error())
@@ -148,18 +157,22 @@ func exitOf(ps *os.ProcessState) *protocol.Exit {
 const maxLastLine = 200
 
 // lastLine is the last line of text that is not blank, trimmed, cut to
-// maxLastLine bytes at a character boundary ("…" marks a cut).
+// maxLastLine bytes.
 func lastLine(text string) string {
 	text = strings.TrimRight(text, " \t\r\n")
-	line := strings.TrimSpace(text[strings.LastIndexByte(text, '\n')+1:])
-	if len(line) <= maxLastLine {
-		return line
+	return cut(strings.TrimSpace(text[strings.LastIndexByte(text, '\n')+1:]), maxLastLine)
+}
+
+// cut is s, or when it is longer than n bytes its first n at most, cut at
+// a character boundary, "…" marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	cut := maxLastLine
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
-		cut--
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
-	return line[:cut] + "…"
+	return s[:n] + "…"
 }
 
 // threadEnv holds every numeric library's thread pool to n threads

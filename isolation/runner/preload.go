@@ -1,17 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // controlFD is where a preloaded interpreter reads its program: a unix
@@ -77,10 +77,6 @@ type preloaded struct {
 // when it cannot: the request then starts its interpreter cold, as any
 // run does.
 func startPreload(argv, modules []string, threads int, cg cgroup) (*preloaded, error) {
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return nil, err
-	}
 	dash := slices.Index(argv, "-")
 	boot := append(append(slices.Clone(argv[:dash]), "-c", fmt.Sprintf(bootstrap, controlFD)), modules...)
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
@@ -89,32 +85,18 @@ func startPreload(argv, modules []string, threads int, cg cgroup) (*preloaded, e
 	}
 	control, theirs := os.NewFile(uintptr(fds[0]), "control"), os.NewFile(uintptr(fds[1]), "control")
 	defer theirs.Close()
-	status, statusW, err := os.Pipe()
-	if err != nil {
-		control.Close()
-		return nil, err
-	}
-	defer status.Close()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		control.Close()
-		statusW.Close()
 		return nil, err
 	}
 	defer null.Close()
-	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, boot...)...)
-	cmd.Dir, cmd.Stdin, cmd.Env = os.TempDir(), null, append(os.Environ(), threadEnv(threads)...)
-	cmd.ExtraFiles = []*os.File{statusW, theirs} // statusFD 3, controlFD 4
-	p := &preloaded{control: control, stdout: capture.NewStream(limits.MaxOutputBytes), stderr: capture.NewStream(limits.MaxOutputBytes)}
-	p.child, err = startChild(cmd, cg, p.stdout, p.stderr)
-	statusW.Close()
-	if err != nil {
+	p := &preloaded{control: control}
+	var failed *protocol.Response
+	// theirs becomes the interpreter's controlFD, the first after statusFD.
+	if p.child, p.stdout, p.stderr, failed = startInterpreter(boot, os.TempDir(), null, threads, []*os.File{theirs}, cg); failed != nil {
 		control.Close()
-		return nil, err
-	}
-	if msg, _ := io.ReadAll(io.LimitReader(status, 4<<10)); len(msg) > 0 {
-		p.abort()
-		return nil, fmt.Errorf("start: %s", msg)
+		return nil, errors.New(failed.Error.Message)
 	}
 	return p, nil
 }
