@@ -21,6 +21,12 @@ const (
 	// CommandNotFound is exec mode's interpreter missing from the image
 	// (or not executable there): the image's fault, not the program's.
 	CommandNotFound Verdict = "command_not_found"
+	// CompileError is a program its language's compile step refused
+	// (Result.Compile says how).
+	CompileError Verdict = "compile_error"
+	// WrongAnswer is a judge's request whose most serious test ran and
+	// wrote other than its expected output.
+	WrongAnswer Verdict = "wrong_answer"
 )
 
 // prefixes begin the messages of each verdict's errors; a rejection's

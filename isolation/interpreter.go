@@ -11,7 +11,9 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // execLabel is the image label that declares the image's default
@@ -27,10 +29,21 @@ const execLabel = "io.synapse-isolation.exec"
 // interpreter; a cold run starts its interpreter with the request.
 const preloadLabel = "io.synapse-isolation.preload"
 
+// languageLabel declares a language that the image compiles or runs as
+// files of its own: a JSON object of the source's file name in the
+// working directory, its compile command (optional; run once in that
+// directory) and its run command, whose first word "./NAME" is a file the
+// compile step left ({"source":"main.c","compile":["gcc-12","-o","main",
+// "main.c"],"run":["./main"]}). An image declares it or execLabel, not
+// both.
+const languageLabel = "io.synapse-isolation.language"
+
 // declared is what an image's labels declare for its programs.
 type declared struct {
-	exec    []string // the interpreter; nil: Starlark
+	exec    []string // the interpreter, or a language's run command; nil: Starlark
 	preload []string // modules a warm container imports ahead; nil: none
+	source  string   // a language's source file name; "": an interpreter's
+	compile []string // a language's compile command; nil: none
 }
 
 // Bounds of an exec label: a command line a person can read in an argv.
@@ -90,6 +103,15 @@ func parseDeclared(labels string) (declared, error) {
 	}
 	var all map[string]string
 	_ = json.Unmarshal([]byte(labels), &all) // parseExecLabel read it
+	if lang, ok := all[languageLabel]; ok {
+		if exec != nil {
+			return declared{}, fmt.Errorf("labels %s and %s: an image declares one", execLabel, languageLabel)
+		}
+		if _, ok := all[preloadLabel]; ok {
+			return declared{}, fmt.Errorf("label %s: for an interpreter (%s), not a language", preloadLabel, execLabel)
+		}
+		return parseLanguage(lang)
+	}
 	v, ok := all[preloadLabel]
 	if !ok {
 		return declared{exec: exec}, nil
@@ -104,6 +126,54 @@ func parseDeclared(labels string) (declared, error) {
 		return declared{}, fmt.Errorf("label %s: %w", preloadLabel, err)
 	}
 	return declared{exec: exec, preload: modules}, nil
+}
+
+// parseLanguage reads languageLabel's value: its run and compile
+// commands are held to an exec label's bounds, its source to a file
+// name's rules, as the runner's own arguments are (protocol.Args).
+func parseLanguage(v string) (declared, error) {
+	bad := func(why string) (declared, error) {
+		return declared{}, fmt.Errorf("label %s: %s (got %q)", languageLabel, why, v)
+	}
+	if len(v) > maxExecLabel {
+		return bad(fmt.Sprintf("must be at most %d bytes", maxExecLabel))
+	}
+	var lang struct {
+		Source  string   `json:"source"`
+		Compile []string `json:"compile"`
+		Run     []string `json:"run"`
+	}
+	if err := strict.Decode([]byte(v), &lang); err != nil {
+		return bad(`must be a JSON object of "source", "compile" and "run": ` + err.Error())
+	}
+	if err := checkCommand(lang.Run); err != nil {
+		return bad("run: " + err.Error())
+	}
+	if lang.Compile != nil {
+		if err := checkCommand(lang.Compile); err != nil {
+			return bad("compile: " + err.Error())
+		}
+	}
+	d := declared{exec: lang.Run, source: lang.Source, compile: lang.Compile}
+	args := protocol.Args{Timeout: limits.DefaultTimeout, Exec: d.exec, Source: d.source, Compile: d.compile}
+	if err := args.Validate(); err != nil {
+		return bad(err.Error())
+	}
+	return d, nil
+}
+
+// checkCommand holds a declared command line to an exec label's bounds:
+// 1 to maxExecArgs words of 1 to maxExecArg bytes of UTF-8 without NUL.
+func checkCommand(cmd []string) error {
+	if len(cmd) == 0 || len(cmd) > maxExecArgs {
+		return fmt.Errorf("must name 1 to %d arguments", maxExecArgs)
+	}
+	for _, a := range cmd {
+		if a == "" || len(a) > maxExecArg || strings.ContainsRune(a, 0) || !utf8.ValidString(a) {
+			return fmt.Errorf("each argument must be 1 to %d bytes of UTF-8 without NUL", maxExecArg)
+		}
+	}
+	return nil
 }
 
 // parseExecLabel reads execLabel from an image's labels as docker prints
@@ -130,13 +200,8 @@ func parseExecLabel(labels string) ([]string, error) {
 	if !strings.HasPrefix(strings.TrimSpace(v), "[") || dec.Decode(&exec) != nil || dec.InputOffset() != int64(len(strings.TrimRight(v, " \t\r\n"))) {
 		return nil, bad("must be a JSON array of strings")
 	}
-	if len(exec) == 0 || len(exec) > maxExecArgs {
-		return nil, bad(fmt.Sprintf("must name 1 to %d arguments", maxExecArgs))
-	}
-	for _, a := range exec {
-		if a == "" || len(a) > maxExecArg || strings.ContainsRune(a, 0) || !utf8.ValidString(a) {
-			return nil, bad(fmt.Sprintf("each argument must be 1 to %d bytes of UTF-8 without NUL", maxExecArg))
-		}
+	if err := checkCommand(exec); err != nil {
+		return nil, bad(err.Error())
 	}
 	return exec, nil
 }
@@ -195,6 +260,11 @@ func writeExecCache(env []string, image string, d declared) {
 	if d.preload != nil {
 		v, _ := json.Marshal(d.preload)
 		labels[preloadLabel] = string(v)
+	}
+	if d.source != "" {
+		v, _ := json.Marshal(map[string]any{"source": d.source, "compile": d.compile, "run": d.exec})
+		labels[languageLabel] = string(v)
+		delete(labels, execLabel)
 	}
 	b, _ := json.Marshal(labels)
 	_ = replaceFile(path, b)

@@ -117,7 +117,7 @@ func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 
 // send writes the request and closes stdin; the host deadline is armed to
 // end at deadline. Only a run whose hello passed gets here.
-func (l *launched) send(body []byte, deadline time.Time) {
+func (l *launched) send(body, data []byte, deadline time.Time) {
 	l.mu.Lock()
 	l.sent = time.Now()
 	l.timer = time.AfterFunc(time.Until(deadline), func() { l.abort(errHostDeadline) })
@@ -127,6 +127,10 @@ func (l *launched) send(body []byte, deadline time.Time) {
 		// for EOF to cross docker. A client that died already makes this
 		// fail; finish says why.
 		_, _ = l.stdin.Write(append(body[:len(body):len(body)], '\n'))
+		if len(data) > 0 {
+			// A judge's tests' data: after the request, which announced it.
+			_, _ = l.stdin.Write(data)
+		}
 		_ = l.stdin.Close()
 	}()
 }

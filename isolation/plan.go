@@ -65,6 +65,10 @@ type Options struct {
 	// preload is what the image declares a warm container imports ahead
 	// of its request (preloadLabel), set with the interpreter it declares.
 	preload []string
+	// source and compile are the language the image declares
+	// (languageLabel), set with its run command as Exec.
+	source  string
+	compile []string
 	// profile is the path of the seccomp profile file (seccompFile), set
 	// by planRun; a plan without one is refused.
 	profile string
@@ -153,7 +157,7 @@ func withInterpreter(ctx context.Context, c *client, o Options) (Options, error)
 		return o, nil
 	}
 	d, err := c.declared(ctx, o.Image)
-	o.Exec, o.preload = d.exec, d.preload
+	o.Exec, o.preload, o.source, o.compile = d.exec, d.preload, d.source, d.compile
 	return o, err
 }
 
@@ -188,7 +192,8 @@ func newPlan(o Options, now time.Time) (runPlan, error) {
 	if err != nil {
 		return runPlan{}, err
 	}
-	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.selfcheck, CPUTime: lim.CPUTime}
+	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.selfcheck, CPUTime: lim.CPUTime,
+		TestTimeout: lim.TestTimeout, Source: o.source, Compile: o.compile}
 	if o.Exec != nil {
 		runner.Threads = limits.Threads
 	}

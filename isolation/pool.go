@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -180,13 +181,16 @@ func checkEngine(ctx context.Context, c *client, image string) error {
 // Run runs req in the next ready container. readAt is when the request
 // was read; the result's wait_ms counts from it.
 func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, error) {
-	a := &attempt{start: readAt, collect: len(req.Collect) > 0}
+	a := &attempt{start: readAt, collect: len(req.Collect) > 0, tests: testNames(req)}
 	err := p.run(ctx, a, req)
 	return a.result(err), err
 }
 
 func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	body, err := encode(req, p.o.Run.Exec)
+	if err == nil {
+		err = checkSourceName(req, p.o.Run.source)
+	}
 	if err != nil {
 		return err
 	}
@@ -208,7 +212,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
 	defer stop()
-	w.l.send(body, a.assigned.Add(w.l.plan.Limits.Timeout))
+	w.l.send(body, source.TestData(req.Tests), a.assigned.Add(w.l.plan.Limits.Timeout))
 	return a.complete(w.l)
 }
 

@@ -47,6 +47,13 @@ type Result struct {
 	// (File.Error). Nil when none were asked for or the verdict is not
 	// ok or program_error; empty when none matched.
 	Files map[string]File
+	// Compile is the compile step of an image's language that has one;
+	// nil without.
+	Compile *Step
+	// Tests are a judge's request's results, in its order; nil without
+	// tests. Its Verdict is then its most serious test's (judgeOrder), or
+	// CompileError, and Error names the first test of that verdict.
+	Tests []TestResult
 	// Error is the program's error or the reason the run failed.
 	Error *ErrorDetail
 	// Exec is the exit of an exec-mode command.
@@ -157,6 +164,12 @@ func (a *attempt) result(err error) Result {
 		res.Files = r.Files
 		if a.collect && res.Files == nil {
 			res.Files = map[string]File{} // asked for, and none matched
+		}
+		if a.verdict != "" {
+			res.Verdict, res.Error = a.verdict, a.judgedError(r)
+			res.Compile, res.Tests = a.compile, a.testResults
+		} else if a.compile != nil {
+			res.Compile = a.compile
 		}
 	}
 	res.Timings = a.timings(returned)

@@ -21,10 +21,11 @@ type Request = protocol.Request
 // verdict. It validates everything before starting any process; on every
 // path except a clean exit it removes the run's container and confirms it
 // gone before returning. The error is nil exactly for ok and program_error
-// results, and otherwise one of this package's typed errors, the same one
-// Result.Verdict names.
+// results and for a judged request (Result.Tests set, or compile_error),
+// whose verdict is its tests'; otherwise it is one of this package's typed
+// errors, the same one Result.Verdict names.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
-	a := &attempt{start: time.Now(), collect: len(req.Collect) > 0}
+	a := &attempt{start: time.Now(), collect: len(req.Collect) > 0, tests: testNames(req)}
 	err := a.run(ctx, req, o)
 	return a.result(err), err
 }
@@ -51,6 +52,12 @@ type attempt struct {
 	selfcheck *protocol.Selfcheck
 	// collect is whether the request named files to return.
 	collect bool
+	// tests are the names of a judge's request's tests; nil: none.
+	// verdict is a judged response's (judged), with its steps.
+	tests       []string
+	verdict     Verdict
+	compile     *Step
+	testResults []TestResult
 	// record is the engine's record of the container where the run's
 	// column reads it, and recordErr why it could not be read.
 	record    *containerRecord
@@ -69,6 +76,9 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	}
 	a.plan = &plan
 	body, err := encode(req, plan.Runner.Exec)
+	if err == nil {
+		err = checkSourceName(req, plan.Runner.Source)
+	}
 	if err != nil {
 		return err
 	}
@@ -81,7 +91,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
 		return err
 	}
-	l.send(body, plan.Deadline)
+	l.send(body, source.TestData(req.Tests), plan.Deadline)
 	return a.complete(l)
 }
 
@@ -89,6 +99,18 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 func (a *attempt) assign(w *warm) {
 	a.assigned = time.Now()
 	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
+}
+
+// testNames are req's tests' names, nil without tests.
+func testNames(req Request) []string {
+	if req.Tests == nil {
+		return nil
+	}
+	names := make([]string, len(req.Tests))
+	for i, t := range req.Tests {
+		names[i] = t.Name
+	}
+	return names
 }
 
 // anyInterpreter, given to encode, checks the rules every interpreter's
@@ -104,6 +126,18 @@ func encode(req Request, exec []string) ([]byte, error) {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}
 	return body, nil
+}
+
+// checkSourceName refuses a file named as the source's own file of the
+// image's language (name; "" for an interpreter, whose source file is
+// source.ProgramName, which the file rules refuse already).
+func checkSourceName(req Request, name string) error {
+	_, text := req.Files[name]
+	_, binary := req.Binary[name]
+	if name != "" && (text || binary) {
+		return &Error{Verdict: Rejected, Err: fmt.Errorf("file %q: the name of the source's own file in this image's language", name)}
+	}
+	return nil
 }
 
 // complete finishes a run whose hello passed and whose request was sent:
@@ -157,6 +191,16 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
 	a.handshook = time.Duration(resp.HandshakeMicros) * time.Microsecond
+	if judged, err := a.judged(resp); judged {
+		if err != nil {
+			return err
+		}
+		if a.usage, err = a.bound(resp.Usage); err != nil {
+			return &Error{Verdict: SandboxFailure, Err: err}
+		}
+		a.response = &resp
+		return nil
+	}
 	cpuStop := resp.Error != nil && resp.Error.Type == protocol.ErrCPUTime
 	if cpuStop && a.plan.Limits.CPUTime == 0 {
 		return &Error{Verdict: SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}

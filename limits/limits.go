@@ -42,6 +42,29 @@ const (
 	MaxHelloBytes = 16 << 10
 )
 
+// A judge's request: one program and its tests (see protocol.Test).
+const (
+	// MaxTests bounds the tests of one request.
+	MaxTests = 256
+	// MaxTestName bounds a test's name, in bytes.
+	MaxTestName = 64
+	// MaxTestData bounds the tests' stdin and expected outputs together.
+	// They travel after the request, outside its MaxRequestBytes, and the
+	// runner keeps each test's stdin in /tmp: half of TmpBytes, so the
+	// program keeps the other half.
+	MaxTestData = TmpBytes / 2
+	// CompileTimeout is the compile step's wall-clock limit, within the
+	// request's own timeout; CompileCPUTime its CPU-time limit.
+	CompileTimeout = 15 * time.Second
+	CompileCPUTime = 10 * time.Second
+	// MaxCompileOutput bounds what a response keeps of the compiler's
+	// stdout and stderr together (head and tail), out of MaxOutputBytes:
+	// the tests share the rest.
+	MaxCompileOutput = 16 << 10
+	// MinTestTimeout is the shortest wall-clock limit of one test.
+	MinTestTimeout = 100 * time.Millisecond
+)
+
 // Configurable bounds and their ranges.
 const (
 	DefaultMemory  Bytes = 512 << 20
@@ -84,6 +107,11 @@ type Config struct {
 	// and everything it started) after which the runner stops the program.
 	// Zero means none: the wall-clock Timeout alone bounds the run.
 	CPUTime time.Duration
+	// TestTimeout, when set, is each test's wall-clock limit in a judge's
+	// request. Zero shares the time the compile step left fairly: each
+	// test gets the time still left divided by the tests still to run, so
+	// a quick test leaves its rest to those after it.
+	TestTimeout time.Duration
 }
 
 // Resolve returns c with its zero fields set to the defaults, or the first
@@ -104,7 +132,24 @@ func (c Config) Resolve() (Config, error) {
 	if err := CheckCPUTime(c.CPUTime, c.Timeout); err != nil {
 		return Config{}, err
 	}
+	if err := CheckTestTimeout(c.TestTimeout, c.Timeout); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+// CheckTestTimeout checks a test's wall-clock limit (zero: a fair share
+// of the timeout): from MinTestTimeout to the timeout.
+func CheckTestTimeout(d, timeout time.Duration) error {
+	switch {
+	case d == 0:
+		return nil
+	case d < MinTestTimeout:
+		return &FieldError{Field: "test-timeout", Value: d.String(), Msg: "must be at least " + MinTestTimeout.String()}
+	case d > timeout:
+		return &FieldError{Field: "test-timeout", Value: d.String(), Msg: "must be at most the timeout (" + timeout.String() + ")"}
+	}
+	return nil
 }
 
 // MinCPUTime is the shortest CPU-time limit: the runner samples the CPU

@@ -27,6 +27,9 @@ var (
 	hostileImage string // the probe as a lying runner
 	pythonImage  string // Debian's Python 3: SYNAPSE_TEST_PYTHON_IMAGE or built by scripts/build-image.sh python
 	scienceImage string // Python with numpy, scipy...: SYNAPSE_TEST_SCIENCE_IMAGE or built by scripts/build-image.sh science
+	cImage       string // Debian's gcc-12: SYNAPSE_TEST_C_IMAGE or built by scripts/build-image.sh c
+	cppImage     string // Debian's g++-12: SYNAPSE_TEST_CPP_IMAGE or built by scripts/build-image.sh cpp
+	javaImage    string // Debian's OpenJDK 17: SYNAPSE_TEST_JAVA_IMAGE or built by scripts/build-image.sh java
 	gateway      string // the host's docker0 address, as containers would reach it
 	engineErr    error  // why the engine is unusable, if it is
 )
@@ -91,8 +94,13 @@ func build(dir string) error {
 	if pythonImage, err = buildPython(root, "synapse-python:local"); err != nil {
 		return err
 	}
-	if scienceImage, err = buildLocked(root, "science", "synapse-science:local"); err != nil {
-		return err
+	for _, img := range []struct {
+		id   *string
+		kind string
+	}{{&scienceImage, "science"}, {&cImage, "c"}, {&cppImage, "cpp"}, {&javaImage, "java"}} {
+		if *img.id, err = buildLocked(root, img.kind, "synapse-"+img.kind+":local"); err != nil {
+			return err
+		}
 	}
 	if probeImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "probe.Dockerfile")); err != nil {
 		return err
@@ -115,7 +123,7 @@ func build(dir string) error {
 func buildPython(root, tag string) (string, error) { return buildLocked(root, "python", tag) }
 
 // buildLocked builds the image of a kind whose packages a lock pins
-// (python, science) under tag, from the lock SYNAPSE_<KIND>_LOCK names if
+// (python, science, c, cpp, java) under tag, from the lock SYNAPSE_<KIND>_LOCK names if
 // set, unless SYNAPSE_TEST_<KIND>_IMAGE names one (for the suite's tag).
 func buildLocked(root, kind, tag string) (string, error) {
 	up := strings.ToUpper(kind)

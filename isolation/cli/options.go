@@ -44,8 +44,10 @@ type sandboxOptions struct {
 	memory  limits.Bytes
 	timeout limits.Duration
 	cpuTime limits.Duration
-	runtime string
-	name    string
+	// testTimeout is each test's wall-clock limit; zero shares the time.
+	testTimeout limits.Duration
+	runtime     string
+	name        string
 }
 
 // flags are the options that run, argv and batch share, declared once:
@@ -54,11 +56,15 @@ func (o *sandboxOptions) flags() []cli.Flag {
 	cpuTime := durationFlag(&o.cpuTime, "cpu-time", 0,
 		"stop the program once it and all it started used `DURATION` of CPU time (verdict cpu_timeout)")
 	cpuTime.DefaultText = "none"
+	testTimeout := durationFlag(&o.testTimeout, "test-timeout", 0,
+		"wall-clock limit `DURATION` of each test (--cpu-time applies to each test too)")
+	testTimeout.DefaultText = "the time left once compiled, over the tests left: a quick test leaves its rest to those after it"
 	return []cli.Flag{
 		imageFlag(&o.image, "immutable image `ID` (sha256:<64 hex>) to run"),
 		memoryFlag(&o.memory, "memory `SIZE` per container (swap capped to the same), at least 64m"),
 		durationFlag(&o.timeout, "timeout", limits.DefaultTimeout, "wall-clock limit `DURATION` per program, like 10s"),
 		cpuTime,
+		testTimeout,
 		runtimeFlag(&o.runtime),
 		o.cliFlag(),
 	}
@@ -104,7 +110,7 @@ func (o *sandboxOptions) checked(c *cli.Context) (isolation.Options, error) {
 	if err != nil {
 		return isolation.Options{}, err
 	}
-	lim := limits.Config{Memory: o.memory, Timeout: time.Duration(o.timeout), CPUTime: time.Duration(o.cpuTime)}
+	lim := limits.Config{Memory: o.memory, Timeout: time.Duration(o.timeout), CPUTime: time.Duration(o.cpuTime), TestTimeout: time.Duration(o.testTimeout)}
 	if _, err := lim.Resolve(); err != nil {
 		return isolation.Options{}, asWritten(c, err)
 	}

@@ -64,6 +64,11 @@ func report(c *cli.Context, format string, res isolation.Result, err error) erro
 	} else {
 		var buf, errBuf bytes.Buffer
 		writeText(&buf, &errBuf, res, exit != 0)
+		if res.Compile != nil && res.Compile.Error != nil {
+			// What the compiler said: a person fixes the source by it.
+			writeStream(&errBuf, res.Compile.Stderr+res.Compile.Output, true)
+		}
+		fmt.Fprint(&buf, escapeControl(testSummary(res)))
 		out, progErr = buf.Bytes(), errBuf.Bytes()
 	}
 	if _, werr := c.App.Writer.Write(out); werr != nil {

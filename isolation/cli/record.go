@@ -37,6 +37,23 @@ type record struct {
 	// Files are the collected files: null when none were asked for,
 	// {} when none matched.
 	Files map[string]fileRecord `json:"files"`
+	// Compile is the compile step of an image's language that has one,
+	// Tests a judge's request's results: null without.
+	Compile *stepRecord  `json:"compile"`
+	Tests   []testRecord `json:"tests"`
+}
+
+// stepRecord is a compile step as the result prints it, its exit as
+// exec_exit's.
+type stepRecord struct {
+	isolation.Step
+	Exit *execExit `json:"exit"`
+}
+
+// testRecord is a test's result as the result prints it.
+type testRecord struct {
+	isolation.TestResult
+	Exit *execExit `json:"exit"`
 }
 
 // fileRecord is a collected file as the result prints it: its size,
@@ -78,6 +95,15 @@ func newRecord(res isolation.Result, exit int) record {
 	}
 	if res.Usage != nil {
 		r.Usage = *res.Usage
+	}
+	if res.Compile != nil {
+		r.Compile = &stepRecord{Step: *res.Compile, Exit: newExecExit(res.Compile.Exit)}
+	}
+	if res.Tests != nil {
+		r.Tests = make([]testRecord, len(res.Tests))
+		for i, t := range res.Tests {
+			r.Tests[i] = testRecord{TestResult: t, Exit: newExecExit(t.Exit)}
+		}
 	}
 	if res.Files != nil {
 		r.Files = make(map[string]fileRecord, len(res.Files))

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"slices"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
@@ -12,6 +14,7 @@ type runOptions struct {
 	source  sourceOptions
 	input   inputOptions
 	files   filesOptions
+	tests   testsOptions
 	format  oneOf
 }
 
@@ -32,7 +35,8 @@ func runCommand() *cli.Command {
 			"output and stderr are text: bytes that are not UTF-8 become U+FFFD, one a run, counted in\n" +
 			"output_replaced_bytes and stderr_replaced_bytes (--format text notes them on stderr).\n\n" +
 			"Exit status:\n" + exitStatusText(),
-		Flags:        append(append(append(append(o.sandbox.runFlags(), o.source.flags()...), o.input.flags()...), o.files.flags()...), formatFlag(&o.format)),
+		Flags: slices.Concat(o.sandbox.runFlags(), o.source.flags(), o.input.flags(), o.files.flags(), o.tests.flags(),
+			[]cli.Flag{formatFlag(&o.format)}),
 		OnUsageError: resultUsageError,
 		Action:       func(c *cli.Context) error { return runAction(c, &o) },
 	}
@@ -58,7 +62,11 @@ func runAction(c *cli.Context, o *runOptions) error {
 	if err != nil {
 		return reportRejected(c, format, err)
 	}
-	req := isolation.Request{Source: src, Stdin: stdin, Files: files, Binary: binary, Collect: o.files.patterns()}
+	tests, compare, err := o.tests.read(c)
+	if err != nil {
+		return reportRejected(c, format, err)
+	}
+	req := isolation.Request{Source: src, Stdin: stdin, Files: files, Binary: binary, Collect: o.files.patterns(), Tests: tests, Compare: compare}
 	res, err := isolation.Run(c.Context, req, opts)
 	if isRejected(err) {
 		// Refused before anything started: the CLI's own rejected

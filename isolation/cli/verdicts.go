@@ -30,17 +30,19 @@ type verdictRow struct {
 // it (signalError.code), 130 otherwise; its views name each handled
 // signal before its meaning.
 var verdicts = []verdictRow{
-	{isolation.OK, 0, 0, "valid response, the program succeeded"},
-	{isolation.ProgramError, 1, 1, "valid response, the program raised (syntax or runtime error)"},
-	{isolation.Rejected, 2, 2, "bad flags or input, before any container starts"},
-	{isolation.SandboxFailure, 3, 7, "the sandbox failed its hello (nothing was sent), or its response was bad"},
-	{isolation.Timeout, 124, 3, "the host deadline passed; the container was removed, its output discarded"},
+	{isolation.OK, 0, 0, "valid response, the program succeeded (with tests: every test did)"},
+	{isolation.ProgramError, 1, 2, "valid response, the program raised (syntax or runtime error); with tests, a test did"},
+	{isolation.CompileError, 1, 3, "the image's compiler refused the source; \"compile\" holds what it said"},
+	{isolation.Rejected, 2, 4, "bad flags or input, before any container starts"},
+	{isolation.SandboxFailure, 3, 9, "the sandbox failed its hello (nothing was sent), or its response was bad"},
+	{isolation.WrongAnswer, 4, 1, "with tests: a test's stdout differs from its expected output, and no test did worse"},
+	{isolation.Timeout, 124, 5, "the host deadline passed (the container was removed, its output discarded), or a test's limit"},
 	// As a timeout, as timeout(1) exits: the JSON verdict tells them apart.
-	{isolation.CPUTimeout, 124, 4, "the program used its --cpu-time of CPU and was stopped; its output discarded"},
-	{isolation.EngineFailure, 125, 8, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
-	{isolation.CommandNotFound, 127, 6, "exec mode: the interpreter is not in the image"},
-	{isolation.Interrupted, 130, 9, "(128 + the signal); the container was removed"},
-	{isolation.OOM, 137, 5, "the program exhausted its memory limit"},
+	{isolation.CPUTimeout, 124, 6, "the program (or a test) used its --cpu-time of CPU and was stopped"},
+	{isolation.EngineFailure, 125, 10, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
+	{isolation.CommandNotFound, 127, 8, "exec mode: the interpreter is not in the image"},
+	{isolation.Interrupted, 130, 11, "(128 + the signal); the container was removed"},
+	{isolation.OOM, 137, 7, "the program (or a test) exhausted its memory limit"},
 }
 
 // row is v's row; a verdict the table does not know reads as an engine

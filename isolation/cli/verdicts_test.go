@@ -17,9 +17,10 @@ import (
 // TestStatusTable: one table gives each verdict its exit status and its
 // severity; an interrupted run exits 128+signal when a signal ended it.
 func TestStatusTable(t *testing.T) {
-	order := []isolation.Verdict{isolation.OK, isolation.ProgramError, isolation.Rejected, isolation.Timeout, isolation.CPUTimeout,
-		isolation.OOM, isolation.CommandNotFound, isolation.SandboxFailure, isolation.EngineFailure, isolation.Interrupted}
-	exits := []int{0, 1, 2, 124, 124, 137, 127, 3, 125, 130}
+	order := []isolation.Verdict{isolation.OK, isolation.WrongAnswer, isolation.ProgramError, isolation.CompileError, isolation.Rejected,
+		isolation.Timeout, isolation.CPUTimeout, isolation.OOM, isolation.CommandNotFound, isolation.SandboxFailure, isolation.EngineFailure,
+		isolation.Interrupted}
+	exits := []int{0, 4, 1, 1, 2, 124, 124, 137, 127, 3, 125, 130}
 	for i, v := range order {
 		assert.Equal(t, status(v), exits[i], v)
 		assert.Equal(t, severity(v), i, v)
@@ -70,7 +71,7 @@ func TestREADMEVerdicts(t *testing.T) {
 
 func TestVerdictsMarkdown(t *testing.T) {
 	md := verdictsMarkdown()
-	assert.Assert(t, strings.HasPrefix(md, "| verdict | when | exit |\n|---|---|---|\n| ok | valid response, the program succeeded | 0 |\n"), md)
+	assert.Assert(t, strings.HasPrefix(md, "| verdict | when | exit |\n|---|---|---|\n| ok | valid response, the program succeeded (with tests: every test did) | 0 |\n"), md)
 	assert.Assert(t, strings.Contains(md, "\n| interrupted | SIGINT or SIGTERM (128 + the signal); the container was removed | 130, 143 |\n"), md)
 	assert.Equal(t, strings.Count(md, "\n"), 2+len(verdicts))
 }

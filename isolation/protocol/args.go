@@ -1,12 +1,15 @@
 package protocol
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -19,6 +22,9 @@ const (
 	argCPUTime   = "--cpu-time"
 	argThreads   = "--threads"
 	argPreload   = "--preload"
+	argSource    = "--source"
+	argCompile   = "--compile"
+	argTest      = "--test-timeout"
 )
 
 // Args is the runner's command line: what the host renders after the image
@@ -57,6 +63,19 @@ type Args struct {
 	// container's cgroup from the request: the runner stops the program
 	// when it is reached. Zero means none.
 	CPUTime time.Duration
+	// Source, set for a language an image declares (its label), is the
+	// source's file name in the working directory ("main.c"): then Exec
+	// is the program's run command as it stands, no source path put in
+	// it, and a first word "./NAME" is the file NAME the compile step
+	// left in the working directory, which the runner starts from a
+	// sealed memfd (/tmp is noexec).
+	Source string
+	// Compile is the language's compile command, run once in the working
+	// directory before the program (Source set); nil: none.
+	Compile []string
+	// TestTimeout is each test's wall-clock limit in a judge's request;
+	// zero shares the time left fairly (limits.Config.TestTimeout).
+	TestTimeout time.Duration
 }
 
 // Validate reports what makes a an invalid command line.
@@ -88,15 +107,45 @@ func (a Args) Validate() error {
 			return err
 		}
 	}
+	if err := a.validateLanguage(); err != nil {
+		return err
+	}
+	if err := limits.CheckTestTimeout(a.TestTimeout, a.Timeout); err != nil {
+		return err
+	}
 	if a.Threads != 0 && (a.Threads != limits.Threads || a.Exec == nil) {
 		return fmt.Errorf("threads: must be %d, with exec only (got %d)", limits.Threads, a.Threads)
 	}
 	return limits.CheckCPUTime(a.CPUTime, a.Timeout)
 }
 
+// validateLanguage checks a declared language: a plain source name, with
+// a run command; a compile command of non-empty words, with a source.
+func (a Args) validateLanguage() error {
+	if a.Source != "" {
+		if a.Exec == nil {
+			return errors.New("source: a language needs its run command (exec)")
+		}
+		if err := source.CheckName(a.Source); err != nil {
+			return fmt.Errorf("source: %w", err)
+		}
+	}
+	if a.Compile == nil {
+		return nil
+	}
+	if a.Source == "" {
+		return errors.New("compile: a compile command needs the source's name (source)")
+	}
+	if len(a.Compile) == 0 || slices.Contains(a.Compile, "") {
+		return errors.New("compile: the command must be words, none empty")
+	}
+	return nil
+}
+
 // Args renders a as the runner's argv: --timeout D, --idle D and
 // --cpu-time D when set, then --selfcheck or --exec CMD ARGS... (last,
-// since everything after it is the command).
+// since everything after it is the command). A compile command is one
+// argument, its JSON array, which an auditor reads as it is.
 func (a Args) Args() []string {
 	out := []string{argTimeout, a.Timeout.String()}
 	if a.Idle > 0 {
@@ -110,6 +159,16 @@ func (a Args) Args() []string {
 	}
 	if a.Preload != nil {
 		out = append(out, argPreload, strings.Join(a.Preload, ","))
+	}
+	if a.TestTimeout > 0 {
+		out = append(out, argTest, a.TestTimeout.String())
+	}
+	if a.Source != "" {
+		out = append(out, argSource, a.Source)
+	}
+	if a.Compile != nil {
+		b, _ := json.Marshal(a.Compile)
+		out = append(out, argCompile, string(b))
 	}
 	switch {
 	case a.Selfcheck:
@@ -126,7 +185,7 @@ func ParseArgs(argv []string) (Args, error) {
 	a := Args{Timeout: limits.DefaultTimeout}
 	for i := 0; i < len(argv); i++ {
 		switch argv[i] {
-		case argTimeout, argIdle, argCPUTime:
+		case argTimeout, argIdle, argCPUTime, argTest:
 			d, err := durationAfter(argv, i)
 			if err != nil {
 				return a, err
@@ -136,6 +195,8 @@ func ParseArgs(argv []string) (Args, error) {
 				a.Timeout = d
 			case argIdle:
 				a.Idle = d
+			case argTest:
+				a.TestTimeout = d
 			default:
 				a.CPUTime = d
 			}
@@ -155,6 +216,20 @@ func ParseArgs(argv []string) (Args, error) {
 				return a, fmt.Errorf("%s needs a value", argv[i])
 			}
 			a.Preload = strings.Split(argv[i+1], ",")
+			i++
+		case argSource:
+			if i+1 >= len(argv) {
+				return a, fmt.Errorf("%s needs a value", argv[i])
+			}
+			a.Source = argv[i+1]
+			i++
+		case argCompile:
+			if i+1 >= len(argv) {
+				return a, fmt.Errorf("%s needs a value", argv[i])
+			}
+			if err := json.Unmarshal([]byte(argv[i+1]), &a.Compile); err != nil || a.Compile == nil {
+				return a, fmt.Errorf("compile: must be a JSON array of strings (got %q)", argv[i+1])
+			}
 			i++
 		case argSelfcheck:
 			a.Selfcheck = true

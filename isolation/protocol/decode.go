@@ -29,6 +29,8 @@ func DecodeRequest(b []byte, starlark bool) (Request, error) {
 		Files   json.RawMessage `json:"files"`
 		Binary  json.RawMessage `json:"binary"`
 		Collect json.RawMessage `json:"collect"`
+		Tests   json.RawMessage `json:"tests"`
+		Compare json.RawMessage `json:"compare"`
 	}
 	err := strict.Decode(b, &frame)
 	var in source.Input
@@ -37,6 +39,9 @@ func DecodeRequest(b []byte, starlark bool) (Request, error) {
 	}
 	if err == nil {
 		in, err = source.Extras(in, frame.Binary, frame.Collect, starlark)
+	}
+	if err == nil {
+		in, err = source.Judge(in, frame.Tests, frame.Compare, starlark)
 	}
 	if err != nil && !errors.Is(err, source.ErrTooLarge) { // that one names the request already
 		err = fmt.Errorf("request: %w", err)

@@ -1,4 +1,4 @@
-// Package protocol defines wire protocol v5 between the host supervisor and
+// Package protocol defines wire protocol v6 between the host supervisor and
 // the in-container runner: the frames, their bounds and the one strict
 // decoding rule both sides share. It is written for whoever builds a runner
 // image: a runner that speaks these frames, in this order, within these
@@ -25,7 +25,7 @@
 // strictly (unknown fields, trailing data and invalid UTF-8 are refused):
 //
 //  1. The hello, runner to host, written before the runner reads anything,
-//     so before any program exists in the container: {"v":5,"selfcheck":{...}},
+//     so before any program exists in the container: {"v":6,"selfcheck":{...}},
 //     at most limits.MaxHelloBytes. Selfcheck is what the container shows
 //     from inside: identity, capabilities, NoNewPrivs and seccomp mode, the
 //     errno of each syscall the policy's filter refuses (SyscallProbes; the

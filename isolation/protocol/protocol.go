@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // Version is the protocol version; the hello and every response carry it
-// in "v". Version 5 added the request's "binary" and "collect" and the
+// in "v". Version 6 added a judge's request: the request's "tests" and
+// "compare", their data after the request, and the response's "compile"
+// and "tests". Version 5 added the request's "binary" and "collect" and the
 // response's "files": a version 4 runner would ignore neither silently (it
 // refuses unknown fields), but is refused at its hello all the same.
 // Version 4 added the response's "output_replaced_bytes" and
@@ -19,7 +22,7 @@ import (
 // alone, head and tail kept. A version 2 runner would answer a request of
 // source alone with stdout and stderr merged, so it is refused at its
 // hello.
-const Version = 5
+const Version = 6
 
 // Hello is the runner's first frame: its attestation, read before it read
 // anything from stdin, so before any program could exist in the container.
@@ -50,7 +53,29 @@ type Request struct {
 	// plain names or globs over them (source.CheckPattern), at most 32;
 	// exec mode only.
 	Collect []string `json:"collect,omitempty"`
+	// Tests make the request a judge's: the program (compiled once, if
+	// its language compiles) runs once per test, each a fresh process
+	// with the test's stdin, under the test's own wall-clock and CPU-time
+	// limits; its stdout is compared with the test's expected output.
+	// At most limits.MaxTests, their data at most limits.MaxTestData in
+	// all, sent after the request (Test); exec mode only.
+	Tests []Test `json:"tests,omitempty"`
+	// Compare is how a test's stdout is compared with its expected
+	// output: "lines" (the default: each line's trailing whitespace and
+	// the trailing empty lines ignored) or "exact".
+	Compare string `json:"compare,omitempty"`
 }
+
+// Test is one test of a judge's request (source.Test): its name, its
+// stdin and its expected stdout (Expect nil: none). A caller sets Stdin
+// and Expect; the sizes are the wire's, set from them.
+type Test = source.Test
+
+// Compare modes.
+const (
+	CompareLines = source.CompareLines
+	CompareExact = source.CompareExact
+)
 
 // Error types a response can carry.
 const (
@@ -63,6 +88,7 @@ const (
 	ErrCommand  = "command"  // exec mode: the command could not be started (not in the image, not executable)
 	ErrOOM      = "oom"      // the program exhausted its memory limit; the message names the evidence
 	ErrInternal = "internal" // the runner itself failed
+	ErrCompile  = "compile"  // the compile step failed; Response.Compile says how
 )
 
 // Error is a program or runner failure, with a position where one exists.
@@ -123,12 +149,78 @@ type Response struct {
 	// Usage is what the program used, read by the runner from its
 	// container's cgroup; absent when the runner ran no program.
 	Usage *Usage `json:"usage,omitempty"`
+	// Compile is the compile step of a language that has one, in a
+	// judge's request or not; absent without one.
+	Compile *Step `json:"compile,omitempty"`
+	// Tests are a judge's request's results, one per test in the
+	// request's order; absent without tests. The tests' output shares
+	// limits.MaxOutputBytes with the compiler's (TestResult.Dropped).
+	Tests []TestResult `json:"tests,omitempty"`
 	// Files are the files of the program's working directory that match
 	// the request's Collect, by name, once the program ended: each
 	// returned whole or an error; absent when none was asked for or none
 	// matched.
 	Files map[string]File `json:"files,omitempty"`
 }
+
+// Step is one process of a judge's request, the compiler or a test: its
+// output and stderr as a response keeps them (Response.Output), how it
+// ended, its wall-clock time in microseconds and its usage (CPU time on
+// the container's cgroup from its start to the end of everything it
+// started; the memory peak of its process tree, wait4's maximum
+// resident set).
+type Step struct {
+	Output          string `json:"output"`
+	OutputTruncated bool   `json:"output_truncated"`
+	OutputBytes     int64  `json:"output_bytes"`
+	OutputReplaced  int64  `json:"output_replaced_bytes,omitempty"`
+	Stderr          string `json:"stderr"`
+	StderrTruncated bool   `json:"stderr_truncated"`
+	StderrBytes     int64  `json:"stderr_bytes"`
+	StderrReplaced  int64  `json:"stderr_replaced_bytes,omitempty"`
+	Exit            *Exit  `json:"exit,omitempty"`
+	// Error says why the step failed: ErrExec (a nonzero exit or a
+	// signal), ErrTimeout, ErrCPUTime, ErrOOM, ErrCommand; nil when it
+	// exited 0.
+	Error      *Error `json:"error,omitempty"`
+	WallMicros int64  `json:"wall_us"`
+	Usage      *Usage `json:"usage,omitempty"`
+}
+
+// TestResult is one test's result: its name, verdict, whether its
+// output matched, and its step.
+type TestResult struct {
+	Name string `json:"name"`
+	// Verdict is the test's: TestOK, TestWrongAnswer, TestProgramError,
+	// TestTimeout, TestCPUTimeout or TestOOM.
+	Verdict string `json:"verdict"`
+	// Match is whether stdout matched the expected output; nil when the
+	// test has none, or the program did not exit 0.
+	Match *bool `json:"match"`
+	// Line is the first line of stdout that differs, where Match is false.
+	Line int64 `json:"line,omitempty"`
+	// Dropped: the test matched, and its output and stderr were left out
+	// to leave the shared bound to the tests that did not (the byte
+	// counts stay).
+	Dropped bool `json:"output_dropped,omitempty"`
+	// NotRun: the request's own deadline came before the test's turn.
+	NotRun bool `json:"not_run,omitempty"`
+	Step
+}
+
+// A test's verdicts, from the least serious; a judge's request's verdict
+// is its most serious test's (or compile_error).
+const (
+	TestOK           = "ok"
+	TestWrongAnswer  = "wrong_answer"
+	TestProgramError = "program_error"
+	TestTimeout      = "timeout"
+	TestCPUTimeout   = "cpu_timeout"
+	TestOOM          = "oom"
+)
+
+// TestVerdicts are a test's verdicts, from the least serious.
+var TestVerdicts = []string{TestOK, TestWrongAnswer, TestProgramError, TestTimeout, TestCPUTimeout, TestOOM}
 
 // File is one collected file: its bytes, their count and SHA-256 (hex),
 // or, for a match that was not returned, why.

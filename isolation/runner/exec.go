@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -27,7 +27,7 @@ import (
 // and then execs the interpreter.
 func execute(ctx context.Context, argv []string, threads int, req protocol.Request, g *guard, pre *preloaded) protocol.Response {
 	resp := protocol.Response{V: protocol.Version, Result: []byte("null")}
-	w, err := prepare(req)
+	w, err := prepare(req, source.ProgramName)
 	defer w.close()
 	if err != nil {
 		pre.abortUnused()
@@ -55,32 +55,7 @@ func execute(ctx context.Context, argv []string, threads int, req protocol.Reque
 	}
 	w.close()
 	s := c.supervise(ctx, g)
-	out, errOut := capture.Keep(limits.MaxOutputBytes, stdout, stderr)
-	resp.Output, resp.OutputBytes, resp.OutputTruncated, resp.OutputReplaced = out.Text, out.Bytes, out.Truncated, out.Replaced
-	resp.Stderr, resp.StderrBytes, resp.StderrTruncated, resp.StderrReplaced = errOut.Text, errOut.Bytes, errOut.Truncated, errOut.Replaced
-	resp.Exit, resp.Usage = exitOf(s.state), s.usage
-	switch {
-	case s.oom != "":
-		resp.Error = &protocol.Error{Type: protocol.ErrOOM, Message: s.oom}
-	case s.cpu != "":
-		resp.Error = &protocol.Error{Type: protocol.ErrCPUTime, Message: s.cpu}
-	case s.timedOut:
-		resp.Error = &protocol.Error{Type: protocol.ErrTimeout, Message: "stopped: " + context.Cause(ctx).Error()}
-	case s.waitErr != nil:
-		var ee *exec.ExitError
-		msg := s.waitErr.Error()
-		if !errors.As(s.waitErr, &ee) {
-			msg = "wait: " + msg
-		} else if last := lastLine(errOut.Text); last != "" {
-			// What the interpreter said last, its exception for Python
-			// ("ZeroDivisionError: division by zero"): the reason a
-			// person reads first, as a Starlark error names its own.
-			msg += ": " + last
-		}
-		resp.Error = &protocol.Error{Type: protocol.ErrExec, Message: msg}
-	default:
-		resp.OK = true
-	}
+	respond(ctx, &resp, s, stdout, stderr, limits.MaxOutputBytes)
 	if len(req.Collect) > 0 {
 		// What is left of the response's bound once the rest is known;
 		// the runner's own times, added when it is sent, and the JSON
@@ -91,6 +66,23 @@ func execute(ctx context.Context, argv []string, threads int, req protocol.Reque
 	return resp
 }
 
+// respond puts how the program ended (s) and what it wrote into resp,
+// its output and stderr kept within bound.
+func respond(ctx context.Context, resp *protocol.Response, s supervised, stdout, stderr *capture.Stream, bound int) {
+	out, errOut := capture.Keep(bound, stdout, stderr)
+	resp.Output, resp.OutputBytes, resp.OutputTruncated, resp.OutputReplaced = out.Text, out.Bytes, out.Truncated, out.Replaced
+	resp.Stderr, resp.StderrBytes, resp.StderrTruncated, resp.StderrReplaced = errOut.Text, errOut.Bytes, errOut.Truncated, errOut.Replaced
+	resp.Exit, resp.Usage = exitOf(s.state), s.usage
+	if s.timedOut && s.timedOutBy == nil {
+		s.timedOutBy = context.Cause(ctx)
+	}
+	resp.Error = stepError(s, errOut.Text)
+	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
+		resp.Error.Message = "stopped: " + s.timedOutBy.Error()
+	}
+	resp.OK = resp.Error == nil
+}
+
 // responseSlack is room kept in the response for what is written after
 // the files are collected.
 const responseSlack = 1 << 10
@@ -99,36 +91,61 @@ const responseSlack = 1 << 10
 // trampoline; a failure is the response to give.
 func startCold(argv []string, threads int, w *workDir, g *guard) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
 	g.cpu.begin() // the interpreter's start is the program's cost
-	return startInterpreter(programArgv(argv, w.source), w.dir, w.stdin, threads, nil, g.cg)
+	return startInterpreter(startSpec{argv: programArgv(argv, w.source), dir: w.dir, stdin: w.stdin, threads: threads}, g.cg)
 }
 
-// startInterpreter starts argv (its first word looked up on PATH) through
-// the trampoline, which raises its OOM score and execs it: in dir, on
-// stdin, with the thread bounds, extra descriptors from fd 4 on (statusFD
-// is 3), its stdout and stderr captured apart. A failure is the response
-// to give: a command the image lacks or cannot exec is ErrCommand.
-func startInterpreter(argv []string, dir string, stdin *os.File, threads int, extra []*os.File, cg cgroup) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
+// startSpec is what startInterpreter starts.
+type startSpec struct {
+	argv    []string // its first word looked up on PATH, unless program is set
+	dir     string
+	stdin   *os.File
+	threads int        // limits.ThreadVars' value; zero sets none
+	extra   []*os.File // descriptors from fd 4 on (statusFD is 3)
+	program *os.File   // a compiled program (sealedProgram), execed as argv; it becomes programFD
+	keep    int        // what each stream keeps of its head and of its tail; zero: limits.MaxOutputBytes
+	tee     io.Writer  // gets the stdout too (a test's matcher); nil: none
+}
+
+// startInterpreter starts s's command through the trampoline, which
+// raises its OOM score and execs it: in s.dir, on s.stdin, with the thread
+// bounds and the extra descriptors, its stdout and stderr captured apart.
+// A failure is the response to give: a command the image lacks or cannot
+// exec is ErrCommand.
+func startInterpreter(s startSpec, cg cgroup) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
 	fail := func(typ, msg string) (*child, *capture.Stream, *capture.Stream, *protocol.Response) {
 		r := failure(typ, msg)
 		return nil, nil, nil, &r
 	}
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		// Not the program's failure: the image has no such interpreter.
-		return fail(protocol.ErrCommand, "start: "+err.Error())
+	path, extra := programPath, s.extra
+	if s.program != nil {
+		extra = []*os.File{s.program}
+	} else {
+		var err error
+		if path, err = exec.LookPath(s.argv[0]); err != nil {
+			// Not the program's failure: the image has no such interpreter.
+			return fail(protocol.ErrCommand, "start: "+err.Error())
+		}
 	}
 	status, statusW, err := os.Pipe()
 	if err != nil {
 		return fail(protocol.ErrInternal, "pipe: "+err.Error())
 	}
 	defer status.Close()
-	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, argv...)...)
+	cmd := exec.Command("/proc/self/exe", append([]string{execArg, path}, s.argv...)...)
 	// Env set, so os/exec adds no PWD for Dir: the program's environment
 	// is the runner's, the engine's own keys alone, and the thread bounds.
-	cmd.Dir, cmd.Stdin, cmd.Env = dir, stdin, append(os.Environ(), threadEnv(threads)...)
+	cmd.Dir, cmd.Stdin, cmd.Env = s.dir, s.stdin, append(os.Environ(), threadEnv(s.threads)...)
 	cmd.ExtraFiles = append([]*os.File{statusW}, extra...)
-	stdout, stderr := capture.NewStream(limits.MaxOutputBytes), capture.NewStream(limits.MaxOutputBytes)
-	c, err := startChild(cmd, cg, stdout, stderr)
+	keep := s.keep
+	if keep == 0 {
+		keep = limits.MaxOutputBytes
+	}
+	stdout, stderr := capture.NewStream(keep), capture.NewStream(keep)
+	var out io.Writer = stdout
+	if s.tee != nil {
+		out = io.MultiWriter(stdout, s.tee) // neither fails a write
+	}
+	c, err := startChild(cmd, cg, out, stderr)
 	statusW.Close()
 	if err != nil {
 		return fail(protocol.ErrInternal, "starting the interpreter: "+err.Error())

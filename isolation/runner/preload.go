@@ -94,7 +94,7 @@ func startPreload(argv, modules []string, threads int, cg cgroup) (*preloaded, e
 	p := &preloaded{control: control}
 	var failed *protocol.Response
 	// theirs becomes the interpreter's controlFD, the first after statusFD.
-	if p.child, p.stdout, p.stderr, failed = startInterpreter(boot, os.TempDir(), null, threads, []*os.File{theirs}, cg); failed != nil {
+	if p.child, p.stdout, p.stderr, failed = startInterpreter(startSpec{argv: boot, dir: os.TempDir(), stdin: null, threads: threads, extra: []*os.File{theirs}}, cg); failed != nil {
 		control.Close()
 		return nil, errors.New(failed.Error.Message)
 	}

@@ -93,11 +93,11 @@ func TestRunnerSelfDeadline(t *testing.T) {
 func TestRunnerBadRequests(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		``:                              `request: want a JSON object with "source", "stdin", "files", "binary" and "collect"`,
-		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin", "files", "binary" and "collect" only)`,
+		``:                              `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests" and "compare"`,
+		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin", "files", "binary", "collect", "tests" and "compare" only)`,
 		`{"source":"1"}{"source":"2"}`:  "request: trailing data after the JSON value",
 		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
-		`[1]`:                           `request: want a JSON object with "source", "stdin", "files", "binary" and "collect"`,
+		`[1]`:                           `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests" and "compare"`,
 		strings.Repeat(" ", 64<<10+100): "request: more than 65536 bytes encoded, over the limit of 65536",
 	} {
 		r := runRunner(t, in)

@@ -24,6 +24,9 @@ type supervised struct {
 	state    *os.ProcessState
 	waitErr  error
 	timedOut bool
+	// timedOutBy is the cause of the deadline that stopped it (a
+	// judge's step sets it).
+	timedOutBy error
 	// oom says why the end was memory exhaustion, with its evidence; "" if
 	// it was not.
 	oom string

@@ -12,7 +12,8 @@ import (
 // execArg starts the runner as the exec trampoline: a fresh exec of the
 // runner that makes itself the OOM killer's first choice and then execs
 // the operator's interpreter in its own place. Only the runner passes it,
-// to itself: runner --exec-program PATH ARGV0 ARGS...
+// to itself: runner --exec-program PATH ARGV0 ARGS..., where a PATH of
+// programPath is the compiled program on programFD (sealedProgram).
 const execArg = "--exec-program"
 
 // statusFD is where the trampoline reports an exec that failed; its
@@ -43,7 +44,12 @@ func trampoline(path string, argv []string) int {
 		}
 	}
 	syscall.CloseOnExec(statusFD)
-	err := syscall.Exec(path, argv, os.Environ())
+	var err error
+	if path == programPath {
+		err = execFD(programFD, argv, os.Environ())
+	} else {
+		err = syscall.Exec(path, argv, os.Environ())
+	}
 	f := os.NewFile(statusFD, "status")
 	fmt.Fprintf(f, "exec %s: %v", path, err)
 	return 127

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -25,13 +24,14 @@ type workDir struct {
 }
 
 // prepare makes the working directory, fresh (it must not exist), writes
-// the request's files into it by name and the source beside them, and
+// the request's files into it by name and the source beside them, named
+// name (source.ProgramName, or a language's own), and
 // writes stdin to a file it unlinks once open, so the program reads it
 // like a redirect from a file (seekable, at end-of-file at once when
 // empty) and no pipe or goroutine waits on a program that never reads it.
 // All of it is in /tmp, so it counts against /tmp's size, as what the
 // program writes does.
-func prepare(req protocol.Request) (*workDir, error) {
+func prepare(req protocol.Request, name string) (*workDir, error) {
 	base := os.TempDir()
 	w := &workDir{dir: filepath.Join(base, workDirName)}
 	if err := os.Mkdir(w.dir, 0o700); err != nil {
@@ -49,24 +49,15 @@ func prepare(req protocol.Request) (*workDir, error) {
 			return nil, fmt.Errorf("file %q: %w", name, err)
 		}
 	}
-	w.source = filepath.Join(w.dir, source.ProgramName)
+	w.source = filepath.Join(w.dir, name)
 	if err := writeNew(w.source, req.Source); err != nil {
-		return nil, fmt.Errorf("source: %w", err)
+		return w, fmt.Errorf("source %s: %w", name, err)
 	}
-	f, err := os.CreateTemp(base, ".stdin-")
+	f, err := unlinkedFile([]byte(req.Stdin))
 	if err != nil {
-		return nil, fmt.Errorf("stdin: %w", err)
+		return w, fmt.Errorf("stdin: %w", err)
 	}
 	w.stdin = f
-	if err := os.Remove(f.Name()); err != nil {
-		return w, fmt.Errorf("stdin: %w", err)
-	}
-	if _, err := f.WriteString(req.Stdin); err != nil {
-		return w, fmt.Errorf("stdin: %w", err)
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		return w, fmt.Errorf("stdin: %w", err)
-	}
 	return w, nil
 }
 

@@ -42,6 +42,7 @@ func main() {
 	line := flag.String("line", warmNumpy, "-preload: the line measured against print(1)")
 	imports := flag.Bool("imports", false, "measure, on -image (the science image), a cold run importing numpy, scipy, pandas and matplotlib against print(1)")
 	stdin := flag.Bool("stdin", false, "measure a run with 60 KiB of stdin against one without (on -python's image if given)")
+	judgeTests := flag.Int("judge", 0, "measure, on -image (a Python image), one request of this many tests against a run per test and a batch line per test")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
 	if *warm {
@@ -67,6 +68,9 @@ func main() {
 	}
 	if *preload > 0 {
 		run = func() error { return preloadCost(*tool, *image, *line, *n, *preload) }
+	}
+	if *judgeTests > 0 {
+		run = func() error { return judgeCost(*tool, *image, *judgeTests, *n) }
 	}
 	if *warmBase != "" {
 		baseTool, baseImage, _ := strings.Cut(*warmBase, ",")

@@ -32,6 +32,10 @@ type Input struct {
 	// Collect are the patterns of the files to return once the program
 	// ended (CheckPattern; exec mode).
 	Collect []string
+	// Tests make the request a judge's (checkTests; exec mode), Compare
+	// how each test's output is compared (CompareLines, CompareExact).
+	Tests   []Test
+	Compare string
 }
 
 // frame is the request frame, protocol.Request's wire form
@@ -44,6 +48,8 @@ type frame struct {
 	Files   map[string]string `json:"files,omitempty"`
 	Binary  map[string][]byte `json:"binary,omitempty"`
 	Collect []string          `json:"collect,omitempty"`
+	Tests   []Test            `json:"tests,omitempty"`
+	Compare string            `json:"compare,omitempty"`
 }
 
 // Check applies the source's rules: valid UTF-8; in Starlark mode no NUL
@@ -83,7 +89,11 @@ func EncodeInput(in Input, starlark bool) ([]byte, error) {
 	buf.Grow(len(in.Source) + len(in.Stdin) + len(`{"source":""}`) + 1)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(frame(in)); err != nil {
+	f := frame(in)
+	if f.Tests != nil {
+		f.Tests = withSizes(f.Tests)
+	}
+	if err := enc.Encode(f); err != nil {
 		return nil, err
 	}
 	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n")) // Encode's own newline
@@ -124,7 +134,10 @@ func checkParts(in Input, starlark bool) error {
 			return fmt.Errorf("file %q: not text, and a Starlark file is a module: bytes are for an interpreter (exec mode)", name)
 		}
 	}
-	return checkCollect(in.Collect, starlark)
+	if err := checkCollect(in.Collect, starlark); err != nil {
+		return err
+	}
+	return checkTests(in, starlark)
 }
 
 // CheckStdin applies stdin's own rule: valid UTF-8 text.
@@ -167,7 +180,7 @@ func Field(raw json.RawMessage, starlark bool) (string, error) {
 	return src, nil
 }
 
-// Fields takes a frame's "source", "stdin", "files", "binary" and "collect" fields (each nil
+// Fields takes a frame's "source", "stdin" and "files" fields (each nil
 // when absent) and applies every rule of a request (CheckInput). A file
 // name twice is the strict decoder's refusal (a duplicate key), before
 // this.

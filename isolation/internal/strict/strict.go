@@ -220,18 +220,7 @@ func newShape(t reflect.Type) shape {
 	switch t.Kind() {
 	case reflect.Struct:
 		s := shape{types: map[string]reflect.Type{}}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if !f.IsExported() || name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			s.names = append(s.names, name)
-			s.types[name] = f.Type
-		}
+		s.add(t)
 		return s
 	case reflect.Map:
 		return shape{elem: t.Elem()}
@@ -239,11 +228,32 @@ func newShape(t reflect.Type) shape {
 	return shape{elem: anyType}
 }
 
+// add adds struct t's fields to s, an embedded struct's untagged fields
+// as its own, as encoding/json flattens them.
+func (s *shape) add(t reflect.Type) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			s.add(f.Type)
+			continue
+		}
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		s.names = append(s.names, name)
+		s.types[name] = f.Type
+	}
+}
+
 // listedFields is how many fields an object may have for its messages to
 // list them: a request's, a batch line's, the hello's, an error's, an
-// exit's, a usage's (up to six); the dozens of a response or a selfcheck would bury
+// exit's, a usage's, a batch line's (up to eight); the dozens of a response or a selfcheck would bury
 // the key a message names.
-const listedFields = 6
+const listedFields = 8
 
 // want formats the object's field names into format, or is "" when they
 // are not listed.

@@ -32,6 +32,8 @@ func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, err
 		Stdin   json.RawMessage `json:"stdin"`
 		Files   json.RawMessage `json:"files"`
 		Collect json.RawMessage `json:"collect"`
+		Tests   []lineTest      `json:"tests"`
+		Compare json.RawMessage `json:"compare"`
 	}
 	if err := strict.Decode(b, &line); err != nil {
 		return lineID(b), protocol.Request{}, err
@@ -47,6 +49,13 @@ func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, err
 	in, err := source.Fields(line.Source, line.Stdin, text, starlark)
 	if err == nil {
 		in, err = source.Extras(in, binary, line.Collect, starlark)
+	}
+	if err == nil {
+		in, err = source.Judge(in, nil, line.Compare, starlark)
+	}
+	if err == nil && line.Tests != nil {
+		in.Tests = fromLine(line.Tests)
+		err = source.CheckInput(in, starlark)
 	}
 	if err != nil {
 		return id, protocol.Request{}, err

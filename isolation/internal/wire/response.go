@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -37,6 +38,9 @@ func check(r protocol.Response) error {
 	if err := checkStreams(r); err != nil {
 		return err
 	}
+	if err := checkJudged(r); err != nil {
+		return err
+	}
 	switch {
 	case r.OK && r.Error != nil:
 		return errors.New("response: ok with an error")
@@ -55,9 +59,14 @@ func check(r protocol.Response) error {
 // checkStreams holds output and stderr to the cap they share: each
 // within its share of it, truncated exactly when its total is over that
 // share.
+// A compile step's output takes its part of the cap first.
 func checkStreams(r protocol.Response) error {
-	if len(r.Output)+len(r.Stderr) > limits.MaxOutputBytes {
-		return fmt.Errorf("response: output and stderr are %d bytes, over the %d byte cap", len(r.Output)+len(r.Stderr), limits.MaxOutputBytes)
+	bound := limits.MaxOutputBytes
+	if r.Compile != nil {
+		bound -= len(r.Compile.Output) + len(r.Compile.Stderr)
+	}
+	if len(r.Output)+len(r.Stderr) > bound {
+		return fmt.Errorf("response: output and stderr are %d bytes, over the %d byte cap", len(r.Output)+len(r.Stderr), bound)
 	}
 	if r.OutputBytes < 0 || r.StderrBytes < 0 {
 		return fmt.Errorf("response: negative output_bytes %d or stderr_bytes %d", r.OutputBytes, r.StderrBytes)
@@ -71,7 +80,7 @@ func checkStreams(r protocol.Response) error {
 			return fmt.Errorf("response: %s_replaced_bytes %d disagrees with %s_bytes %d", s.name, s.replaced, s.name, s.total)
 		}
 	}
-	so, se := protocol.OutputShares(r.OutputBytes, r.StderrBytes)
+	so, se := capture.Shares(bound, r.OutputBytes, r.StderrBytes)
 	for _, s := range []struct {
 		name      string
 		text      string

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// testsOptions make a run a judge's: --test IN[=OUT] (repeatable) and
+// --tests DIR, and how outputs are compared (--compare).
+type testsOptions struct {
+	tests   cli.StringSlice
+	dir     string
+	compare oneOf
+}
+
+func (o *testsOptions) flags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "test", Usage: "run the program once more on a test: `SPEC` is IN[=OUT], the test's stdin read from the " +
+			"file IN and its expected stdout from OUT; its name is IN's base name without .in; repeatable",
+			TakesFile: true, Destination: &o.tests},
+		&cli.StringFlag{Name: "tests", Usage: "a test for every `DIR`/NAME.in, in name order (numbers by value), DIR/NAME.out its " +
+			"expected stdout when there is one", TakesFile: true, Destination: &o.dir},
+		enumFlag(&o.compare, "compare", "how a test's stdout is compared with its expected output: `MODE`, lines (each line's "+
+			"trailing spaces, tabs and CRs and the trailing empty lines ignored) or exact (byte for byte)",
+			source.CompareLines, source.CompareExact),
+	}
+}
+
+// read reads the tests the flags name, in order: --test's, then --tests'.
+// Their data is bounded as it is read: past limits.MaxTestData in all,
+// the test that passes it is named and nothing starts. Nil without tests.
+func (o *testsOptions) read(c *cli.Context) ([]isolation.Test, string, error) {
+	if c.IsSet("compare") && !c.IsSet("test") && !c.IsSet("tests") {
+		return nil, "", rejectf("--compare: there are no tests to compare (give --test or --tests)")
+	}
+	var specs [][2]string // in and out paths; out "" for none
+	for _, spec := range o.tests.Value() {
+		in, out, _ := strings.Cut(spec, "=")
+		if in == "" {
+			return nil, "", rejectf("--test %q: must be IN[=OUT], IN the test's stdin", spec)
+		}
+		specs = append(specs, [2]string{in, out})
+	}
+	if c.IsSet("tests") {
+		found, err := testDir(o.dir)
+		if err != nil {
+			return nil, "", err
+		}
+		specs = append(specs, found...)
+	}
+	if specs == nil {
+		return nil, "", nil
+	}
+	r := testReader{left: limits.MaxTestData}
+	tests := make([]isolation.Test, 0, len(specs))
+	for _, s := range specs {
+		t, err := r.read(s[0], s[1])
+		if err != nil {
+			return nil, "", err
+		}
+		tests = append(tests, t)
+	}
+	compare := ""
+	if c.IsSet("compare") {
+		compare = o.compare.value
+	}
+	return tests, compare, nil
+}
+
+// testDir lists dir's tests: every NAME.in, in name order, numbers by
+// value (2 before 10), with NAME.out when it is there.
+func testDir(dir string) ([][2]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, rejectf("--tests: %v", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if name, ok := strings.CutSuffix(e.Name(), ".in"); ok && name != "" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, rejectf("--tests %s: no NAME.in file in it", dir)
+	}
+	slices.SortFunc(names, byNameOrNumber)
+	specs := make([][2]string, len(names))
+	for i, name := range names {
+		specs[i][0] = filepath.Join(dir, name+".in")
+		if out := filepath.Join(dir, name+".out"); exists(out) {
+			specs[i][1] = out
+		}
+	}
+	return specs, nil
+}
+
+// byNameOrNumber orders two names by value when both are whole numbers,
+// else as strings.
+func byNameOrNumber(a, b string) int {
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	if errA == nil && errB == nil && x != y {
+		if x < y {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// testReader reads tests' files within what is left of the bound on the
+// tests' data.
+type testReader struct {
+	left int64
+}
+
+// read reads the test of in (its stdin) and out (its expected output; ""
+// none), named by in's base name without .in.
+func (r *testReader) read(in, out string) (isolation.Test, error) {
+	t := isolation.Test{Name: strings.TrimSuffix(filepath.Base(in), ".in")}
+	if err := source.CheckTestName(t.Name); err != nil {
+		return t, rejectf("--test %s: %v", in, err)
+	}
+	var err error
+	if t.Stdin, err = r.file(t.Name, in); err != nil {
+		return t, err
+	}
+	if out != "" {
+		if t.Expect, err = r.file(t.Name, out); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
+// file reads path, refusing it past the bound, naming the test.
+func (r *testReader) file(name, path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, rejectf("test %q: %v", name, err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, r.left+1))
+	if err != nil {
+		return nil, rejectf("test %q: %s: %v", name, path, err)
+	}
+	if int64(len(b)) > r.left {
+		return nil, rejectf("test %q: %s takes the tests' data past its limit of %d bytes (stdin and expected outputs of all tests)",
+			name, path, limits.MaxTestData)
+	}
+	r.left -= int64(len(b))
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
+}
+
+// testSummary is the line --format text prints for a judged run.
+func testSummary(res isolation.Result) string {
+	var b strings.Builder
+	for _, t := range res.Tests {
+		fmt.Fprintf(&b, "test %s: %s", t.Name, t.Verdict)
+		switch {
+		case t.Match != nil && !*t.Match:
+			fmt.Fprintf(&b, " (line %d differs)", t.Line)
+		case t.Error != nil && t.Verdict != isolation.OK:
+			fmt.Fprintf(&b, " (%s)", t.Error.Message)
+		}
+		fmt.Fprintf(&b, ", %d ms\n", t.WallMS)
+	}
+	return b.String()
+}

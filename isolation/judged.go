@@ -1,0 +1,155 @@
+package isolation
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+)
+
+// Test is one test of a judge's request (protocol.Test): set its Name,
+// Stdin and Expect (nil: no expected output); Run sets the sizes.
+type Test = protocol.Test
+
+// Step is a process of a judge's request, the compile step or a test, as
+// a Result gives it: its output and stderr (shared out as Result.Output's
+// bound, head and tail), how it ended, its wall-clock time and usage
+// (CPU time on the container's cgroup from its start to the end of all
+// it started; the memory peak of its process tree, wait4's maximum
+// resident set).
+type Step struct {
+	Output          string       `json:"output"`
+	OutputTruncated bool         `json:"output_truncated"`
+	OutputBytes     int64        `json:"output_bytes"`
+	OutputReplaced  int64        `json:"output_replaced_bytes"`
+	Stderr          string       `json:"stderr"`
+	StderrTruncated bool         `json:"stderr_truncated"`
+	StderrBytes     int64        `json:"stderr_bytes"`
+	StderrReplaced  int64        `json:"stderr_replaced_bytes"`
+	Exit            *ExecExit    `json:"-"`
+	Error           *ErrorDetail `json:"error"`
+	WallMS          int64        `json:"wall_ms"`
+	Usage           Usage        `json:"usage"`
+}
+
+// TestResult is one test's result.
+type TestResult struct {
+	Name string `json:"name"`
+	// Verdict is the test's: OK, WrongAnswer, ProgramError, Timeout,
+	// CPUTimeout or OOM.
+	Verdict Verdict `json:"verdict"`
+	// Match is whether its stdout matched the expected output; nil when
+	// it has none or did not exit 0.
+	Match *bool `json:"match"`
+	// Line is the first line of stdout that differs (Match false), else 0.
+	Line int64 `json:"line"`
+	// OutputDropped: it matched, and its output and stderr were left out
+	// so the tests that did not match could keep theirs (counts kept).
+	OutputDropped bool `json:"output_dropped"`
+	// NotRun: the request's timeout was spent before its turn (Timeout).
+	NotRun bool `json:"not_run"`
+	Step
+}
+
+// judgeOrder is a test's verdicts from the least serious
+// (protocol.TestVerdicts): a judge's request takes its most serious
+// test's.
+var judgeOrder = []Verdict{OK, WrongAnswer, ProgramError, Timeout, CPUTimeout, OOM}
+
+// judged takes a judge's response (a compile error, or tests): the
+// request's verdict and its results, each usage bounded as the run's is.
+// It reports whether resp was a judge's.
+func (a *attempt) judged(resp protocol.Response) (bool, error) {
+	if resp.Error != nil && resp.Error.Type == protocol.ErrCompile {
+		a.verdict = CompileError
+		return true, a.takeJudged(resp)
+	}
+	if resp.Tests == nil {
+		if a.tests != nil {
+			return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: no tests, for a request of %d", len(a.tests))}
+		}
+		if resp.Compile == nil {
+			return false, nil
+		}
+		// Compiled, then run once: the run's verdict is the program's.
+		st, err := a.step(*resp.Compile)
+		a.compile = &st
+		return err != nil, err
+	}
+	if len(resp.Tests) != len(a.tests) {
+		return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: %d tests, for a request of %d", len(resp.Tests), len(a.tests))}
+	}
+	a.verdict = OK
+	for i, t := range resp.Tests {
+		if t.Name != a.tests[i] {
+			return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: test %d is %q, the request's is %q", i+1, t.Name, a.tests[i])}
+		}
+		v := Verdict(t.Verdict)
+		if slices.Index(judgeOrder, v) > slices.Index(judgeOrder, a.verdict) {
+			a.verdict = v
+		}
+	}
+	return true, a.takeJudged(resp)
+}
+
+// takeJudged converts the response's steps, bounding each usage.
+func (a *attempt) takeJudged(resp protocol.Response) error {
+	if resp.Compile != nil {
+		st, err := a.step(*resp.Compile)
+		if err != nil {
+			return err
+		}
+		a.compile = &st
+	}
+	for _, t := range resp.Tests {
+		st, err := a.step(t.Step)
+		if err != nil {
+			return err
+		}
+		a.testResults = append(a.testResults, TestResult{Name: t.Name, Verdict: Verdict(t.Verdict), Match: t.Match, Line: t.Line,
+			OutputDropped: t.Dropped, NotRun: t.NotRun, Step: st})
+	}
+	return nil
+}
+
+// step is s as a Result gives it, its usage bounded (bound) and its wall
+// time no longer than the host saw the request take.
+func (a *attempt) step(s protocol.Step) (Step, error) {
+	u, err := a.bound(s.Usage)
+	if err != nil {
+		return Step{}, &Error{Verdict: SandboxFailure, Err: err}
+	}
+	wall := time.Duration(s.WallMicros) * time.Microsecond
+	if window := max(a.responded.Sub(a.sent), 0); wall > window {
+		return Step{}, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: a step of %s in a request of %s", wall, window)}
+	}
+	st := Step{
+		Output: s.Output, OutputTruncated: s.OutputTruncated, OutputBytes: s.OutputBytes, OutputReplaced: s.OutputReplaced,
+		Stderr: s.Stderr, StderrTruncated: s.StderrTruncated, StderrBytes: s.StderrBytes, StderrReplaced: s.StderrReplaced,
+		Exit: s.Exit, Error: s.Error, WallMS: wall.Milliseconds(),
+	}
+	if u != nil {
+		st.Usage = *u
+	}
+	return st, nil
+}
+
+// judgedError is a judged request's error: the compile step's, or the
+// first test whose verdict is the request's, named.
+func (a *attempt) judgedError(resp *protocol.Response) *ErrorDetail {
+	if a.verdict == CompileError {
+		return &ErrorDetail{Type: string(CompileError), Message: resp.Error.Message}
+	}
+	for _, t := range a.testResults {
+		if t.Verdict != a.verdict || t.Verdict == OK {
+			continue
+		}
+		msg := fmt.Sprintf("its stdout differs from the expected output at line %d", t.Line)
+		if t.Error != nil {
+			msg = t.Error.Message
+		}
+		return &ErrorDetail{Type: string(t.Verdict), Message: fmt.Sprintf("test %q: %s", t.Name, msg)}
+	}
+	return nil
+}

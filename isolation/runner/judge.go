@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// judgeReserve is the time kept back from the tests for the response.
+const judgeReserve = 50 * time.Millisecond
+
+// judged reports whether a request runs as a judge's: it has tests, or
+// its image declares a language (a source name, maybe a compile step).
+func judged(cfg protocol.Args, req protocol.Request) bool {
+	return cfg.Exec != nil && (cfg.Source != "" || req.Tests != nil)
+}
+
+// judgeRun runs a judge's request: the compile step once, if the
+// language has one, then the program once per test, each a fresh process
+// (step) with the test's stdin, its own wall-clock limit (the test
+// timeout, or the time left shared by the tests left) and the request's
+// CPU-time limit, its stdout compared with the test's expected output as
+// it is written. A later test runs whatever an earlier one did. Without
+// tests the program runs once, as exec mode runs an interpreter.
+func judgeRun(ctx context.Context, cfg protocol.Args, req protocol.Request, g *guard, pre *preloaded) protocol.Response {
+	pre.abortUnused() // a warm interpreter serves one program; these start fresh
+	name := cfg.Source
+	if name == "" {
+		name = source.ProgramName
+	}
+	w, err := prepare(req, name)
+	defer w.close()
+	if err != nil {
+		return failure(protocol.ErrInternal, "preparing the program: "+err.Error())
+	}
+	resp := protocol.Response{V: protocol.Version, Result: []byte("null")}
+	g.cpu.begin()
+	budget := limits.MaxOutputBytes
+	if cfg.Compile != nil {
+		st, failed := compile(ctx, cfg, w, g)
+		if failed != nil {
+			return *failed
+		}
+		resp.Compile = st
+		budget -= len(st.Output) + len(st.Stderr)
+		if st.Error != nil {
+			resp.Error = &protocol.Error{Type: protocol.ErrCompile, Message: "compilation failed: " + st.Error.Message}
+			resp.Usage = g.cpu.usage(nil)
+			return resp
+		}
+	}
+	argv, prog, err := command(cfg, w)
+	if err != nil {
+		return failure(protocol.ErrCommand, "start: "+err.Error())
+	}
+	if prog != nil {
+		defer prog.Close()
+	}
+	spec := startSpec{argv: argv, dir: w.dir, threads: cfg.Threads, program: prog}
+	if req.Tests == nil {
+		spec.stdin, spec.keep = w.stdin, budget
+		r := step(ctx, g, spec, time.Until(deadlineOf(ctx)), cfg.CPUTime)
+		if r.failed != nil {
+			return *r.failed
+		}
+		respond(ctx, &resp, r.s, r.stdout, r.stderr, budget)
+	} else {
+		tests, failed := runTests(ctx, cfg, req, g, spec, budget)
+		if failed != nil {
+			return *failed
+		}
+		// Judged: each test's verdict is in it; the host takes the
+		// request's from them.
+		resp.Tests, resp.OK = tests, true
+	}
+	resp.Usage = g.cpu.usage(nil)
+	if len(req.Collect) > 0 {
+		b, _ := json.Marshal(resp)
+		resp.Files = collect(w.dir, req.Collect, limits.MaxResponseBytes-len(b)-responseSlack)
+	}
+	return resp
+}
+
+// deadlineOf is ctx's deadline; the runner's always has one.
+func deadlineOf(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d.Add(-judgeReserve)
+}
+
+// compile runs the language's compile step in the working directory,
+// under its own limits (limits.CompileTimeout within the request's time,
+// limits.CompileCPUTime), its output kept within
+// limits.MaxCompileOutput. A compiler the image lacks is the response to
+// give (failed); a compiler that failed is a step with an error, whose
+// message names the compiler's first error line.
+func compile(ctx context.Context, cfg protocol.Args, w *workDir, g *guard) (*protocol.Step, *protocol.Response) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		r := failure(protocol.ErrInternal, "compile: "+err.Error())
+		return nil, &r
+	}
+	defer null.Close()
+	wall := min(limits.CompileTimeout, time.Until(deadlineOf(ctx)))
+	spec := startSpec{argv: cfg.Compile, dir: w.dir, stdin: null, threads: cfg.Threads, keep: limits.MaxCompileOutput}
+	r := step(ctx, g, spec, wall, limits.CompileCPUTime)
+	if r.failed != nil {
+		return nil, r.failed
+	}
+	st := r.step(limits.MaxCompileOutput)
+	if st.Error != nil && st.Error.Type == protocol.ErrExec {
+		// The compiler's own words say why; the first error line is the
+		// one a person reads first (gcc and javac end with a caret or a
+		// count).
+		st.Error.Message = r.s.waitErr.Error()
+		if line := firstError(st.Stderr + "\n" + st.Output); line != "" {
+			st.Error.Message += ": " + line
+		}
+	}
+	return &st, nil
+}
+
+// firstError is the first line of text that names an error, cut to
+// maxLastLine bytes; else its last line.
+func firstError(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(strings.ToLower(line), "error") {
+			return cut(strings.TrimSpace(line), maxLastLine)
+		}
+	}
+	return lastLine(text)
+}
+
+// command is the program's command line: a declared language's run
+// command as it stands, whose first word "./NAME" is the file the compile
+// step left, opened as a sealed memfd (prog) to exec; an interpreter's
+// with the source's path in it (programArgv).
+func command(cfg protocol.Args, w *workDir) (argv []string, prog *os.File, err error) {
+	if cfg.Source == "" {
+		return programArgv(cfg.Exec, w.source), nil, nil
+	}
+	argv = cfg.Exec
+	name, ok := strings.CutPrefix(argv[0], "./")
+	if !ok {
+		return argv, nil, nil
+	}
+	if err := source.CheckName(name); err != nil && name != source.ProgramName {
+		return nil, nil, fmt.Errorf("the run command %q: %w", argv[0], err)
+	}
+	prog, err = sealedProgram(filepath.Join(w.dir, name))
+	return argv, prog, err
+}
+
+// stepRun is one process of a judge's request as it ended: how
+// (supervised) and what it wrote, or the response to give instead.
+type stepRun struct {
+	s              supervised
+	stdout, stderr *capture.Stream
+	wall           time.Duration
+	failed         *protocol.Response
+}
+
+// step starts spec under its own wall-clock limit and CPU-time limit
+// (zero: none) and the container's memory, with a guard and a meter of its
+// own, and supervises it to its end: everything it started is killed and
+// reaped after, so each step starts alone.
+func step(ctx context.Context, g *guard, spec startSpec, wall, cpu time.Duration) stepRun {
+	sctx, cancel := context.WithTimeoutCause(ctx, max(wall, 0), fmt.Errorf("its wall-clock limit of %s", wall.Round(time.Millisecond)))
+	defer cancel()
+	sg := &guard{cg: g.cg, limit: g.limit, gvisor: g.gvisor, cpu: &meter{cg: g.cg, limit: cpu, gvisor: g.gvisor}}
+	if os.Getpid() == 1 && !g.gvisor {
+		startDecoy() // killLeftovers ended the last step's (see serve)
+	}
+	sg.cpu.begin()
+	began := time.Now()
+	c, stdout, stderr, failed := startInterpreter(spec, g.cg)
+	if failed != nil {
+		sg.cpu.usage(nil) // closes its counter
+		return stepRun{failed: failed}
+	}
+	s := c.supervise(sctx, sg)
+	if s.timedOut {
+		s.timedOutBy = context.Cause(sctx)
+	}
+	return stepRun{s: s, stdout: stdout, stderr: stderr, wall: time.Since(began)}
+}
+
+// step is r as a response's step, its output kept within keep.
+func (r stepRun) step(keep int) protocol.Step {
+	out, errOut := capture.Keep(keep, r.stdout, r.stderr)
+	st := protocol.Step{Exit: exitOf(r.s.state), WallMicros: r.wall.Microseconds(), Usage: r.s.usage}
+	setStep(&st, out, errOut)
+	if st.Usage != nil {
+		// The process tree's own peak, as wait4 reports it: the
+		// cgroup's is the container's whole life, every step before.
+		st.Usage.MemoryPeakBytes = peakOf(r.s.state)
+	}
+	st.Error = stepError(r.s, errOut.Text)
+	return st
+}
+
+// setStep puts kept output and stderr into st.
+func setStep(st *protocol.Step, out, errOut capture.Kept) {
+	st.Output, st.OutputBytes, st.OutputTruncated, st.OutputReplaced = out.Text, out.Bytes, out.Truncated, out.Replaced
+	st.Stderr, st.StderrBytes, st.StderrTruncated, st.StderrReplaced = errOut.Text, errOut.Bytes, errOut.Truncated, errOut.Replaced
+}
+
+// stepError is why a step failed, nil if it exited 0 (execute's rule).
+func stepError(s supervised, stderr string) *protocol.Error {
+	switch {
+	case s.oom != "":
+		return &protocol.Error{Type: protocol.ErrOOM, Message: s.oom}
+	case s.cpu != "":
+		return &protocol.Error{Type: protocol.ErrCPUTime, Message: s.cpu}
+	case s.timedOut:
+		return &protocol.Error{Type: protocol.ErrTimeout, Message: "stopped at " + s.timedOutBy.Error()}
+	case s.waitErr != nil:
+		var ee *exec.ExitError
+		msg := s.waitErr.Error()
+		if !errors.As(s.waitErr, &ee) {
+			msg = "wait: " + msg
+		} else if last := lastLine(stderr); last != "" {
+			msg += ": " + last
+		}
+		return &protocol.Error{Type: protocol.ErrExec, Message: msg}
+	}
+	return nil
+}

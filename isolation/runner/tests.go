@@ -1,0 +1,186 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	expect "github.com/synapse-lang/synapse-isolation/isolation/internal/judge"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+)
+
+// minTestKeep is the least a test's stream keeps of its head and of its
+// tail while it runs, however many tests share the bound.
+const minTestKeep = 1 << 10
+
+// testRun is a test as it ran, kept until the output is shared out.
+type testRun struct {
+	result         protocol.TestResult
+	stdout, stderr *capture.Stream
+}
+
+// runTests runs the program (spec) once per test of req, in order, and
+// judges each; a failure to start the program at all (an image without
+// its command) is the response to give instead. Each test's stdout and
+// stderr keep budget/(2n) of their head and of their tail (at least
+// minTestKeep) while it runs, so the runner holds a bounded few KiB a
+// test, whatever the tests write; once all ran, shareOutput fits them
+// within budget.
+func runTests(ctx context.Context, cfg protocol.Args, req protocol.Request, g *guard, spec startSpec, budget int) ([]protocol.TestResult, *protocol.Response) {
+	n := len(req.Tests)
+	spec.keep = max(budget/(2*n), minTestKeep)
+	runs := make([]testRun, n)
+	for i := range req.Tests {
+		t := &req.Tests[i]
+		run := &runs[i]
+		run.result.Name = t.Name
+		left := time.Until(deadlineOf(ctx))
+		if left <= 0 {
+			run.result.Verdict, run.result.NotRun = protocol.TestTimeout, true
+			run.result.Error = &protocol.Error{Type: protocol.ErrTimeout, Message: fmt.Sprintf("not run: the request's deadline of %s came first", cfg.Timeout)}
+			continue
+		}
+		wall := left / time.Duration(n-i)
+		if cfg.TestTimeout > 0 {
+			wall = min(cfg.TestTimeout, left)
+		}
+		stdin, err := unlinkedFile(t.Stdin)
+		if err != nil {
+			r := failure(protocol.ErrInternal, fmt.Sprintf("test %q: stdin: %v", t.Name, err))
+			return nil, &r
+		}
+		t.Stdin = nil // in the file now; the runner need not keep it
+		spec.stdin, spec.tee = stdin, nil
+		var m *expect.Matcher
+		if t.Expect != nil {
+			m = expect.NewMatcher(t.Expect, expect.Mode(req.Compare))
+			spec.tee = m
+		}
+		r := step(ctx, g, spec, wall, cfg.CPUTime)
+		stdin.Close()
+		if r.failed != nil {
+			return nil, r.failed
+		}
+		run.stdout, run.stderr = r.stdout, r.stderr
+		run.result.Step = r.step(2 * spec.keep)
+		run.result.Verdict = verdictOf(run.result.Step, m)
+		if m != nil && run.result.Error == nil {
+			matched := m.Match()
+			run.result.Match = &matched
+			if !matched {
+				run.result.Line = m.Line()
+			}
+		}
+		t.Expect = nil
+	}
+	return shareOutput(runs, budget), nil
+}
+
+// verdictOf is a test's verdict: how its step ended, then whether its
+// output matched (m nil: nothing to match).
+func verdictOf(st protocol.Step, m *expect.Matcher) string {
+	if st.Error != nil {
+		switch st.Error.Type {
+		case protocol.ErrOOM:
+			return protocol.TestOOM
+		case protocol.ErrTimeout:
+			return protocol.TestTimeout
+		case protocol.ErrCPUTime:
+			return protocol.TestCPUTimeout
+		}
+		return protocol.TestProgramError
+	}
+	if m != nil && !m.Match() {
+		return protocol.TestWrongAnswer
+	}
+	return protocol.TestOK
+}
+
+// shareOutput fits the tests' output and stderr within budget: every test
+// whole (as far as its streams kept it) if all fit; else the tests that
+// matched their expected output give theirs up (Dropped, the counts
+// kept) and the others share budget fairly (fairShares), each test's
+// share split between its stdout and stderr as a response's is
+// (capture.Shares), head and tail kept.
+func shareOutput(runs []testRun, budget int) []protocol.TestResult {
+	want := make([]int, len(runs))
+	total := 0
+	for i, r := range runs {
+		if r.stdout != nil {
+			want[i] = len(r.result.Output) + len(r.result.Stderr)
+		}
+		total += want[i]
+	}
+	drop := total > budget
+	if drop {
+		for i, r := range runs {
+			if r.result.Match != nil && *r.result.Match {
+				want[i] = 0
+			}
+		}
+	}
+	shares := fairShares(want, budget)
+	out := make([]protocol.TestResult, len(runs))
+	for i, r := range runs {
+		out[i] = r.result
+		if r.stdout == nil {
+			continue
+		}
+		if drop && r.result.Match != nil && *r.result.Match {
+			o := &out[i]
+			o.Dropped = true
+			o.Output, o.Stderr, o.OutputReplaced, o.StderrReplaced = "", "", 0, 0
+			o.OutputTruncated, o.StderrTruncated = o.OutputBytes > 0, o.StderrBytes > 0
+			continue
+		}
+		if shares[i] < want[i] {
+			so, se := capture.Keep(shares[i], r.stdout, r.stderr)
+			setStep(&out[i].Step, so, se)
+		}
+	}
+	return out
+}
+
+// fairShares divides budget among wants, max-min fairly: a want within an
+// equal share of what is left gets all of it, and the rest share the
+// remainder equally, so the sum of the shares is at most budget and no
+// share exceeds its want.
+func fairShares(wants []int, budget int) []int {
+	order := make([]int, len(wants))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return wants[order[a]] < wants[order[b]] })
+	shares := make([]int, len(wants))
+	left := budget
+	for k, i := range order {
+		shares[i] = min(wants[i], left/(len(order)-k))
+		left -= shares[i]
+	}
+	return shares
+}
+
+// unlinkedFile is a file in /tmp holding b, unlinked once open, at its
+// start: a test's stdin, as prepare makes the request's.
+func unlinkedFile(b []byte) (*os.File, error) {
+	f, err := os.CreateTemp(os.TempDir(), ".stdin-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}

@@ -1,0 +1,245 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// language is a judge's language as the suite tries it: its image, the
+// source file a user gives, and programs that read two numbers and print
+// their sum, except on a first number of -1 (a runtime error), -2 (an
+// endless loop) or -3 (allocating without end); and one that does not
+// compile.
+type language struct {
+	name, file, src, broken string
+	image                   func() string
+	// hog is the verdict of the allocating test: the cgroup's OOM kill,
+	// or for Java its own heap limit's OutOfMemoryError (program_error).
+	hog string
+	// compiled: the image has a compile step; the broken source fails it.
+	compiled bool
+}
+
+var languages = []language{
+	{name: "c", file: "sum.c", image: func() string { return cImage }, hog: "oom", compiled: true, src: `#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+int main(void) {
+	long a, b;
+	if (scanf("%ld %ld", &a, &b) != 2) return 2;
+	if (a == -1) { fprintf(stderr, "bad input %ld\n", a); return 3; }
+	if (a == -2) for (;;) {}
+	if (a == -3) for (;;) { char *p = malloc(1 << 20); if (!p) return 4; memset(p, 1, 1 << 20); }
+	printf("%ld\n", a + b);
+	return 0;
+}
+`, broken: "int main(void) { return x; }\n"},
+	{name: "cpp", file: "sum.cpp", image: func() string { return cppImage }, hog: "oom", compiled: true, src: `#include <iostream>
+#include <vector>
+#include <stdexcept>
+int main() {
+	long a, b;
+	std::cin >> a >> b;
+	if (a == -1) throw std::runtime_error("bad input");
+	if (a == -2) for (volatile int i = 0;; i++) {}
+	std::vector<std::vector<char>> hog;
+	if (a == -3) for (;;) hog.emplace_back(1 << 20, 1);
+	std::cout << a + b << "\n";
+}
+`, broken: "int main() { return std::x; }\n"},
+	{name: "java", file: "Main.java", image: func() string { return javaImage }, hog: "program_error", compiled: true, src: `import java.util.*;
+public class Main {
+	public static void main(String[] args) {
+		Scanner in = new Scanner(System.in);
+		long a = in.nextLong(), b = in.nextLong();
+		if (a == -1) throw new IllegalStateException("bad input");
+		if (a == -2) while (true) {}
+		List<long[]> hog = new ArrayList<>();
+		if (a == -3) while (true) hog.add(new long[1 << 17]);
+		System.out.println(a + b);
+	}
+}
+`, broken: "public class Main { int x = ; }\n"},
+	{name: "python", file: "sum.py", image: func() string { return pythonImage }, hog: "oom", src: `a, b = map(int, input().split())
+if a == -1:
+    raise ValueError("bad input")
+while a == -2:
+    pass
+hog = []
+while a == -3:
+    hog.append(bytearray(1 << 20))
+print(a + b)
+`},
+}
+
+// judgeResult is a judged run's result.
+type judgeResult struct {
+	Verdict  string `json:"verdict"`
+	ExitCode int    `json:"exit_code"`
+	Error    *struct {
+		Type, Message string
+	} `json:"error"`
+	Container string `json:"container"`
+	RunID     string `json:"run_id"`
+	Compile   *struct {
+		Stderr string `json:"stderr"`
+		Error  *struct{ Type, Message string }
+	} `json:"compile"`
+	Tests []struct {
+		Name    string `json:"name"`
+		Verdict string `json:"verdict"`
+		Match   *bool  `json:"match"`
+		Output  string `json:"output"`
+		Stderr  string `json:"stderr"`
+		WallMS  int64  `json:"wall_ms"`
+		Usage   struct {
+			CPUMS           *int64 `json:"cpu_ms"`
+			MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
+		} `json:"usage"`
+		Error *struct{ Type, Message string } `json:"error"`
+	} `json:"tests"`
+}
+
+// judge runs src with the tests in dir on l's image, and checks that the
+// run left nothing behind.
+func judge(t *testing.T, l language, src, dir string, flags ...string) judgeResult {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), l.file)
+	assert.NilError(t, os.WriteFile(file, []byte(src), 0o644))
+	args := append([]string{"run", "--image", l.image(), "--file", file, "--tests", dir}, flags...)
+	r := tool(t, nil, "", args...)
+	var res judgeResult
+	assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
+	assert.Equal(t, r.code, res.ExitCode)
+	assertGone(t, res.Container)
+	assertRunGone(t, res.RunID)
+	return res
+}
+
+// testDir writes tests: name, then stdin, then expected output.
+func testDir(t *testing.T, tests ...[3]string) string {
+	dir := t.TempDir()
+	for _, tc := range tests {
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, tc[0]+".in"), []byte(tc[1]), 0o644))
+		assert.NilError(t, os.WriteFile(filepath.Join(dir, tc[0]+".out"), []byte(tc[2]), 0o644))
+	}
+	return dir
+}
+
+func verdictsOf(r judgeResult) []string {
+	var v []string
+	for _, tc := range r.Tests {
+		v = append(v, tc.Verdict)
+	}
+	return v
+}
+
+// TestJudgeEachLanguage: per language, the program compiled once (C, C++,
+// Java) runs once per test in one container: a correct solution, a wrong
+// expected output, a runtime error, an endless loop on one test while
+// the tests after it still run, a memory hog, and a source that does not
+// compile, named by the compiler's own message.
+func TestJudgeEachLanguage(t *testing.T) {
+	needEngine(t)
+	for _, l := range languages {
+		t.Run(l.name, func(t *testing.T) {
+			t.Parallel()
+			// Three tests, the third's expected output wrong.
+			r := judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "20 22\n", "42\n"}, [3]string{"10", "5 5\n", "11\n"}),
+				"--timeout", "30s")
+			assert.DeepEqual(t, verdictsOf(r), []string{"ok", "ok", "wrong_answer"})
+			assert.Equal(t, r.Verdict, "wrong_answer")
+			assert.Equal(t, r.ExitCode, 4)
+			assert.Check(t, is.Contains(r.Error.Message, `test "10": its stdout differs from the expected output at line 1`))
+			assert.Check(t, is.Equal(r.Tests[2].Output, "10\n"), "a test that failed keeps its output")
+			for _, tc := range r.Tests {
+				assert.Check(t, tc.Usage.CPUMS != nil && tc.Usage.MemoryPeakBytes != nil && *tc.Usage.MemoryPeakBytes > 0, "%s: usage %+v", tc.Name, tc.Usage)
+			}
+			assert.Equal(t, r.Compile != nil, l.compiled)
+
+			// All right: ok, exit 0.
+			r = judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-5 5", "0"}), "--timeout", "30s")
+			assert.DeepEqual(t, verdictsOf(r), []string{"ok", "ok"})
+			assert.Equal(t, r.ExitCode, 0)
+
+			// An endless loop on test 2 of 3: timeout there, 1 and 3 judged.
+			r = judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-2 0\n", "0\n"}, [3]string{"3", "3 4\n", "7\n"}),
+				"--timeout", "30s", "--test-timeout", "3s")
+			assert.DeepEqual(t, verdictsOf(r), []string{"ok", "timeout", "ok"})
+			assert.Equal(t, r.Verdict, "timeout")
+			assert.Equal(t, r.ExitCode, 124)
+			assert.Check(t, r.Tests[1].WallMS >= 3000 && r.Tests[1].WallMS < 4500, "the test's own limit: %d ms", r.Tests[1].WallMS)
+
+			// A runtime error and a memory hog, each judged on its own.
+			r = judge(t, l, l.src, testDir(t, [3]string{"1", "-1 0\n", "0\n"}, [3]string{"2", "-3 0\n", "0\n"}, [3]string{"3", "2 2\n", "4\n"}),
+				"--timeout", "60s", "--memory", "256m")
+			assert.DeepEqual(t, verdictsOf(r), []string{"program_error", l.hog, "ok"})
+			assert.Check(t, is.Contains(r.Tests[0].Stderr, "bad input"))
+			if l.name == "java" {
+				assert.Check(t, is.Contains(r.Tests[1].Stderr, "java.lang.OutOfMemoryError"), "the JVM keeps its heap within --memory")
+			}
+
+			if !l.compiled {
+				return
+			}
+			r = judge(t, l, l.broken, testDir(t, [3]string{"1", "1 2\n", "3\n"}), "--timeout", "30s")
+			assert.Equal(t, r.Verdict, "compile_error")
+			assert.Equal(t, r.ExitCode, 1)
+			assert.Assert(t, r.Compile != nil && r.Compile.Error != nil)
+			assert.Check(t, is.Contains(r.Compile.Stderr, "error"), r.Compile.Stderr)
+			assert.Check(t, is.Contains(r.Error.Message, "compilation failed: exit status 1: "), r.Error.Message)
+			assert.Check(t, r.Tests == nil, "nothing judged")
+		})
+	}
+}
+
+// TestACompiledProgramCannotExecuteWhatItWrites: /tmp stays noexec under
+// a compiled language: the program (run from a sealed memfd) copies its
+// own binary into /tmp, marks it executable and fails to exec it; argv
+// and audit show /tmp noexec for every image.
+func TestACompiledProgramCannotExecuteWhatItWrites(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	src := `#include <stdio.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+int main(int argc, char **argv) {
+	if (argc > 1) { puts("executed"); return 0; }
+	FILE *in = fopen("/proc/self/exe", "rb"), *out = fopen("/tmp/copy", "wb");
+	char buf[65536]; size_t n;
+	if (!in || !out) { printf("open: %s\n", strerror(errno)); return 1; }
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+	fclose(in); fclose(out);
+	if (chmod("/tmp/copy", 0755) != 0) { printf("chmod: %s\n", strerror(errno)); return 1; }
+	char *args[] = {"/tmp/copy", "again", NULL};
+	execv("/tmp/copy", args);
+	printf("execv: %s\n", strerror(errno));
+	return 0;
+}
+`
+	file := filepath.Join(t.TempDir(), "main.c")
+	assert.NilError(t, os.WriteFile(file, []byte(src), 0o644))
+	r := tool(t, nil, "", "run", "--image", cImage, "--file", file, "--timeout", "30s")
+	assert.Equal(t, r.code, 0, "%s\n%s", r.stdout, r.stderr)
+	assert.Equal(t, r.res.Output, "execv: Permission denied\n")
+	assertGone(t, r.res.Container)
+
+	for _, img := range []string{cImage, cppImage, javaImage, pythonImage} {
+		argv := tool(t, nil, "", "argv", "--image", img)
+		assert.Equal(t, argv.code, 0, argv.stderr)
+		assert.Check(t, is.Contains(argv.stdout, "--tmpfs /tmp:rw,noexec,nosuid,nodev,size=32m,mode=1777"), argv.stdout)
+		audit := tool(t, nil, argv.stdout, "audit")
+		assert.Check(t, is.Equal(audit.code, 0), "%s\n%s", audit.stdout, audit.stderr)
+	}
+	argv := tool(t, nil, "", "argv", "--image", cImage)
+	assert.Check(t, is.Contains(argv.stdout, `--source main.c --compile '["gcc-12",`), "argv shows the language: %s", argv.stdout)
+	assert.Check(t, strings.HasSuffix(strings.TrimSpace(argv.stdout), "--exec ./main"), argv.stdout)
+}
