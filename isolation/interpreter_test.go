@@ -72,6 +72,34 @@ func TestParsePreloadLabel(t *testing.T) {
 	}
 }
 
+// TestParseLanguageLabel: a language is its source's name, an optional
+// compile command and its run command, held to the runner's own rules;
+// an image declares it or an interpreter, not both.
+func TestParseLanguageLabel(t *testing.T) {
+	t.Parallel()
+	lang := func(v string) string { return `{"io.synapse-isolation.language":` + quote(v) + `}` }
+	d, err := parseDeclared(lang(`{"source":"main.c","compile":["gcc-12","-o","main","main.c"],"run":["./main"]}`))
+	assert.NilError(t, err)
+	assert.DeepEqual(t, d.exec, []string{"./main"})
+	assert.DeepEqual(t, d.compile, []string{"gcc-12", "-o", "main", "main.c"})
+	assert.Equal(t, d.source, "main.c")
+	d, err = parseDeclared(lang(`{"source":"main.py","run":["python3","main.py"]}`))
+	assert.NilError(t, err)
+	assert.Check(t, d.compile == nil)
+	for labels, want := range map[string]string{
+		lang(`["gcc"]`): `must be a JSON object of "source", "compile" and "run"`,
+		lang(`{"source":"main.c","run":["./main"],"flags":1}`):                          `unknown field "flags"`,
+		lang(`{"source":"main.c","compile":["gcc"]}`):                                   "run: must name 1 to 16 arguments",
+		lang(`{"source":"a/main.c","run":["./main"]}`):                                  "source: ",
+		lang(`{"source":"main.c","compile":["gcc",""],"run":["./main"]}`):               "compile: each argument must be 1 to 256 bytes",
+		lang(`{"source":"main.c","run":["python3","-c","print(1)"]}`):                   "python3 -c runs the code given to -c",
+		`{"io.synapse-isolation.exec":"[\"sh\"]","io.synapse-isolation.language":"{}"}`: "an image declares one",
+	} {
+		_, err := parseDeclared(labels)
+		assert.ErrorContains(t, err, want, labels)
+	}
+}
+
 // quote is s as a JSON string.
 func quote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,4 +243,67 @@ int main(int argc, char **argv) {
 	argv := tool(t, nil, "", "argv", "--image", cImage)
 	assert.Check(t, is.Contains(argv.stdout, `--source main.c --compile '["gcc-12",`), "argv shows the language: %s", argv.stdout)
 	assert.Check(t, strings.HasSuffix(strings.TrimSpace(argv.stdout), "--exec ./main"), argv.stdout)
+}
+
+// TestJudgeTestDataPastTheRequestBound: the tests' data travels after
+// the request, so a test may be far larger than the request's 64 KiB:
+// 3 MiB in and out, compared as it streams, its output kept head and
+// tail. Past the 16 MiB of all tests' data the run is refused before
+// anything starts, naming the test.
+func TestJudgeTestDataPastTheRequestBound(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	var big strings.Builder
+	for i := 0; big.Len() < 3<<20; i++ {
+		big.WriteString(strings.Repeat("x", i%70) + "\n")
+	}
+	in := big.String()
+	wrong := in[:len(in)/2] + "y" + in[len(in)/2+1:]
+	dir := testDir(t, [3]string{"same", in, in}, [3]string{"differs", in, wrong})
+	l := languages[3] // Python
+	r := judge(t, l, "import sys\nsys.stdout.write(sys.stdin.read())\n", dir, "--timeout", "60s")
+	assert.DeepEqual(t, verdictsOf(r), []string{"wrong_answer", "ok"}) // "differs" sorts first
+	line := int64(strings.Count(in[:len(in)/2], "\n") + 1)
+	assert.Check(t, is.Contains(r.Error.Message, fmt.Sprintf("line %d", line)), r.Error.Message)
+	assert.Check(t, len(r.Tests[0].Output) <= 64<<10 && strings.Contains(r.Tests[0].Output, "bytes dropped"), "head and tail kept")
+
+	huge := filepath.Join(t.TempDir(), "t")
+	assert.NilError(t, os.MkdirAll(huge, 0o755))
+	assert.NilError(t, os.WriteFile(filepath.Join(huge, "1.in"), []byte(in), 0o644))
+	assert.NilError(t, os.WriteFile(filepath.Join(huge, "2.in"), make([]byte, 14<<20), 0o644))
+	file := filepath.Join(t.TempDir(), "sum.py")
+	assert.NilError(t, os.WriteFile(file, []byte("print(1)\n"), 0o644))
+	rej := tool(t, nil, "", "run", "--image", pythonImage, "--file", file, "--tests", huge)
+	assert.Equal(t, rej.code, 2, rej.stderr)
+	assert.Check(t, is.Contains(rej.stderr, `test "2": `), rej.stderr)
+	assert.Check(t, is.Contains(rej.stderr, "past its limit of 16777216 bytes"), rej.stderr)
+	assert.Check(t, rej.res.Container == "", "nothing started")
+}
+
+// TestJudgeInBatch: a batch line carries its tests; a warm container of
+// a compiled language compiles once per line, as a cold run does.
+func TestJudgeInBatch(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	line := func(id, src string, tests ...[3]string) string {
+		var ts []map[string]string
+		for _, tc := range tests {
+			ts = append(ts, map[string]string{"name": tc[0], "stdin": tc[1], "expect": tc[2]})
+		}
+		b, err := json.Marshal(map[string]any{"id": id, "source": src, "tests": ts})
+		assert.NilError(t, err)
+		return string(b) + "\n"
+	}
+	c := languages[0]
+	in := line("right", c.src, [3]string{"1", "1 2", "3"}, [3]string{"2", "2 2", "4"}) +
+		line("wrong", c.src, [3]string{"1", "1 2", "4"}) +
+		line("broken", c.broken, [3]string{"1", "1 2", "3"})
+	r := tool(t, nil, in, "batch", "--image", cImage, "--ordered", "--timeout", "30s")
+	assert.Equal(t, r.code, 1, "the worst line's status: compile_error is worse than wrong_answer: %s", r.stderr)
+	rs := parseBatch(t, r.stdout)
+	assert.Assert(t, is.Len(rs, 3))
+	for i, want := range []string{"ok", "wrong_answer", "compile_error"} {
+		assert.Check(t, is.Equal(rs[i].Verdict, want), "line %d: %+v", i+1, rs[i])
+		assertGone(t, rs[i].Container)
+	}
 }

@@ -40,7 +40,8 @@ func batchCommand() *cli.Command {
 		Usage: "run JSON Lines requests, each in its own fresh container, from a warm pool; one result line each",
 		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, as for run)\n\n" +
 			`   Each input line is {"id": <string or number, optional>, "source": "..."}, with "stdin", "files"` + "\n" +
-			`   ({"NAME": "text" or {"base64": "..."}}) and "collect" (["PATTERN", ...]) if needed; each output line is the` + "\n" +
+			`   ({"NAME": "text" or {"base64": "..."}}), "collect" (["PATTERN", ...]), "tests" ([{"name": "...", "stdin": "...",` + "\n" +
+			`   "expect": "..."}], as run's --test, within the line) and "compare" if needed; each output line is the` + "\n" +
 			`   object run prints plus "id" (null without one) and "line". An id may not repeat an earlier line's.` + "\n" +
 			`   A summary goes to stderr.`,
 		Description: "Each request's --timeout counts from its arrival.\n\n" + batchParallelText + "\n\nExit status: " + batchExitText(),

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // runOptions are run's flags.
@@ -34,6 +36,16 @@ func runCommand() *cli.Command {
 			"node -e, ruby or perl -e, sh -c) is refused.\n\n" +
 			"output and stderr are text: bytes that are not UTF-8 become U+FFFD, one a run, counted in\n" +
 			"output_replaced_bytes and stderr_replaced_bytes (--format text notes them on stderr).\n\n" +
+			"With --test or --tests the run is a judge's: the program runs once per test, each a fresh process in\n" +
+			"the one container with the test's stdin, its own wall-clock limit and --cpu-time; its stdout is\n" +
+			"compared with the test's expected output line by line, each line's trailing spaces, tabs and CRs\n" +
+			"and the trailing empty lines ignored (--compare exact: byte for byte). \"tests\" has each test's\n" +
+			"verdict, match, first differing line, usage and output; the run's verdict is its worst test's.\n" +
+			fmt.Sprintf("The tests' data is at most %s in all. An image that declares a language (its\n", limits.Bytes(limits.MaxTestData)) +
+			fmt.Sprintf("io.synapse-isolation.language label: C, C++, Java) compiles the source once first, at most %s\n", limits.CompileTimeout) +
+			fmt.Sprintf("of wall-clock and %s of CPU time within --timeout, keeping %d KiB of what the compiler wrote\n",
+				limits.CompileCPUTime, limits.MaxCompileOutput>>10) +
+			"(\"compile\"); a compiled program runs from a sealed memfd, /tmp staying noexec.\n\n" +
 			"Exit status:\n" + exitStatusText(),
 		Flags: slices.Concat(o.sandbox.runFlags(), o.source.flags(), o.input.flags(), o.files.flags(), o.tests.flags(),
 			[]cli.Flag{formatFlag(&o.format)}),

@@ -10,7 +10,9 @@
 // optional --cpu-time limit and --idle wait, --threads N (in exec mode the
 // size of every numeric library's thread pool, limits.ThreadVars, set for
 // the interpreter), --preload MODULES (a warm Python's imports, below),
-// and its mode: Starlark (the
+// --test-timeout D (each test's wall-clock limit), a declared language's
+// --source NAME (the source's file name) and --compile JSON (its compile
+// command, a JSON array), and its mode: Starlark (the
 // default), --exec CMD ARGS... (an interpreter runs the source from a
 // file its command line names, Args.Exec; its stdin is the request's, its
 // stdout and stderr are captured apart) or --selfcheck (a hello and
@@ -62,6 +64,13 @@
 //     on its standard input (end-of-file at once when empty); in Starlark
 //     mode stdin is the predeclared string stdin and a file is a module
 //     for load().
+//     A judge's request adds "tests" ([{"name","stdin_bytes",
+//     "expect_bytes"}], expect_bytes absent for a test without expected
+//     output; at most limits.MaxTests, exec mode only, no request stdin)
+//     and "compare" ("lines" or "exact"); right after its newline come the
+//     tests' bytes, each test's stdin then its expected output, in order,
+//     exactly as many as the sizes say (at most limits.MaxTestData in all,
+//     so data past the request's own bound travels outside it).
 //  3. The response, runner to host, at most limits.MaxResponseBytes:
 //     Response, with "v", "ok" (true exactly when "error" is absent), the
 //     last expression's "result" with "result_type" and "result_repr",
@@ -80,7 +89,14 @@
 //     most 32 by name; opened once without following links and without
 //     blocking, judged by fstat; whole or not at all, within the response's
 //     bound). The host refuses inconsistent fields as well: a file's bytes
-//     must be its size and its SHA-256, its name a plain one.
+//     must be its size and its SHA-256, its name a plain one. With
+//     --compile, "compile" is the compile step (a Step, its output within
+//     limits.MaxCompileOutput); a failed one makes "error" of type
+//     "compile" and nothing runs. With tests, "ok" is true once they were
+//     judged and "tests" holds one TestResult per test, in order: its
+//     name, verdict (TestVerdicts), match, first differing line, and its
+//     Step; the compile step's and the tests' output together within
+//     limits.MaxOutputBytes.
 //
 // # Versioning
 //
@@ -90,5 +106,5 @@
 // does not decode. A runner of protocol v1 sends no hello: it is refused
 // when the wait for the hello ends. A change to any frame's fields is a
 // new version: v3 added stdin, files and stderr, and the source's file in
-// exec mode (Version).
+// exec mode; v6 a judge's request (Version).
 package protocol
