@@ -10,8 +10,10 @@ import (
 
 // gcGrace is how long past its deadline a container may still be listed
 // before gc treats it as left behind: the runner stops itself about a
-// second after the deadline and --rm then removes it.
-const gcGrace = 5 * time.Second
+// second after the deadline and --rm then removes it; a judge's request
+// counts its deadline from the request, after the container's start, and
+// its host waits judgeGrace more.
+const gcGrace = 10 * time.Second
 
 // GCOptions selects what GC removes, and on which engine.
 type GCOptions struct {

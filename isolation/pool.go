@@ -212,7 +212,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
 	defer stop()
-	w.l.send(body, source.TestData(req.Tests), a.assigned.Add(w.l.plan.Limits.Timeout))
+	w.l.send(body, source.TestData(req.Tests), judgedDeadline(req, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
 	return a.complete(w.l)
 }
 

@@ -91,7 +91,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options) error {
 	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
 		return err
 	}
-	l.send(body, source.TestData(req.Tests), plan.Deadline)
+	l.send(body, source.TestData(req.Tests), judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
 }
 
@@ -126,6 +126,25 @@ func encode(req Request, exec []string) ([]byte, error) {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}
 	return body, nil
+}
+
+// judgeGrace is how long past the runner's own deadline the host waits
+// for a judge's response: the runner's hard stop (a second past its
+// deadline) and a second for the response's way out.
+const judgeGrace = 2 * time.Second
+
+// judgedDeadline is when the host stops a request sent now: deadline,
+// the plan's; for a request with tests, the runner's own deadline (the
+// timeout, from the request) and judgeGrace. The runner spends the time
+// up to its deadline on the tests, each stopped at its own limit, and
+// answers for all of them: a host deadline counted from before the
+// container started would cut a last test short, and with it every
+// test's result. The runner still stops itself at its deadline.
+func judgedDeadline(req Request, deadline time.Time, timeout time.Duration) time.Time {
+	if req.Tests == nil {
+		return deadline
+	}
+	return time.Now().Add(timeout + judgeGrace)
 }
 
 // checkSourceName refuses a file named as the source's own file of the

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	expect "github.com/synapse-lang/synapse-isolation/isolation/internal/judge"
@@ -47,7 +50,7 @@ func runTests(ctx context.Context, cfg protocol.Args, req protocol.Request, g *g
 		if cfg.TestTimeout > 0 {
 			wall = min(cfg.TestTimeout, left)
 		}
-		stdin, err := unlinkedFile(t.Stdin)
+		stdin, err := memfdWith(t.Stdin)
 		if err != nil {
 			r := failure(protocol.ErrInternal, fmt.Sprintf("test %q: stdin: %v", t.Name, err))
 			return nil, &r
@@ -163,8 +166,33 @@ func fairShares(wants []int, budget int) []int {
 	return shares
 }
 
+// memfdWith is a memfd holding b, at its start: a test's stdin, seekable
+// as a file is, but not in /tmp, so an earlier test that filled /tmp
+// cannot make a later one's stdin fail (that would read as the sandbox's
+// failure, not the program's). Not executable, never: MFD_NOEXEC_SEAL
+// where the kernel knows it.
+func memfdWith(b []byte) (*os.File, error) {
+	fd, err := unix.MemfdCreate("stdin", unix.MFD_CLOEXEC|unix.MFD_NOEXEC_SEAL)
+	if errors.Is(err, unix.EINVAL) { // before Linux 6.3
+		fd, err = unix.MemfdCreate("stdin", unix.MFD_CLOEXEC)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("memfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "stdin")
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // unlinkedFile is a file in /tmp holding b, unlinked once open, at its
-// start: a test's stdin, as prepare makes the request's.
+// start: the request's stdin (prepare), written before any program ran.
 func unlinkedFile(b []byte) (*os.File, error) {
 	f, err := os.CreateTemp(os.TempDir(), ".stdin-")
 	if err != nil {
