@@ -268,10 +268,11 @@ func judgeOtherFlags(p *parsed) (Status, string) {
 // argv holds the two spellings together). The runner's arguments end at
 // --exec: what follows is the interpreter's command.
 const (
-	runnerCPUTime = "--cpu-time"
-	runnerTimeout = "--timeout"
-	runnerThreads = "--threads"
-	runnerExec    = "--exec"
+	runnerCPUTime     = "--cpu-time"
+	runnerTestTimeout = "--test-timeout"
+	runnerTimeout     = "--timeout"
+	runnerThreads     = "--threads"
+	runnerExec        = "--exec"
 )
 
 // judgeThreads reports the thread pools the runner holds an interpreter
@@ -300,36 +301,50 @@ func judgeThreads(p *parsed) (Status, string) {
 	return Violated, fmt.Sprintf("%s %s, want %s", runnerThreads, threads, want)
 }
 
-// judgeCPUTime reports the CPU-time limit the runner is given, which no
-// docker flag can set: none (the wall-clock limit alone), or a duration
-// within the policy's range. A malformed one is a runner that would refuse
-// to start, or a limit it could not keep.
+// judgeCPUTime reports the time limits the runner is given, which no
+// docker flag can set: the CPU-time limit, none (the wall-clock limit
+// alone) or a duration within the policy's range; and a judge's test
+// limit, none (a fair share of the timeout) or within its range. A
+// malformed one is a runner that would refuse to start, or a limit it
+// could not keep.
 func judgeCPUTime(p *parsed) (Status, string) {
-	var cpu, timeout string
+	var cpu, test, timeout string
 	for i := 0; i+1 < len(p.args) && p.args[i] != runnerExec; i++ {
 		switch p.args[i] {
 		case runnerCPUTime:
 			cpu = p.args[i+1]
+		case runnerTestTimeout:
+			test = p.args[i+1]
 		case runnerTimeout:
 			timeout = p.args[i+1]
 		}
-	}
-	if cpu == "" {
-		return Enforced, "none: the wall-clock timeout alone"
-	}
-	d, err := time.ParseDuration(cpu)
-	if err != nil {
-		return Violated, fmt.Sprintf("%s %q is not a duration", runnerCPUTime, cpu)
 	}
 	t, err := limits.ParseTimeout(timeout)
 	if timeout == "" {
 		t, err = limits.DefaultTimeout, nil
 	}
-	if err == nil {
-		err = limits.CheckCPUTime(d, t)
+	var said []string
+	for _, l := range []struct {
+		flag, value string
+		check       func(d, timeout time.Duration) error
+	}{{runnerCPUTime, cpu, limits.CheckCPUTime}, {runnerTestTimeout, test, limits.CheckTestTimeout}} {
+		if l.value == "" {
+			continue
+		}
+		d, derr := time.ParseDuration(l.value)
+		if derr != nil {
+			return Violated, fmt.Sprintf("%s %q is not a duration", l.flag, l.value)
+		}
+		if err == nil {
+			err = l.check(d, t)
+		}
+		if err != nil {
+			return Violated, fmt.Sprintf("%s %s: %v", l.flag, l.value, err)
+		}
+		said = append(said, l.flag+" "+l.value)
 	}
-	if err != nil {
-		return Violated, fmt.Sprintf("%s %s: %v", runnerCPUTime, cpu, err)
+	if said == nil {
+		return Enforced, "none: the wall-clock timeout alone"
 	}
-	return Enforced, fmt.Sprintf("%s %s (runner argument)", runnerCPUTime, cpu)
+	return Enforced, strings.Join(said, ", ") + " (runner argument)"
 }

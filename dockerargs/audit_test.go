@@ -344,8 +344,9 @@ func runnerFinding(t *testing.T, id string, runner ...string) string {
 	return ""
 }
 
-// TestAuditCPUTime: the CPU-time limit is a runner argument, not a docker
-// flag; audit reports it, and refuses one the runner could not keep.
+// TestAuditCPUTime: the CPU-time and test limits are runner arguments,
+// not docker flags; audit reports them, and refuses one the runner could
+// not keep.
 func TestAuditCPUTime(t *testing.T) {
 	for _, tc := range []struct {
 		runner []string
@@ -358,6 +359,10 @@ func TestAuditCPUTime(t *testing.T) {
 		{[]string{"--timeout", "2s", "--cpu-time", "5s"}, "violated: --cpu-time 5s: cpu-time: must be at most the timeout (2s) (got \"5s\")"},
 		{[]string{"--timeout", "10s", "--cpu-time", "1ms"}, "violated: --cpu-time 1ms: cpu-time: must be at least 10ms (got \"1ms\")"},
 		{[]string{"--timeout", "10s", "--exec", "python3", "--cpu-time", "soon"}, "enforced: none: the wall-clock timeout alone"},
+		// A judge's test limit, within the same rules' range.
+		{[]string{"--timeout", "10s", "--cpu-time", "1s", "--test-timeout", "2s"}, "enforced: --cpu-time 1s, --test-timeout 2s (runner argument)"},
+		{[]string{"--timeout", "5s", "--test-timeout", "20s"}, "violated: --test-timeout 20s: test-timeout: must be at most the timeout (5s) (got \"20s\")"},
+		{[]string{"--timeout", "5s", "--test-timeout", "soon"}, `violated: --test-timeout "soon" is not a duration`},
 	} {
 		assert.Check(t, is.Equal(runnerFinding(t, "cpu-time", tc.runner...), tc.want), "%q", tc.runner)
 	}

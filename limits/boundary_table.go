@@ -138,8 +138,10 @@ var Boundaries = []Boundary{
 	{ID: "threads", Name: "numeric threads", Value: fmt.Sprintf("%d per pool in exec mode: the runner sets %s to %d for the interpreter",
 		Threads, strings.Join(ThreadVars, ", "), Threads),
 		Audit: fmt.Sprintf("with --exec, the runner's --threads is %d (the CPUs); none without", Threads)},
-	{ID: "cpu-time", Name: "CPU-time limit", Value: "none, or " + MinCPUTime.String() + " to the timeout",
-		Audit: "the runner's --cpu-time, if any, is a duration from " + MinCPUTime.String() + " to its --timeout"},
+	{ID: "cpu-time", Name: "CPU-time and test limits", Value: "none, or " + MinCPUTime.String() + " to the timeout; a test's, " +
+		MinTestTimeout.String() + " to it",
+		Audit: "the runner's --cpu-time, if any, is a duration from " + MinCPUTime.String() + " to its --timeout; --test-timeout from " +
+			MinTestTimeout.String()},
 	{ID: "runner-proc", Name: "runner /proc closed", Value: "the runner is non-dumpable",
 		Hello: both(Proof{Check: "runner /proc", Proves: "the program cannot open the runner's memory, descriptors, environment or OOM score",
 			Judge: "proc-probes", Shows: "EACCES or EPERM opening /proc/1/mem, fd/0, environ, oom_score_adj"})},
