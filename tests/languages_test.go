@@ -307,3 +307,22 @@ func TestJudgeInBatch(t *testing.T) {
 		assertGone(t, rs[i].Container)
 	}
 }
+
+// TestRunscJudge: under gVisor a compiled program runs from its sealed
+// memfd too (gVisor's execveat), and a judge's request is judged test by
+// test as under runc.
+func TestRunscJudge(t *testing.T) {
+	e := needGVisor(t)
+	t.Parallel()
+	for _, l := range []language{languages[0], languages[2]} { // C, Java
+		imageOnSecond(t, e, l.image())
+		file := filepath.Join(t.TempDir(), l.file)
+		assert.NilError(t, os.WriteFile(file, []byte(l.src), 0o644))
+		dir := testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-2 0\n", "0\n"}, [3]string{"3", "3 4\n", "8\n"})
+		r := underRunsc(t, e, nil, "", "run", "--image", l.image(), "--file", file, "--tests", dir, "--timeout", "60s", "--test-timeout", "5s")
+		var res judgeResult
+		assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
+		assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"ok", "timeout", "wrong_answer"}), "%s: %s", l.name, r.stdout)
+		assert.Check(t, is.Equal(res.Verdict, "timeout"), l.name)
+	}
+}

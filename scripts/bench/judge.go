@@ -18,8 +18,8 @@ const judgeSource = "a, b = map(int, input().split())\nprint(a + b)\n"
 // judgeCost times three ways to judge one program on tests tests on
 // image (a Python image), in rotating order within each round: one
 // request with every test (run --tests), a run per test (as a Makefile
-// recipe does), and one batch of a line per test (--parallel 1, one
-// engine's order of work). Each is checked: every test ok.
+// recipe does), and one batch of a line per test (its default
+// parallelism, the engine's CPUs). Each is checked: every test ok.
 func judgeCost(tool, image string, tests, n int) error {
 	dir, err := os.MkdirTemp("", "judge-bench")
 	if err != nil {
@@ -65,7 +65,7 @@ func judgeCost(tool, image string, tests, n int) error {
 			return nil
 		},
 		"a batch line per test": func() error {
-			cmd := exec.Command(tool, "batch", "--image", image, "--parallel", "1")
+			cmd := exec.Command(tool, "batch", "--image", image)
 			cmd.Stdin = strings.NewReader(lines.String())
 			out, err := cmd.Output()
 			return check(out, err, tests)
