@@ -130,3 +130,26 @@ func TestFairShares(t *testing.T) {
 	assert.DeepEqual(t, fairShares([]int{500, 500, 500}, 300), []int{100, 100, 100})
 	assert.DeepEqual(t, fairShares([]int{0, 0}, 300), []int{0, 0})
 }
+
+// TestRunnerDropsMatchedOutputFirst: when the tests' output passes the
+// shared bound, the tests that matched give theirs up (their counts
+// kept), and the one that did not keeps its head and tail.
+func TestRunnerDropsMatchedOutputFirst(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("a", 99) + "\n"
+	big := strings.Repeat(line, 400) // 40000 bytes
+	src := `read x; i=0; while [ $i -lt 400 ]; do echo "$x"; i=$((i+1)); done`
+	r := runRunner(t, judgeRequest(t, src,
+		[3]string{"1", line, big}, [3]string{"2", line, big}, [3]string{"3", "b\n", big},
+	), "--exec", "sh")
+	assert.DeepEqual(t, verdicts(r), []string{"ok", "ok", "wrong_answer"})
+	for _, tc := range r.Tests[:2] {
+		assert.Assert(t, tc.Dropped && tc.Output == "" && tc.OutputBytes == 40000 && tc.OutputTruncated, "%+v", tc.Step)
+	}
+	w := r.Tests[2]
+	assert.Assert(t, !w.Dropped && w.OutputBytes == 800 && w.Output == strings.Repeat("b\n", 400), "%+v", w.Step)
+
+	// All fit: nothing is dropped.
+	r = runRunner(t, judgeRequest(t, `read x; echo "$x"`, [3]string{"1", "a\n", "a\n"}, [3]string{"2", "b\n", "c\n"}), "--exec", "sh")
+	assert.Assert(t, !r.Tests[0].Dropped && r.Tests[0].Output == "a\n")
+}

@@ -28,13 +28,14 @@ type testRun struct {
 // runTests runs the program (spec) once per test of req, in order, and
 // judges each; a failure to start the program at all (an image without
 // its command) is the response to give instead. Each test's stdout and
-// stderr keep budget/(2n) of their head and of their tail (at least
-// minTestKeep) while it runs, so the runner holds a bounded few KiB a
-// test, whatever the tests write; once all ran, shareOutput fits them
-// within budget.
+// stderr keep budget/n of their head and of their tail (at least
+// minTestKeep) while it runs, so the runner holds at most 4 budget (and
+// 4 KiB a test), whatever the tests write, and a test can keep up to
+// twice its equal share when others need less; once all ran, shareOutput
+// fits them within budget.
 func runTests(ctx context.Context, cfg protocol.Args, req protocol.Request, g *guard, spec startSpec, budget int) ([]protocol.TestResult, *protocol.Response) {
 	n := len(req.Tests)
-	spec.keep = max(budget/(2*n), minTestKeep)
+	spec.keep = max(budget/n, minTestKeep)
 	runs := make([]testRun, n)
 	for i := range req.Tests {
 		t := &req.Tests[i]
