@@ -13,6 +13,9 @@
 #        scripts/build-image.sh science [--update-lock] [--lock FILE]
 #                                               the Python image with numpy, scipy, sympy,
 #                                               pandas, matplotlib, networkx (science-root.sh)
+#        scripts/build-image.sh c|cpp|java [--update-lock] [--lock FILE]
+#                                               Debian's gcc-12, g++-12 or OpenJDK 17's
+#                                               JDK (compiler-root.sh)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=starlark
@@ -24,7 +27,8 @@ case $kind in
   starlark) tag=${SYNAPSE_IMAGE_TAG:-synapse-runtime:local} ;;
   python) tag=${SYNAPSE_IMAGE_TAG:-synapse-python:local} ;;
   science) tag=${SYNAPSE_IMAGE_TAG:-synapse-science:local} ;;
-  *) echo "usage: scripts/build-image.sh [python [--update-lock] [--lock FILE] | python --base IMAGE | science [--update-lock] [--lock FILE]]" >&2; exit 2 ;;
+  c|cpp|java) tag=${SYNAPSE_IMAGE_TAG:-synapse-$kind:local} ;;
+  *) echo "usage: scripts/build-image.sh [python [--update-lock] [--lock FILE] | python --base IMAGE | science|c|cpp|java [--update-lock] [--lock FILE]]" >&2; exit 2 ;;
 esac
 base=""
 if [ "$kind" = python ] && [ "${1:-}" = --base ]; then
@@ -65,6 +69,9 @@ elif [ "$kind" = python ]; then
   cp "$work/runner" "$work/context/"
 elif [ "$kind" = science ]; then
   "$root/scripts/science-root.sh" "$work/context" "$@"
+  cp "$work/runner" "$work/context/"
+elif [ "$kind" = c ] || [ "$kind" = cpp ] || [ "$kind" = java ]; then
+  "$root/scripts/compiler-root.sh" "$kind" "$work/context" "$@"
   cp "$work/runner" "$work/context/"
 else
   cp "$root/isolation/Dockerfile" "$work/runner" "$work/context/"

@@ -15,90 +15,25 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 ctx=$1
 shift
-lock=$top/isolation/python.lock
 update=false
 only=false
-while [ $# -gt 0 ]; do
-  case $1 in
+for arg in "$@"; do
+  case $arg in
     --update-lock) update=true ;;
     --only-lock) only=true ;;
-    --lock) lock=$2; shift ;;
-    *) echo "python image: unknown argument $1" >&2; exit 2 ;;
   esac
-  shift
 done
-# step TEXT: one line on stderr per step, so the minute this takes is
-# not silent; stdout is build-image.sh's, the image ID alone.
 step() { echo "python image: $*" >&2; }
 
-debs=$ctx/../debs
-rootfs=$ctx/root
-mkdir -p "$debs" "$rootfs"
-
-# fetch PKG VERSION: downloads the .deb into its own directory. Debian's
-# package lists may be missing on a fresh machine: one update, then retry.
-updated=false
-fetch() {
-  mkdir -p "$debs/$1"
-  if (cd "$debs/$1" && apt-get download -q "$1=$2" >/dev/null 2>&1); then
-    return 0
-  fi
-  if ! $updated && [ "$(id -u)" = 0 ]; then
-    updated=true
-    apt-get update -qq >/dev/null 2>&1 || true
-    (cd "$debs/$1" && apt-get download -q "$1=$2" >/dev/null 2>&1) && return 0
-  fi
-  return 1
-}
-
-if $update; then
-  step "renewing $(basename "$lock") with the mirror's current versions"
-  new=$(mktemp)
-  while read -r pkg _ _; do
-    [ -n "$pkg" ] || continue
-    version=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
-    if [ -z "$version" ] || [ "$version" = "(none)" ] || ! fetch "$pkg" "$version"; then
-      echo "python image: $pkg has no version on the mirror" >&2
-      exit 1
-    fi
-    echo "$pkg $version $(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)" >>"$new"
-  done <"$lock"
-  mv "$new" "$lock"
-  $only && exit 0
-  rm -rf "$debs"
-  mkdir -p "$debs"
+# The fetch, the checks against the lock, the unpacking, /tmp and
+# /etc/passwd and /etc/group: debian-root.sh, shared with the compilers'
+# images; it checks the arguments.
+"$top/scripts/debian-root.sh" python "$ctx" "$@"
+if $update && $only; then
+  exit 0
 fi
-
-step "fetching the $(grep -c . "$lock") packages pinned in $(basename "$lock") (apt-get download, checked against their SHA-256)"
-while read -r pkg version sum; do
-  [ -n "$pkg" ] || continue
-  if ! fetch "$pkg" "$version"; then
-    echo "python image: $pkg $version is not on the mirror any more; renew the lock: scripts/build-image.sh python --update-lock" >&2
-    exit 1
-  fi
-  got=$(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)
-  if [ "$got" != "$sum" ]; then
-    echo "python image: $pkg $version has SHA-256 $got, the lock says $sum" >&2
-    exit 1
-  fi
-done <"$lock"
-step "unpacking them into the image's root (no maintainer scripts run)"
-while read -r pkg _ _; do
-  [ -n "$pkg" ] || continue
-  dpkg-deb -x "$debs/$pkg"/*.deb "$rootfs"
-done <"$lock"
-
-rm -rf "$rootfs/usr/share/doc" "$rootfs/usr/share/man" "$rootfs/usr/share/info" "$rootfs/usr/share/lintian"
-mkdir -p "$rootfs/lib64" "$rootfs/tmp"
-ln -sf /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/lib64/ld-linux-x86-64.so.2"
+rootfs=$ctx/root
 ln -sf python3.11 "$rootfs/usr/bin/python3"
-# Docker keeps an image directory's mode over the tmpfs mounted on it.
-chmod 1777 "$rootfs/tmp"
-# The sandbox user and root by name, so getpass, pwd and grp answer as on
-# any Debian system (docker also takes HOME from here: /nonexistent).
-mkdir -p "$rootfs/etc"
-printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$rootfs/etc/passwd"
-printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
 
 # The root is read-only at run time, so Python can write no bytecode cache:
 # compile the whole standard library now, with the image's own interpreter.

@@ -43,13 +43,13 @@ if [ -n "$missing" ]; then
       "without openssh-server the SSH engine tests skip, and fail under CI=true)" >&2
   fi
 fi
-# The Python and science images' locks pin package versions that Debian's
-# mirror may have replaced since: then the tests build from a refreshed
-# copy of the lock, say so in one line, and still check that two builds
-# give one ID.
+# The Python, science, C, C++ and Java images' locks pin package versions
+# that Debian's mirror may have replaced since: then the tests build from
+# a refreshed copy of the lock, say so in one line, and still check that
+# two builds give one ID.
 if command -v apt-get >/dev/null 2>&1; then
   apt-cache show python3.11-minimal >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; } || true
-  for kind in python science; do
+  for kind in python science c cpp java; do
     lock=isolation/$kind.lock
     stale=""
     while read -r pkg version _; do
@@ -60,7 +60,7 @@ if command -v apt-get >/dev/null 2>&1; then
       scratch=$(mktemp -d)
       cp "$lock" "$scratch/$kind.lock"
       mkdir "$scratch/context"
-      scripts/python-root.sh "$scratch/context" --update-lock --only-lock --lock "$scratch/$kind.lock"
+      scripts/debian-root.sh "$kind" "$scratch/context" --update-lock --only-lock --lock "$scratch/$kind.lock"
       echo "$lock is stale (gone from the mirror:$stale); testing with a refreshed copy; renew it: scripts/build-image.sh $kind --update-lock" >&2
       export "SYNAPSE_$(echo "$kind" | tr a-z A-Z)_LOCK=$scratch/$kind.lock"
     fi

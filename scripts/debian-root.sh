@@ -1,0 +1,103 @@
+#!/bin/sh
+# Unpacks the .debs pinned in a lock (one `package version sha256` a line)
+# into CONTEXT/root, the root of an image built FROM scratch: each one
+# fetched with apt-get download and checked against its SHA-256, unpacked
+# with dpkg-deb -x, so no maintainer script ever runs; then docs and man
+# pages removed, the dynamic loader's /lib64 link, /tmp 1777, and
+# /etc/passwd and /etc/group naming the sandbox user. What an image needs
+# beyond that (links update-alternatives would make, precompiled files,
+# its Dockerfile) is its own script's: python-root.sh, compiler-root.sh.
+#
+# Usage: debian-root.sh KIND CONTEXT [--update-lock [--only-lock]] [--lock FILE]
+#   KIND           names the image in messages; the lock is isolation/KIND.lock
+#   --update-lock  pin the mirror's current versions in the lock first
+#   --only-lock    stop once the lock is renewed
+#   --lock FILE    read (and with --update-lock write) FILE instead
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+kind=$1
+ctx=$2
+shift 2
+lock=$top/isolation/$kind.lock
+update=false
+only=false
+while [ $# -gt 0 ]; do
+  case $1 in
+    --update-lock) update=true ;;
+    --only-lock) only=true ;;
+    --lock) lock=$2; shift ;;
+    *) echo "$kind image: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+# step TEXT: one line on stderr per step, so the minute this takes is
+# not silent; stdout is build-image.sh's, the image ID alone.
+step() { echo "$kind image: $*" >&2; }
+
+debs=$ctx/../debs
+rootfs=$ctx/root
+mkdir -p "$debs" "$rootfs"
+
+# fetch PKG VERSION: downloads the .deb into its own directory. Debian's
+# package lists may be missing on a fresh machine: one update, then retry.
+updated=false
+fetch() {
+  mkdir -p "$debs/$1"
+  if (cd "$debs/$1" && apt-get download -q "$1=$2" >/dev/null 2>&1); then
+    return 0
+  fi
+  if ! $updated && [ "$(id -u)" = 0 ]; then
+    updated=true
+    apt-get update -qq >/dev/null 2>&1 || true
+    (cd "$debs/$1" && apt-get download -q "$1=$2" >/dev/null 2>&1) && return 0
+  fi
+  return 1
+}
+
+if $update; then
+  step "renewing $(basename "$lock") with the mirror's current versions"
+  new=$(mktemp)
+  while read -r pkg _ _; do
+    [ -n "$pkg" ] || continue
+    version=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
+    if [ -z "$version" ] || [ "$version" = "(none)" ] || ! fetch "$pkg" "$version"; then
+      echo "$kind image: $pkg has no version on the mirror" >&2
+      exit 1
+    fi
+    echo "$pkg $version $(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)" >>"$new"
+  done <"$lock"
+  mv "$new" "$lock"
+  $only && exit 0
+  rm -rf "$debs"
+  mkdir -p "$debs"
+fi
+
+step "fetching the $(grep -c . "$lock") packages pinned in $(basename "$lock") (apt-get download, checked against their SHA-256)"
+while read -r pkg version sum; do
+  [ -n "$pkg" ] || continue
+  if ! fetch "$pkg" "$version"; then
+    echo "$kind image: $pkg $version is not on the mirror any more; renew the lock: scripts/build-image.sh $kind --update-lock" >&2
+    exit 1
+  fi
+  got=$(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)
+  if [ "$got" != "$sum" ]; then
+    echo "$kind image: $pkg $version has SHA-256 $got, the lock says $sum" >&2
+    exit 1
+  fi
+done <"$lock"
+step "unpacking them into the image's root (no maintainer scripts run)"
+while read -r pkg _ _; do
+  [ -n "$pkg" ] || continue
+  dpkg-deb -x "$debs/$pkg"/*.deb "$rootfs"
+done <"$lock"
+
+rm -rf "$rootfs/usr/share/doc" "$rootfs/usr/share/man" "$rootfs/usr/share/info" "$rootfs/usr/share/lintian"
+mkdir -p "$rootfs/lib64" "$rootfs/tmp"
+ln -sf /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/lib64/ld-linux-x86-64.so.2"
+# Docker keeps an image directory's mode over the tmpfs mounted on it.
+chmod 1777 "$rootfs/tmp"
+# The sandbox user and root by name, so getpwuid and getgrgid answer as on
+# any Debian system (docker also takes HOME from here: /nonexistent).
+mkdir -p "$rootfs/etc"
+printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$rootfs/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
