@@ -45,7 +45,8 @@ func runCommand() *cli.Command {
 			fmt.Sprintf("io.synapse-isolation.language label: C, C++, Java) compiles the source once first, at most %s\n", limits.CompileTimeout) +
 			fmt.Sprintf("of wall-clock and %s of CPU time within --timeout, keeping %d KiB of what the compiler wrote\n",
 				limits.CompileCPUTime, limits.MaxCompileOutput>>10) +
-			"(\"compile\"); a compiled program runs from a sealed memfd, /tmp staying noexec.\n\n" +
+			"(\"compile\"); a compiled program runs from a sealed memfd, /tmp staying noexec (a host whose\n" +
+			"vm.memfd_noexec is 2 forbids that: the run is then command_not_found, saying so).\n\n" +
 			"Exit status:\n" + exitStatusText(),
 		Flags: slices.Concat(o.sandbox.runFlags(), o.source.flags(), o.input.flags(), o.files.flags(), o.tests.flags(),
 			[]cli.Flag{formatFlag(&o.format)}),
