@@ -20,8 +20,9 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
@@ -95,7 +96,7 @@ func main() {
 // report can mix runner text into Docker's own stderr.
 func silenceStderr() {
 	if f, err := os.OpenFile("/dev/null", os.O_WRONLY, 0); err == nil {
-		_ = syscall.Dup2(int(f.Fd()), 2)
+		_ = unix.Dup3(int(f.Fd()), 2, 0) // dup3: arm64 has no dup2
 		_ = f.Close()
 	}
 }

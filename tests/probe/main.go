@@ -23,6 +23,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // report is what every check prints: observations by name.
@@ -224,23 +226,24 @@ func rlimits([]string) report {
 	return report{"limits": string(b), "error": errno(err)}
 }
 
-// forkbomb forks with the raw system call until the kernel refuses. Each
-// child only ever calls pause(2), so it runs no Go code that could touch
-// the runtime state it was copied from.
+// forkbomb forks with the raw system call (clone, as fork: arm64 has no
+// fork) until the kernel refuses. Each child only ever waits for a signal
+// (pselect6, as pause(2) would: arm64 has no pause), so it runs no Go code
+// that could touch the runtime state it was copied from.
 func forkbomb([]string) report {
 	runtime.LockOSThread()
 	var pids []int
 	var ferr syscall.Errno
 	start := time.Now()
 	for len(pids) < 10000 && time.Since(start) < 5*time.Second {
-		pid, _, e := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0)
+		pid, _, e := syscall.RawSyscall(unix.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0) // fork: arm64 has only clone
 		if e != 0 {
 			ferr = e
 			break
 		}
 		if pid == 0 {
 			for {
-				syscall.RawSyscall(syscall.SYS_PAUSE, 0, 0, 0)
+				syscall.RawSyscall6(unix.SYS_PSELECT6, 0, 0, 0, 0, 0, 0) // pause: arm64 has none
 			}
 		}
 		pids = append(pids, int(pid))

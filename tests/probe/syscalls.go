@@ -129,7 +129,7 @@ func traceMe() (uintptr, syscall.Errno) {
 	}
 	defer syscall.Close(fds[0])
 	runtime.LockOSThread()
-	pid, _, e := syscall.RawSyscall(syscall.SYS_FORK, 0, 0, 0)
+	pid, _, e := syscall.RawSyscall(unix.SYS_CLONE, uintptr(syscall.SIGCHLD), 0, 0) // fork: arm64 has only clone
 	if e != 0 {
 		runtime.UnlockOSThread()
 		syscall.Close(fds[1])
