@@ -326,3 +326,17 @@ func TestRunscJudge(t *testing.T) {
 		assert.Check(t, is.Equal(res.Verdict, "timeout"), l.name)
 	}
 }
+
+// TestCompilerImages: each compiler image passes doctor (its hello judged
+// through run's own argv) and builds again, from the same lock, to the
+// same ID.
+func TestCompilerImages(t *testing.T) {
+	needEngine(t)
+	for _, l := range languages[:3] {
+		t.Run(l.name, func(t *testing.T) {
+			d := tool(t, nil, "", "doctor", "--image", l.image())
+			assert.Check(t, is.Equal(d.code, 0), d.stdout+d.stderr)
+			assertRebuilds(t, l.name, l.image())
+		})
+	}
+}

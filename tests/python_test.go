@@ -142,7 +142,7 @@ func TestPythonDoctor(t *testing.T) {
 // the same lock, has the same ID.
 func TestPythonImageIsReproducible(t *testing.T) { assertRebuilds(t, "python", pythonImage) }
 
-// assertRebuilds builds the image of kind (python, science) again, from
+// assertRebuilds builds the image of kind (python, science, c, cpp, java) again, from
 // the same lock, under a tag of its own, and holds its ID to want's.
 func assertRebuilds(t *testing.T, kind, want string) {
 	needEngine(t)
