@@ -180,16 +180,7 @@ func memfdWith(b []byte) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memfd_create: %w", err)
 	}
-	f := os.NewFile(uintptr(fd), "stdin")
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return holding(os.NewFile(uintptr(fd), "stdin"), b)
 }
 
 // unlinkedFile is a file in /tmp holding b, unlinked once open, at its
@@ -203,6 +194,12 @@ func unlinkedFile(b []byte) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
+	return holding(f, b)
+}
+
+// holding is f with b written to it, at its start; f is closed if that
+// fails.
+func holding(f *os.File, b []byte) (*os.File, error) {
 	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return nil, err
