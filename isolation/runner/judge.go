@@ -154,6 +154,8 @@ func command(cfg protocol.Args, w *workDir) (argv []string, prog *os.File, err e
 	if !ok {
 		return argv, nil, nil
 	}
+	// A plain name; "main", which the file rules keep for an
+	// interpreter's source, is a compiled language's usual program.
 	if err := source.CheckName(name); err != nil && name != source.ProgramName {
 		return nil, nil, fmt.Errorf("the run command %q: %w", argv[0], err)
 	}
