@@ -17,13 +17,12 @@ GOARCH=arm64 go vet ./...
 # From Debian's packages: runsc, gVisor's release 20221219, which the
 # suite's second engine registers as runsc-debian, the old gVisor that the
 # tool must refuse (found by its absolute path: the current runsc, pinned
-# in scripts/runsc.sh, is another binary, in a cache and not on PATH); jq,
-# which the README's batch Makefile recipe uses; zsh and fish, whose
-# completion scripts the tests parse; openssh-server, whose sshd the suite
+# in scripts/runsc.sh, is another binary, in a cache and not on PATH); zsh
+# and fish, whose completion scripts the tests parse; openssh-server, whose sshd the suite
 # runs privately on loopback for its SSH engine (the package's own service
 # is not started: a policy-rc.d or no init system).
 missing=""
-for pair in runsc:/usr/bin/runsc jq:jq zsh:zsh fish:fish openssh-server:/usr/sbin/sshd; do
+for pair in runsc:/usr/bin/runsc zsh:zsh fish:fish openssh-server:/usr/sbin/sshd; do
   command -v "${pair#*:}" >/dev/null 2>&1 || missing="$missing ${pair%%:*}"
 done
 if [ -n "$missing" ]; then
@@ -42,7 +41,7 @@ if [ -n "$missing" ]; then
     $installed
   else
     echo "missing and not installable here:$missing (without Debian's runsc the second-engine tests skip, and fail under CI=true;" \
-      "without jq the README's batch recipe is not run; without zsh or fish their completion scripts go unchecked;" \
+      "without zsh or fish their completion scripts go unchecked;" \
       "without openssh-server the SSH engine tests skip, and fail under CI=true)" >&2
   fi
 fi
