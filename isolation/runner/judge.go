@@ -177,6 +177,9 @@ type stepRun struct {
 // own, and supervises it to its end: everything it started is killed and
 // reaped after, so each step starts alone.
 func step(ctx context.Context, g *guard, spec startSpec, wall, cpu time.Duration) stepRun {
+	// Timed from before its limit's clock starts, so a step stopped at
+	// its limit reports at least that long.
+	began := time.Now()
 	sctx, cancel := context.WithTimeoutCause(ctx, max(wall, 0), fmt.Errorf("its wall-clock limit of %s", wall.Round(time.Millisecond)))
 	defer cancel()
 	sg := &guard{cg: g.cg, limit: g.limit, gvisor: g.gvisor, cpu: &meter{cg: g.cg, limit: cpu, gvisor: g.gvisor}}
@@ -184,7 +187,6 @@ func step(ctx context.Context, g *guard, spec startSpec, wall, cpu time.Duration
 		startDecoy() // killLeftovers ended the last step's (see serve)
 	}
 	sg.cpu.begin()
-	began := time.Now()
 	c, stdout, stderr, failed := startInterpreter(spec, g.cg)
 	if failed != nil {
 		sg.cpu.usage(nil) // closes its counter
