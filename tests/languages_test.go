@@ -342,3 +342,52 @@ func TestCompilerImages(t *testing.T) {
 		})
 	}
 }
+
+// TestATestCannotReadAnotherTestsData: the program of one test looks for
+// the other tests' stdin and expected output where a judge could leave
+// them: /tmp, its own descriptors, the runner's /proc (its memory, its
+// descriptors, its environment). The runner holds them in its own memory
+// and hands each test its stdin alone, so none is found.
+func TestATestCannotReadAnotherTestsData(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	src := `import os, stat, sys
+sys.stdin.read()
+found, denied = [], 0
+def look(path):
+    global denied
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return  # a pipe (its own stdout) would wait forever
+        with open(path, "rb") as f:
+            data = f.read(64 << 20)
+    except OSError:
+        denied += 1
+        return
+    for secret in (b"IN-" + b"SECRET", b"OUT-" + b"SECRET"):  # apart: the source is a file too
+        if secret in data:
+            found.append(path)
+for root, dirs, files in os.walk("/tmp"):
+    for name in files:
+        look(os.path.join(root, name))
+for fd in os.listdir("/proc/self/fd"):
+    look("/proc/self/fd/" + fd)
+for pid in [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]:
+    for what in ("mem", "environ", "cmdline"):
+        look("/proc/%s/%s" % (pid, what))
+    try:
+        fds = os.listdir("/proc/%s/fd" % pid)
+    except OSError:
+        denied += 1
+        continue
+    for fd in fds:
+        look("/proc/%s/fd/%s" % (pid, fd))
+print("found", sorted(set(found)), "denied some", denied > 0)
+`
+	dir := testDir(t, [3]string{"1", "look\n", "found [] denied some True\n"}, [3]string{"2", "IN-SECRET\n", "OUT-SECRET\n"})
+	r := judge(t, languages[3], src, dir, "--timeout", "30s")
+	assert.Check(t, is.Equal(r.Tests[0].Verdict, "ok"), "test 1 saw: %s%s", r.Tests[0].Output, r.Tests[0].Stderr)
+	// The search is real: test 2 finds its own stdin, and only that.
+	assert.Check(t, is.Equal(r.Tests[1].Verdict, "wrong_answer"))
+	assert.Check(t, is.Equal(r.Tests[1].Output, "found ['/proc/self/fd/0'] denied some True\n"))
+}
