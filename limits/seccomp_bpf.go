@@ -11,38 +11,31 @@ import (
 // Values of seccomp_data and of a filter's return (linux/seccomp.h,
 // linux/audit.h), checked against x/sys by a Linux test.
 const (
-	auditArchX86_64 = 0xc000003e
-	x32SyscallBit   = 0x40000000
+	x32SyscallBit = 0x40000000
 
 	seccompRetKillThread = 0x00000000
 	seccompRetErrno      = 0x00050000
 	seccompRetAllow      = 0x7fff0000
 
 	// Offsets in struct seccomp_data: nr, arch, then the six arguments,
-	// each 64 bits in the machine's order (little-endian on x86_64: the
-	// low word first).
+	// each 64 bits in the machine's order (little-endian on x86_64 and
+	// on aarch64 as Linux runs it: the low word first).
 	seccompDataNr   = 0
 	seccompDataArch = 4
 	seccompDataArgs = 16
 )
 
 // seccompRetBadArch answers a call through another ABI: int 0x80 (i386)
-// and x32 (nr with x32SyscallBit). Runc leaves libseccomp's bad-architecture
+// and x32 (nr with x32SyscallBit) on x86_64, AArch32 on aarch64. Runc leaves libseccomp's bad-architecture
 // action at its default, SCMP_ACT_KILL, which kills the calling thread, and
 // libseccomp sends x32 calls there too: measured with runc 1.1.5 and
 // libseccomp 2.5.4, both calls kill the thread. The compiled filter does
 // the same, so runc and gVisor refuse them alike.
 const seccompRetBadArch = seccompRetKillThread
 
-// seccompNotOnX86_64 names the table's syscalls that x86_64 lacks, each
-// with why it is in the table. Libseccomp skips a name unknown on an
-// architecture; the compiler does too, but only for the names listed here:
-// any other unknown name is a typo or a syscall newer than x/sys (then
-// gen_syscalls.go's extra list gets its number), and compiling fails.
-var seccompNotOnX86_64 = map[string]string{}
-
 // SeccompFilter returns the policy's syscall filter (the table of
-// SeccompProfile) compiled to a classic BPF program for x86_64, to install
+// SeccompProfile) compiled to a classic BPF program for the architecture
+// it runs on (x86_64 or aarch64; any other is an error), to install
 // with seccomp(SECCOMP_SET_MODE_FILTER). Under runc, libseccomp compiles the
 // profile; under gVisor the engine ignores the profile, so the runner
 // installs this program itself, and both refuse the same calls with the
@@ -53,7 +46,13 @@ func SeccompFilter() ([]SockFilter, error) {
 	return slices.Clone(p), err
 }
 
-var compiledFilter = sync.OnceValues(func() ([]SockFilter, error) { return compileSeccomp(seccompRules()) })
+var compiledFilter = sync.OnceValues(func() ([]SockFilter, error) {
+	arch, err := nativeArch()
+	if err != nil {
+		return nil, err
+	}
+	return compileSeccomp(seccompRules(), arch)
+})
 
 // seccompDefault is the profile's default action, ERRNO(EPERM).
 const seccompDefault = seccompRetErrno | errnoEPERM
@@ -65,10 +64,11 @@ type bpfRule struct {
 	ret  uint32
 }
 
-// compileSeccomp compiles rules to a program with runc's semantics for this
-// profile:
+// compileSeccomp compiles rules to a program for arch with runc's
+// semantics for this profile:
 //
-//   - a call from another architecture or the x32 ABI: seccompRetBadArch;
+//   - a call from another architecture or ABI (x32, i386, AArch32):
+//     seccompRetBadArch;
 //   - a number above the largest the table names: ERRNO(ENOSYS), as runc's
 //     stub (libcontainer/seccomp/patchbpf) answers, so a program falls back
 //     from a syscall newer than the policy as from one the kernel lacks;
@@ -90,7 +90,7 @@ type bpfRule struct {
 // byte per instruction each time: a short program is what makes a thread
 // or an exec cheap there (seen here: a search over the numbers themselves,
 // 1267 instructions, made 8 new threads cost 15 ms instead of 3).
-func compileSeccomp(rules []seccompSyscall) ([]SockFilter, error) {
+func compileSeccomp(rules []seccompSyscall, arch *syscallArch) ([]SockFilter, error) {
 	bySys := map[uint32][]bpfRule{}
 	for _, r := range rules {
 		ret, err := bpfReturn(r)
@@ -104,12 +104,12 @@ func compileSeccomp(rules []seccompSyscall) ([]SockFilter, error) {
 			continue
 		}
 		for _, name := range r.Names {
-			nr, ok := sysnumX86_64[name]
+			nr, ok := arch.nums[name]
 			if !ok {
-				if _, skip := seccompNotOnX86_64[name]; skip {
+				if _, skip := arch.absent[name]; skip {
 					continue
 				}
-				return nil, fmt.Errorf("seccomp filter: syscall %q has no x86_64 number", name)
+				return nil, fmt.Errorf("seccomp filter: syscall %q has no %s number", name, arch.name)
 			}
 			bySys[nr] = append(bySys[nr], bpfRule{args: r.Args, ret: ret})
 		}
@@ -130,12 +130,14 @@ func compileSeccomp(rules []seccompSyscall) ([]SockFilter, error) {
 	// tree.
 	native, ours, known := a.newLabel(), a.newLabel(), a.newLabel()
 	a.stmt(bpfLdWAbs, seccompDataArch)
-	a.cond(bpfJeqK, auditArchX86_64, native, next)
+	a.cond(bpfJeqK, arch.audit, native, next)
 	a.stmt(bpfRetK, seccompRetBadArch)
 	a.bind(native)
 	a.stmt(bpfLdWAbs, seccompDataNr)
-	a.cond(bpfJsetK, x32SyscallBit, next, ours)
-	a.stmt(bpfRetK, seccompRetBadArch)
+	if arch.x32 {
+		a.cond(bpfJsetK, x32SyscallBit, next, ours)
+		a.stmt(bpfRetK, seccompRetBadArch)
+	}
 	a.bind(ours)
 	a.cond(bpfJgtK, largest, next, known)
 	a.stmt(bpfRetK, seccompRetErrno|errnoENOSYS)

@@ -26,6 +26,7 @@ func TestSeccompFilterConstantsMatchTheKernel(t *testing.T) {
 		{"BPF_RET|BPF_K", bpfRetK, unix.BPF_RET | unix.BPF_K},
 		{"BPF_MAXINSNS", bpfMaxInsns, unix.BPF_MAXINSNS},
 		{"AUDIT_ARCH_X86_64", auditArchX86_64, unix.AUDIT_ARCH_X86_64},
+		{"AUDIT_ARCH_AARCH64", auditArchAarch64, unix.AUDIT_ARCH_AARCH64},
 		{"SECCOMP_RET_KILL_THREAD", seccompRetKillThread, unix.SECCOMP_RET_KILL_THREAD},
 		{"SECCOMP_RET_ERRNO", seccompRetErrno, unix.SECCOMP_RET_ERRNO},
 		{"SECCOMP_RET_ALLOW", seccompRetAllow, unix.SECCOMP_RET_ALLOW},

@@ -86,12 +86,25 @@ func mustFilter(t *testing.T) []SockFilter {
 	return prog
 }
 
-func call(name string, args ...uint64) seccompData {
-	nr, ok := sysnumX86_64[name]
+// arches are the architectures the filter compiles for; each test of the
+// program runs on each one's.
+var arches = []*syscallArch{archX86_64, archAarch64}
+
+func filterOn(t *testing.T, arch *syscallArch) []SockFilter {
+	t.Helper()
+	prog, err := compileSeccomp(seccompRules(), arch)
+	assert.NilError(t, err)
+	return prog
+}
+
+func call(name string, args ...uint64) seccompData { return callOn(archX86_64, name, args...) }
+
+func callOn(arch *syscallArch, name string, args ...uint64) seccompData {
+	nr, ok := arch.nums[name]
 	if !ok {
-		panic("no syscall " + name)
+		panic("no syscall " + name + " on " + arch.name)
 	}
-	d := seccompData{nr: nr, arch: auditArchX86_64}
+	d := seccompData{nr: nr, arch: arch.audit}
 	copy(d.args[:], args)
 	return d
 }
@@ -105,46 +118,75 @@ const (
 )
 
 // probeCalls are the runner's probes (isolation/runner/probes.go) with
-// the arguments it passes.
-var probeCalls = map[string]seccompData{
-	"io_uring_setup":    call("io_uring_setup", 0, 0, 0),
-	"ptrace":            call("ptrace", ^uint64(0), 0, 0),
-	"personality":       call("personality", perLinux32),
-	"userfaultfd":       call("userfaultfd", ^uint64(0)),
-	"bpf":               call("bpf", ^uint64(0), 0, 0),
-	"perf_event_open":   call("perf_event_open", 0, 0, ^uint64(0), ^uint64(0)),
-	"keyctl":            call("keyctl", ^uint64(0), 0, 0),
-	"add_key":           call("add_key"),
-	"unshare":           call("unshare", ^uint64(0)),
-	"mount":             call("mount"),
-	"kexec_load":        call("kexec_load", 0, 0, 0, ^uint64(0)),
-	"open_by_handle_at": call("open_by_handle_at", ^uint64(0), 0, 0),
-	"process_vm_readv":  call("process_vm_readv", 0, 0, 0, 0, 0, ^uint64(0)),
-	"rt_sigqueueinfo":   call("rt_sigqueueinfo", 1, 23, 0),
-	"memfd_secret":      call("memfd_secret", ^uint64(0)),
-	"socket(AF_ALG)":    call("socket", 38, ^uint64(0), 0),
-	"socket(AF_VSOCK)":  call("socket", 40, ^uint64(0), 0),
+// the arguments it passes, on arch.
+func probeCalls(arch *syscallArch) map[string]seccompData {
+	call := func(name string, args ...uint64) seccompData { return callOn(arch, name, args...) }
+	return map[string]seccompData{
+		"io_uring_setup":    call("io_uring_setup", 0, 0, 0),
+		"ptrace":            call("ptrace", ^uint64(0), 0, 0),
+		"personality":       call("personality", perLinux32),
+		"userfaultfd":       call("userfaultfd", ^uint64(0)),
+		"bpf":               call("bpf", ^uint64(0), 0, 0),
+		"perf_event_open":   call("perf_event_open", 0, 0, ^uint64(0), ^uint64(0)),
+		"keyctl":            call("keyctl", ^uint64(0), 0, 0),
+		"add_key":           call("add_key"),
+		"unshare":           call("unshare", ^uint64(0)),
+		"mount":             call("mount"),
+		"kexec_load":        call("kexec_load", 0, 0, 0, ^uint64(0)),
+		"open_by_handle_at": call("open_by_handle_at", ^uint64(0), 0, 0),
+		"process_vm_readv":  call("process_vm_readv", 0, 0, 0, 0, 0, ^uint64(0)),
+		"rt_sigqueueinfo":   call("rt_sigqueueinfo", 1, 23, 0),
+		"memfd_secret":      call("memfd_secret", ^uint64(0)),
+		"socket(AF_ALG)":    call("socket", 38, ^uint64(0), 0),
+		"socket(AF_VSOCK)":  call("socket", 40, ^uint64(0), 0),
+	}
 }
 
 func TestSeccompFilterProbesGetFilterErrno(t *testing.T) {
-	prog := mustFilter(t)
-	probes := slices.Clone(SeccompProbes)
-	known := make([]string, 0, len(probeCalls))
-	for n := range probeCalls {
-		known = append(known, n)
+	for _, arch := range arches {
+		prog := filterOn(t, arch)
+		calls := probeCalls(arch)
+		probes := slices.Clone(SeccompProbes)
+		known := make([]string, 0, len(calls))
+		for n := range calls {
+			known = append(known, n)
+		}
+		sort.Strings(probes)
+		sort.Strings(known)
+		assert.DeepEqual(t, known, probes) // a new probe needs its call here
+		for name, d := range calls {
+			ret, _, err := runBPF(prog, d)
+			assert.NilError(t, err)
+			assert.Check(t, is.Equal(ret, uint32(retFilter)), "%s on %s", name, arch.name)
+		}
 	}
-	sort.Strings(probes)
-	sort.Strings(known)
-	assert.DeepEqual(t, known, probes) // a new probe needs its call here
-	for name, d := range probeCalls {
-		ret, _, err := runBPF(prog, d)
-		assert.NilError(t, err)
-		assert.Check(t, is.Equal(ret, uint32(retFilter)), name)
+}
+
+// TestSeccompFilterDeniesTheSameGroupsOnEachArch: every denied name an
+// architecture has gets FilterErrno on it, whatever its number there,
+// and a denied name it lacks is one the table says why of.
+func TestSeccompFilterDeniesTheSameGroupsOnEachArch(t *testing.T) {
+	for _, arch := range arches {
+		prog := filterOn(t, arch)
+		n := 0
+		for _, g := range denied {
+			for _, name := range g.names {
+				if _, ok := arch.nums[name]; !ok {
+					assert.Check(t, arch.absent[name] != "", "%s lacks %s and does not say why", arch.name, name)
+					continue
+				}
+				ret, _, err := runBPF(prog, callOn(arch, name, ^uint64(0), ^uint64(0), ^uint64(0)))
+				assert.NilError(t, err)
+				assert.Check(t, is.Equal(ret, uint32(retFilter)), "%s on %s", name, arch.name)
+				n++
+			}
+		}
+		t.Logf("%s: %d denied syscalls answer %d", arch.name, n, FilterErrno)
 	}
 }
 
 func TestSeccompFilterCases(t *testing.T) {
-	prog := mustFilter(t)
+	prog := filterOn(t, archX86_64)
 	const threadFlags = 0x3d0f00 // Go's and glibc's pthread clone flags
 	for _, c := range []struct {
 		name string
@@ -197,12 +239,51 @@ func TestSeccompFilterCases(t *testing.T) {
 	}
 }
 
+// TestSeccompFilterCasesOnAarch64: the same answers by aarch64's numbers;
+// calls through AArch32 or with x86_64's arch are killed, and the x32 bit
+// means nothing there: a number above the table, ENOSYS.
+func TestSeccompFilterCasesOnAarch64(t *testing.T) {
+	prog := filterOn(t, archAarch64)
+	call := func(name string, args ...uint64) seccompData { return callOn(archAarch64, name, args...) }
+	const auditArchARM = 0x40000028
+	for _, c := range []struct {
+		name string
+		d    seccompData
+		want uint32
+	}{
+		{"read (63)", call("read", 0, 0, 0), retAllow},
+		{"openat (56)", call("openat", 0, 0, 0), retAllow},
+		{"newfstatat (79)", call("newfstatat"), retAllow},
+		{"getpid (172)", call("getpid"), retAllow},
+		{"clone of a thread (220)", call("clone", 0x3d0f00), retAllow},
+		{"clone into a user namespace", call("clone", 0x3d0f00|0x10000000), retEPERM},
+		{"clone3", call("clone3", 0, 88), retENOSYS},
+		{"socket(AF_INET)", call("socket", 2, 1, 0), retAllow},
+		{"socket(AF_PACKET)", call("socket", 17, 3, 0), retFilter},
+		{"personality(PER_LINUX32)", call("personality", 8), retFilter},
+		{"personality(PER_LINUX)", call("personality", 0), retAllow},
+		{"io_uring_enter", call("io_uring_enter"), retFilter},
+		{"ptrace (117)", call("ptrace"), retFilter},
+		{"chroot (not in the table)", call("chroot"), retEPERM},
+		{"number 3 (io_cancel here, close on x86_64)", seccompData{nr: 3, arch: auditArchAarch64}, retAllow},
+		{"removexattrat (the largest number named)", call("removexattrat"), retAllow},
+		{"number 467 (above the table)", seccompData{nr: 467, arch: auditArchAarch64}, retENOSYS},
+		{"the x32 bit and 172", seccompData{nr: x32SyscallBit | 172, arch: auditArchAarch64}, retENOSYS},
+		{"AArch32 getpid", seccompData{nr: 20, arch: auditArchARM}, retKill},
+		{"x86_64 getpid", seccompData{nr: 39, arch: auditArchX86_64}, retKill},
+	} {
+		ret, _, err := runBPF(prog, c.d)
+		assert.NilError(t, err, c.name)
+		assert.Check(t, is.Equal(ret, c.want), "%s: got %#x", c.name, ret)
+	}
+}
+
 // refEval evaluates the profile Docker is given, as its JSON, on d: the
 // independent reading the compiled program must agree with. More than one
 // matching rule with different actions is an error: libseccomp's choice
 // between them is its own, and the table avoids overlaps.
-func refEval(p seccompProfile, maxNr uint32, d seccompData) (uint32, error) {
-	if d.arch != auditArchX86_64 || d.nr&x32SyscallBit != 0 {
+func refEval(p seccompProfile, arch *syscallArch, maxNr uint32, d seccompData) (uint32, error) {
+	if d.arch != arch.audit || arch.x32 && d.nr&x32SyscallBit != 0 {
 		return retKill, nil
 	}
 	if d.nr > maxNr {
@@ -211,7 +292,7 @@ func refEval(p seccompProfile, maxNr uint32, d seccompData) (uint32, error) {
 	def := uint32(seccompRetErrno) | uint32(*p.DefaultErrnoRet)
 	var got []uint32
 	for _, r := range p.Syscalls {
-		if !slices.ContainsFunc(r.Names, func(n string) bool { nr, ok := sysnumX86_64[n]; return ok && nr == d.nr }) {
+		if !slices.ContainsFunc(r.Names, func(n string) bool { nr, ok := arch.nums[n]; return ok && nr == d.nr }) {
 			continue
 		}
 		if !slices.ContainsFunc(r.Args, func(a seccompArg) bool { return !refHolds(a, d.args[a.Index]) }) {
@@ -266,15 +347,24 @@ func boundaries(conds []seccompArg) []uint64 {
 }
 
 func TestSeccompFilterAgreesWithTheProfile(t *testing.T) {
-	prog := mustFilter(t)
+	for _, arch := range arches {
+		t.Run(arch.name, func(t *testing.T) { agreesWithTheProfile(t, arch) })
+	}
+}
+
+func agreesWithTheProfile(t *testing.T, arch *syscallArch) {
+	prog := filterOn(t, arch)
 	var p seccompProfile
 	assert.NilError(t, json.Unmarshal(SeccompProfile(), &p))
 	var maxNr uint32
 	conds := map[string]map[uint][]seccompArg{} // name -> argument -> conditions on it
 	for _, r := range p.Syscalls {
 		for _, n := range r.Names {
-			nr, ok := sysnumX86_64[n]
-			assert.Assert(t, ok, n)
+			nr, ok := arch.nums[n]
+			if !ok {
+				assert.Assert(t, arch.absent[n] != "", n)
+				continue
+			}
 			maxNr = max(maxNr, nr)
 			if conds[n] == nil {
 				conds[n] = map[uint][]seccompArg{}
@@ -287,7 +377,7 @@ func TestSeccompFilterAgreesWithTheProfile(t *testing.T) {
 	checks := 0
 	check := func(d seccompData) {
 		t.Helper()
-		want, err := refEval(p, maxNr, d)
+		want, err := refEval(p, arch, maxNr, d)
 		assert.NilError(t, err, "nr %d args %#x", d.nr, d.args)
 		got, _, err := runBPF(prog, d)
 		assert.NilError(t, err)
@@ -296,8 +386,8 @@ func TestSeccompFilterAgreesWithTheProfile(t *testing.T) {
 	}
 	// Every number, named or not, with plain arguments.
 	for nr := uint32(0); nr <= maxNr+70; nr++ {
-		check(seccompData{nr: nr, arch: auditArchX86_64})
-		check(seccompData{nr: nr, arch: auditArchX86_64, args: [6]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}})
+		check(seccompData{nr: nr, arch: arch.audit})
+		check(seccompData{nr: nr, arch: arch.audit, args: [6]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}})
 	}
 	// Each conditional syscall on the product of its arguments' boundaries.
 	for name, byArg := range conds {
@@ -316,33 +406,45 @@ func TestSeccompFilterAgreesWithTheProfile(t *testing.T) {
 				walk(k+1, d)
 			}
 		}
-		walk(0, call(name))
+		walk(0, callOn(arch, name))
 	}
+	// Another architecture's calls, and x86_64's x32 bit.
+	check(seccompData{nr: 39, arch: auditArchX86_64 ^ auditArchAarch64 ^ arch.audit})
+	check(seccompData{nr: x32SyscallBit | 39, arch: arch.audit})
 	t.Logf("%d inputs agree", checks)
 }
 
-func TestSeccompFilterNamesOnX86_64(t *testing.T) {
-	var missing []string
-	for _, r := range seccompRules() {
-		for _, n := range r.Names {
-			if _, ok := sysnumX86_64[n]; !ok {
-				missing = append(missing, n)
+func TestSeccompFilterNamesOnEachArch(t *testing.T) {
+	for _, arch := range arches {
+		var missing []string
+		for _, r := range seccompRules() {
+			for _, n := range r.Names {
+				if _, ok := arch.nums[n]; !ok {
+					missing = append(missing, n)
+				}
 			}
 		}
+		for _, n := range missing {
+			_, listed := arch.absent[n]
+			assert.Check(t, listed, "%s has no %s number: add it to gen_syscalls.go's extra list, or to the architecture's absent names with why", n, arch.name)
+		}
+		for n := range arch.absent {
+			assert.Check(t, slices.Contains(missing, n), "%s's absent names list %s, which has a number or is not in the table", arch.name, n)
+		}
 	}
-	for _, n := range missing {
-		_, listed := seccompNotOnX86_64[n]
-		assert.Check(t, listed, "%s has no x86_64 number: add it to gen_syscalls.go's extra list, or to seccompNotOnX86_64 with why", n)
-	}
-	for n := range seccompNotOnX86_64 {
-		assert.Check(t, slices.Contains(missing, n), "seccompNotOnX86_64 lists %s, which has a number or is not in the table", n)
-	}
-	// Spot checks of the generated numbers against syscall_64.tbl.
+	// Spot checks of the generated numbers against syscall_64.tbl and
+	// asm-generic/unistd.h.
 	for name, nr := range map[string]uint32{
 		"read": 0, "clone": 56, "personality": 135, "uretprobe": 335, "clone3": 435,
 		"futex_wake": 454, "futex_wait": 455, "futex_requeue": 456, "mseal": 462, "removexattrat": 466,
 	} {
 		assert.Check(t, is.Equal(sysnumX86_64[name], nr), name)
+	}
+	for name, nr := range map[string]uint32{
+		"io_setup": 0, "openat": 56, "read": 63, "newfstatat": 79, "personality": 92, "ptrace": 117, "getpid": 172,
+		"socket": 198, "clone": 220, "mmap": 222, "clone3": 435, "futex_wake": 454, "mseal": 462, "removexattrat": 466,
+	} {
+		assert.Check(t, is.Equal(sysnumAarch64[name], nr), name)
 	}
 }
 
@@ -353,19 +455,25 @@ func TestSeccompFilterNamesOnX86_64(t *testing.T) {
 // the program near 450 instructions (a search over the numbers themselves
 // took 1267).
 func TestSeccompFilterCost(t *testing.T) {
-	prog := mustFilter(t)
+	for _, arch := range arches {
+		t.Run(arch.name, func(t *testing.T) { filterCost(t, arch) })
+	}
+}
+
+func filterCost(t *testing.T, arch *syscallArch) {
+	prog := filterOn(t, arch)
 	conditional := map[uint32]bool{}
 	for _, r := range seccompRules() {
 		for _, n := range r.Names {
-			if len(r.Args) > 0 {
-				conditional[sysnumX86_64[n]] = true
+			if nr, ok := arch.nums[n]; ok && len(r.Args) > 0 {
+				conditional[nr] = true
 			}
 		}
 	}
 	var plain []int
 	condMax := 0
 	for nr := uint32(0); nr < 470; nr++ {
-		_, n, err := runBPF(prog, seccompData{nr: nr, arch: auditArchX86_64})
+		_, n, err := runBPF(prog, seccompData{nr: nr, arch: arch.audit})
 		assert.NilError(t, err)
 		if conditional[nr] {
 			condMax = max(condMax, n)
@@ -374,8 +482,8 @@ func TestSeccompFilterCost(t *testing.T) {
 		}
 	}
 	slices.Sort(plain)
-	_, getpid, _ := runBPF(prog, call("getpid"))
-	_, socket, _ := runBPF(prog, call("socket", 2, 1, 0))
+	_, getpid, _ := runBPF(prog, callOn(arch, "getpid"))
+	_, socket, _ := runBPF(prog, callOn(arch, "socket", 2, 1, 0))
 	t.Logf("%d instructions; per call of numbers 0..469 without conditions: min %d, median %d, max %d; "+
 		"with conditions: max %d; getpid %d, socket(AF_INET) %d",
 		len(prog), plain[0], plain[len(plain)/2], plain[len(plain)-1], condMax, getpid, socket)
@@ -404,7 +512,7 @@ func TestSeccompFilterRefusesWhatItCannotCompile(t *testing.T) {
 			"unconditional rule beside 1 others"},
 		{"errno 4096", []seccompSyscall{{Names: []string{"read"}, Action: actErrno, ErrnoRet: errno(4096)}}, "errno 4096 out of 1..4095"},
 	} {
-		_, err := compileSeccomp(c.rules)
+		_, err := compileSeccomp(c.rules, archX86_64)
 		assert.Check(t, is.ErrorContains(err, c.want), c.name)
 	}
 }
