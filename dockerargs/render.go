@@ -100,10 +100,10 @@ func Render(c Checked) []string {
 // order (the seccomp row's after --interactive), with the run's memory
 // limit and seccomp option in place of the table's placeholders.
 func appendPolicy(argv []string, rt limits.Runtime, memory, seccomp string) []string {
-	var late limits.Boundary
+	late := row(lateRow)
+	_ = row(lastPolicy)
 	for _, b := range limits.Boundaries {
 		if b.ID == lateRow {
-			late = b
 			continue
 		}
 		argv = appendArgv(argv, b.ArgvUnder(rt), memory, seccomp)
@@ -113,6 +113,17 @@ func appendPolicy(argv []string, rt limits.Runtime, memory, seccomp string) []st
 		}
 	}
 	return argv
+}
+
+// row is the table's row by its ID, wherever it stands in the table: the
+// two rows Render places by name must exist, or no argv is rendered.
+func row(id string) limits.Boundary {
+	for _, b := range limits.Boundaries {
+		if b.ID == id {
+			return b
+		}
+	}
+	panic("dockerargs: the boundary table has no row " + id)
 }
 
 // appendArgv appends one row's argv with the run's values in place of

@@ -161,16 +161,16 @@ var helloJudges = []helloJudge{
 		return seen, ""
 	}},
 	{"rlimit-nofile", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		seen := fmt.Sprintf("nofile %d:%d", s.NoFileSoft, s.NoFileHard)
-		return seen, unless(s.NoFileSoft == limits.NoFile && s.NoFileHard == limits.NoFile, "open files limit is "+seen[7:]+", want "+limits.Pair(limits.NoFile, limits.NoFile))
+		got := limits.Pair(s.NoFileSoft, s.NoFileHard)
+		return "nofile " + got, unless(s.NoFileSoft == limits.NoFile && s.NoFileHard == limits.NoFile, "open files limit is "+got+", want "+limits.Pair(limits.NoFile, limits.NoFile))
 	}},
 	{"rlimit-nproc", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		seen := fmt.Sprintf("nproc %d:%d", s.NProcSoft, s.NProcHard)
-		return seen, unless(s.NProcSoft == limits.PIDs && s.NProcHard == limits.PIDs,
-			"the sandbox's task limit (RLIMIT_NPROC) is "+seen[6:]+", want "+limits.Pair(limits.PIDs, limits.PIDs))
+		got := limits.Pair(s.NProcSoft, s.NProcHard)
+		return "nproc " + got, unless(s.NProcSoft == limits.PIDs && s.NProcHard == limits.PIDs,
+			"the sandbox's task limit (RLIMIT_NPROC) is "+got+", want "+limits.Pair(limits.PIDs, limits.PIDs))
 	}},
 	{"rlimit-core", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
-		seen := fmt.Sprintf("core %d:%d", s.CoreSoft, s.CoreHard)
+		seen := "core " + limits.Pair(s.CoreSoft, s.CoreHard)
 		return seen, unless(s.CoreSoft == limits.Core && s.CoreHard == limits.Core, "core dumps allowed ("+seen+")")
 	}},
 	{"tmp-mount", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {

@@ -198,7 +198,7 @@ func imageChecks(ctx context.Context, c *client, image string) []Check {
 		return append(cs, fail("image present", "inspect returned "+strings.TrimSpace(out)))
 	}
 	cs = append(cs, pass("image present", "local, "+f[2]+" bytes"))
-	want := fmt.Sprintf("%d:%d", limits.UID, limits.GID)
+	want := limits.User
 	if f[1] == want {
 		cs = append(cs, pass("image user", f[1]))
 	} else {

@@ -291,7 +291,7 @@ func (a *attempt) finish(l *launched) ([]byte, error) {
 	switch {
 	case code == 0:
 		return l.resp.Bytes(), nil
-	case code == 137:
+	case code == killedStatus:
 		return nil, oomOrKill(l.client, a.plan.RunID, a.plan.Name, a.start, l.stderr)
 	case dockerOwn(code):
 		return nil, dockerFailed(code, l.stderr)
@@ -335,6 +335,11 @@ func (e *exitError) Error() string {
 	return fmt.Sprintf("container exited %d (a valid response needs exit 0)%s", e.code, e.stderr)
 }
 
+// killedStatus is docker run's exit status when its container's main
+// process was killed (128 + SIGKILL): by the kernel's OOM killer, or by
+// anyone else.
+const killedStatus = 128 + 9
+
 // oomOrKill decides an exit 137: OOM only with the daemon's OOM event as
 // evidence; any other SIGKILL is a sandbox failure.
 func oomOrKill(c *client, runID, name string, since time.Time, stderr *stderrWatch) error {
@@ -351,7 +356,7 @@ func oomOrKill(c *client, runID, name string, since time.Time, stderr *stderrWat
 // cfsPeriod is the CFS period docker sets with --cpus: within one period
 // the quota may be spent on every core at once, so over a window the CPU
 // time can exceed the quota's share of it by one period's quota.
-const cfsPeriod = 100 * time.Millisecond
+const cfsPeriod = limits.CFSPeriodMicros * time.Microsecond
 
 // peakSlack is how far a cgroup's memory peak may read past its limit:
 // cgroup v1 charges in batches and was seen here 4096 bytes over a 64m

@@ -15,7 +15,7 @@ import (
 // newline), at most limits.MaxHelloBytes, by the one rule of every frame
 // (strict.Decode): one JSON object with exactly the fields "v" and
 // "selfcheck", known fields inside, each once, nothing after it, of
-// protocol version 2. A line of another version is refused naming it.
+// protocol.Version. A line of another version is refused naming it.
 func DecodeHello(line []byte) (protocol.Hello, error) {
 	if len(line) > limits.MaxHelloBytes {
 		return protocol.Hello{}, fmt.Errorf("hello: larger than %d bytes", limits.MaxHelloBytes)

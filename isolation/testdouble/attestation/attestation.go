@@ -35,10 +35,6 @@ func Perfect(memory int64) protocol.Selfcheck {
 // and gVisor alike.
 const eperm = 1
 
-// gvisorNProc is RLIMIT_NPROC as the policy sets it under gVisor
-// (--ulimit nproc=64:64), which gVisor enforces for the whole sandbox.
-const gvisorNProc = 64
-
 // PerfectGVisor is the selfcheck of a container that enforces the whole
 // policy with the given memory limit under gVisor (a current runsc), as
 // the runner reported it there: gVisor's kernel, no NoNewPrivs status
@@ -52,7 +48,9 @@ func PerfectGVisor(memory int64) protocol.Selfcheck {
 	s.KernelRelease, s.KernelVersion = "4.19.0-gvisor", protocol.GVisorKernelVersion
 	s.NoNewPrivs, s.SeccompBy = -1, protocol.SeccompByRunner
 	s.SwapMax, s.PidsMax = -1, -1
-	s.NProcSoft, s.NProcHard = gvisorNProc, gvisorNProc
+	// RLIMIT_NPROC as the policy sets it under gVisor (--ulimit
+	// nproc=64:64), which gVisor enforces for the whole sandbox.
+	s.NProcSoft, s.NProcHard = limits.PIDs, limits.PIDs
 	s.TmpOptions = "rw,noexec,nosuid,size=" + strconv.Itoa(limits.TmpBytes>>10) + "k,mode=" + limits.TmpMode
 	return s
 }

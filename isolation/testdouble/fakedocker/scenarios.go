@@ -2,10 +2,12 @@ package fakedocker
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // A scenario is what the fake docker does in one mode, command by command.
@@ -88,7 +90,6 @@ var scenarios = map[string]scenario{
 		reply: okReply,
 	}},
 	"hello-weak":      {run: runScript{hello: weakHello, reply: okReply}},
-	"weak-runtime":    {run: runScript{hello: weakHello, reply: okReply}},
 	"wrong-memory":    {run: runScript{hello: fixedHello(attestation.Hello(attestation.Perfect(512 << 20))), reply: okReply}},
 	"hello-twice":     {run: runScript{hello: func(m int64) string { return perfectHello(m) + perfectHello(m) }, reply: okReply}},
 	"hello-then-exit": {run: runScript{early: &reply{}}},
@@ -105,7 +106,7 @@ var scenarios = map[string]scenario{
 	// Under gVisor: its hello, and the engine's record that proves what
 	// gVisor hides; then with a record that allows swap, and none at all.
 	"gvisor":          {record: gvisorRecord, run: runScript{hello: gvisorHello, reply: okReply}},
-	"gvisor-swap":     {record: "runsc\t536870912\t-1\t320", run: runScript{hello: gvisorHello, reply: okReply}},
+	"gvisor-swap":     {record: "runsc\t536870912\t-1\t" + strconv.Itoa(limits.GVisorHostPIDs), run: runScript{hello: gvisorHello, reply: okReply}},
 	"gvisor-norecord": {run: runScript{hello: gvisorHello, reply: okReply}},
 	"by-source":       {run: runScript{bySource: true}}, // so one batch can mix scenarios
 	"slow":            {run: runScript{reply: &reply{delay: 400 * time.Millisecond, stdout: OKResponse + "\n"}}},
@@ -180,7 +181,7 @@ func gvisorHello(memory int64) string {
 
 // gvisorRecord is the record of a container run by the default argv under
 // runsc.
-const gvisorRecord = "runsc\t536870912\t536870912\t320"
+var gvisorRecord = "runsc\t536870912\t536870912\t" + strconv.Itoa(limits.GVisorHostPIDs)
 
 func weakHello(int64) string { return attestation.Hello(attestation.Weak()) }
 
