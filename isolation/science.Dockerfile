@@ -12,7 +12,7 @@ FROM scratch
 LABEL io.synapse-isolation.exec="[\"python3\",\"-\"]"
 LABEL io.synapse-isolation.preload="[\"numpy\",\"scipy\",\"pandas\",\"matplotlib.pyplot\"]"
 COPY root/ /
-COPY layers/usr_lib_x86_64-linux-gnu/ /
+COPY layers/libraries/ /
 COPY layers/usr_lib_python3_dist-packages/ /
 COPY layers/usr_lib_python3_dist-packages_scipy/ /
 COPY runner /runner

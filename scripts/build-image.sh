@@ -4,7 +4,17 @@
 # on stdout: pass that ID to --image. The same source gives the same ID on
 # any engine that loads docker-save archives: see scripts/reproducible.
 #
-# Usage: scripts/build-image.sh                 the reference (Starlark) image
+# Usage: scripts/build-image.sh [KIND] [--arch ARCH] [OPTIONS]
+#
+# ARCH (amd64 or arm64) is the engine's own by default: docker version's
+# Server.Arch, so DOCKER_HOST or a docker context that names an arm64
+# engine builds for arm64. --arch says which is meant and fails if the
+# engine is another: the builder stamps the engine's architecture into
+# the image. The Debian-based images read isolation/KIND.ARCH.lock; their
+# build-time steps (Python's bytecode, matplotlib's font cache) run an
+# arm64 program here under qemu-user when this machine is not arm64.
+#
+#        scripts/build-image.sh                 the reference (Starlark) image
 #        scripts/build-image.sh python [--update-lock] [--lock FILE]
 #                                               Debian's Python 3 (python-root.sh)
 #        scripts/build-image.sh python --base NAME@sha256:<64 hex>|sha256:<64 hex>
@@ -19,7 +29,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=starlark
-if [ $# -gt 0 ]; then
+if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   kind=$1
   shift
 fi
@@ -28,8 +38,40 @@ case $kind in
   python) tag=${SYNAPSE_IMAGE_TAG:-synapse-python:local} ;;
   science) tag=${SYNAPSE_IMAGE_TAG:-synapse-science:local} ;;
   c|cpp|java) tag=${SYNAPSE_IMAGE_TAG:-synapse-$kind:local} ;;
-  *) echo "usage: scripts/build-image.sh [python [--update-lock] [--lock FILE] | python --base IMAGE | science|c|cpp|java [--update-lock] [--lock FILE]]" >&2; exit 2 ;;
+  *) echo "usage: scripts/build-image.sh [starlark|python|science|c|cpp|java] [--arch amd64|arm64] [--update-lock] [--lock FILE] | python --base IMAGE" >&2; exit 2 ;;
 esac
+# --arch is taken out of the arguments; the rest are the kind's.
+arch=""
+n=$#
+while [ "$n" -gt 0 ]; do
+  n=$((n - 1))
+  if [ "$1" = --arch ]; then
+    arch=${2:-}
+    shift 2
+    n=$((n - 1))
+    continue
+  fi
+  set -- "$@" "$1"
+  shift
+done
+if ! engine=$(docker version --format '{{.Server.Arch}}' 2>/dev/null) || [ -z "$engine" ]; then
+  echo "build-image: cannot reach the Docker engine (docker version)" >&2
+  exit 1
+fi
+case ${arch:=$engine} in
+  amd64|arm64) ;;
+  *) echo "build-image: images are built for amd64 or arm64, not \"$arch\" (the engine is $engine)" >&2; exit 2 ;;
+esac
+if [ "$arch" != "$engine" ]; then
+  echo "--arch $arch: the engine is $engine, and it builds only its own architecture; reach an $arch engine with DOCKER_HOST or docker context" >&2
+  exit 2
+fi
+if [ "$kind" = starlark ] && [ $# -gt 0 ]; then
+  echo "build-image: the reference image takes no $1" >&2
+  exit 2
+elif [ "$kind" != starlark ] && [ "${1:-}" != --base ]; then
+  set -- --arch "$arch" "$@"
+fi
 base=""
 if [ "$kind" = python ] && [ "${1:-}" = --base ]; then
   base=${2:-}
@@ -50,10 +92,10 @@ trap 'rm -rf "$work"' EXIT INT TERM
 # step TEXT: a line on stderr per step; stdout is the image ID alone.
 step() { echo "build-image: $*" >&2; }
 
-step "building the runner (static, reproducible)"
+step "building the runner for linux/$arch (static, reproducible)"
 
 # Static, path-free, build-id-free: the same source gives the same bytes.
-CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' \
+CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' \
   -o "$work/runner" ./isolation/runner
 go build -C "$root" -o "$work/reproducible" ./scripts/reproducible
 mkdir "$work/context"
@@ -91,6 +133,10 @@ step "pinning its times and build container (docker save, rewrite, docker load)"
 # config; rewrite those so the ID depends only on the content.
 docker save "$built" | "$work/reproducible" "$tag" | docker load --quiet >/dev/null
 id=$(docker image inspect --format '{{.Id}}' "$tag")
+if [ "$(docker image inspect --format '{{.Architecture}}' "$id")" != "$arch" ]; then
+  echo "build-image: $id is not an $arch image" >&2
+  exit 1
+fi
 if [ "$id" != "$built" ]; then
   docker rmi "$built" >/dev/null 2>&1 || true
 fi

@@ -1,20 +1,28 @@
 #!/bin/sh
-# Renews isolation/KIND.lock for a compiler's image (c, cpp, java): the
+# Renews isolation/KIND.ARCH.lock for a compiler's image (c, cpp, java): the
 # packages of its compiler and what they need to compile, link and run a
 # program, resolved from the Debian packages' own dependencies and pinned
 # at the mirror's current versions with their SHA-256:
 # scripts/debian-lock.sh.
 #
-# Usage: scripts/compiler-lock.sh KIND [--lock FILE]
+# Usage: scripts/compiler-lock.sh KIND [--arch ARCH] [--lock FILE]
+#   ARCH is amd64 or arm64, this machine's by default
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:-}
-lock=$top/isolation/$kind.lock
-case $#:${2:-} in
-  1:) ;;
-  3:--lock) lock=$3 ;;
-  *) kind="" ;;
-esac
+[ $# -eq 0 ] || shift
+arch=$(dpkg --print-architecture)
+lock=""
+while [ $# -gt 1 ]; do
+  case $1 in
+    --arch) arch=$2 ;;
+    --lock) lock=$2 ;;
+    *) kind="" ;;
+  esac
+  shift 2
+done
+[ $# -eq 0 ] || kind=""
+lock=${lock:-$top/isolation/$kind.$arch.lock}
 
 # What no image may hold, with all it alone would bring in: a shell or a
 # package manager and what they need (dash, bash, dpkg, apt, debconf,
@@ -47,7 +55,7 @@ case $kind in
   java) wanted="openjdk-17-jdk-headless openjdk-17-jre-headless"
     excluded="$excluded libcups2 libfontconfig1 libfreetype6 libharfbuzz0b liblcms2-2
 libjpeg62-turbo libasound2 libpcsclite1 libnss3 ca-certificates-java java-common util-linux" ;;
-  *) echo "usage: scripts/compiler-lock.sh c|cpp|java [--lock FILE]" >&2; exit 2 ;;
+  *) echo "usage: scripts/compiler-lock.sh c|cpp|java [--arch ARCH] [--lock FILE]" >&2; exit 2 ;;
 esac
 
-"$top/scripts/debian-lock.sh" "$kind" "$lock" "$wanted" "$excluded"
+"$top/scripts/debian-lock.sh" "$kind" "$arch" "$lock" "$wanted" "$excluded"

@@ -1,13 +1,14 @@
 #!/bin/sh
 # Prepares the build context of a compiler's image in CONTEXT: c (gcc-12),
 # cpp (g++-12) or java (openjdk-17's JDK), unpacked from the .debs pinned
-# in isolation/KIND.lock by debian-root.sh (checked against their SHA-256,
+# in isolation/KIND.ARCH.lock by debian-root.sh (checked against their SHA-256,
 # no maintainer scripts, /tmp 1777, /etc/passwd and /etc/group), less what
 # the image's compile and run commands never use, plus the links
 # update-alternatives would make, and the image's Dockerfile;
 # build-image.sh adds the runner and builds it.
 #
-# Usage: compiler-root.sh KIND CONTEXT [--update-lock] [--lock FILE]
+# Usage: compiler-root.sh KIND CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
+#   --arch ARCH    amd64 or arm64, this machine's by default
 #   --update-lock  resolve and pin the packages anew first (compiler-lock.sh)
 #   --lock FILE    read (and with --update-lock write) FILE instead
 set -eu
@@ -19,27 +20,32 @@ case $kind in
   c|cpp|java) ;;
   *) echo "compiler image: unknown kind $kind (c, cpp, java)" >&2; exit 2 ;;
 esac
-lock=$top/isolation/$kind.lock
+arch=$(dpkg --print-architecture)
+lock=""
 update=false
 while [ $# -gt 0 ]; do
   case $1 in
+    --arch) arch=$2; shift ;;
     --update-lock) update=true ;;
     --lock) lock=$2; shift ;;
     *) echo "$kind image: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
+lock=${lock:-$top/isolation/$kind.$arch.lock}
 step() { echo "$kind image: $*" >&2; }
+. "$top/scripts/debian-apt.sh"
+triplet=$(debian_triplet "$arch" | cut -d' ' -f1)
 
 if $update; then
-  "$top/scripts/compiler-lock.sh" "$kind" --lock "$lock"
+  "$top/scripts/compiler-lock.sh" "$kind" --arch "$arch" --lock "$lock"
 fi
-"$top/scripts/debian-root.sh" "$kind" "$ctx" --lock "$lock"
+"$top/scripts/debian-root.sh" "$kind" "$ctx" --arch "$arch" --lock "$lock"
 rootfs=$ctx/root
 
 step "removing what the image's commands never use"
 if [ "$kind" = java ]; then
-  jdk=/usr/lib/jvm/java-17-openjdk-amd64
+  jdk=/usr/lib/jvm/java-17-openjdk-$arch
   [ -x "$rootfs$jdk/bin/javac" ] || { echo "java image: no $jdk/bin/javac" >&2; exit 1; }
   # jmods is jlink's input, a copy of lib/modules in another form: a
   # third of the JDK. The CDS archives (lib/server/classes*.jsa) come in
@@ -52,14 +58,14 @@ if [ "$kind" = java ]; then
     ln -sfn "$jdk/bin/${tool##*/}" "$rootfs/usr/bin/${tool##*/}"
   done
 else
-  gcc=/usr/lib/gcc/x86_64-linux-gnu/12
+  gcc=/usr/lib/gcc/$triplet/12
   [ -x "$rootfs$gcc/cc1" ] || { echo "$kind image: no $gcc/cc1" >&2; exit 1; }
   # Link-time optimisation's compiler and its dump tool, a third of the
   # image: only -flto runs them.
-  rm -f "$rootfs$gcc/lto1" "$rootfs/usr/bin/lto-dump-12" "$rootfs/usr/bin/x86_64-linux-gnu-lto-dump-12"
+  rm -f "$rootfs$gcc/lto1" "$rootfs/usr/bin/lto-dump-12" "$rootfs/usr/bin/$triplet-lto-dump-12"
   # binutils' gprofng, whose library is not in the lock: its programs
   # could not start, and one is a perl script.
-  rm -rf "$rootfs"/usr/bin/*gp-* "$rootfs"/usr/bin/*gprofng "$rootfs/usr/lib/x86_64-linux-gnu/gprofng" "$rootfs/etc/gprofng.rc"
+  rm -rf "$rootfs"/usr/bin/*gp-* "$rootfs"/usr/bin/*gprofng "$rootfs/usr/lib/$triplet/gprofng" "$rootfs/etc/gprofng.rc"
   # Messages in other languages: the sandbox sets no locale.
   rm -rf "$rootfs/usr/share/locale"
 fi

@@ -7,19 +7,23 @@
 # SHA-256 by debian-root.sh's --update-lock. Shared by science-lock.sh
 # and compiler-lock.sh, which say what each image wants and leaves out.
 #
-# Usage: scripts/debian-lock.sh KIND LOCK WANTED EXCLUDED
-#   KIND names the image in messages; WANTED and EXCLUDED are package
-#   names separated by spaces or newlines.
+# Usage: scripts/debian-lock.sh KIND ARCH LOCK WANTED EXCLUDED
+#   KIND names the image in messages; ARCH is amd64 or arm64, resolved
+#   from that architecture's package lists (debian-apt.sh); WANTED and
+#   EXCLUDED are package names separated by spaces or newlines.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -eq 4 ] || { echo "usage: scripts/debian-lock.sh KIND LOCK WANTED EXCLUDED" >&2; exit 2; }
+[ $# -eq 5 ] || { echo "usage: scripts/debian-lock.sh KIND ARCH LOCK WANTED EXCLUDED" >&2; exit 2; }
 kind=$1
-lock=$2
-wanted=$3
-excluded=$4
+arch=$2
+lock=$3
+wanted=$4
+excluded=$5
+. "$top/scripts/debian-apt.sh"
+debian_arch "$arch"
 step() { echo "$kind lock: $*" >&2; }
 
-step "resolving the dependencies of: $(echo $wanted)"
+step "resolving the dependencies of $arch's $(echo $wanted)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 # apt-cache depends lists each dependency of a package on a line, an
@@ -29,7 +33,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # otherwise the first alternative that is not excluded is chosen, as apt
 # chooses. Packages are chosen as they are found, in a fixed order, so
 # the same package lists give the same set.
-awk -v kind="$kind" -v wanted="$wanted" -v excluded="$excluded" '
+awk -v kind="$kind" -v apt="$(echo $apt_opts)" -v wanted="$wanted" -v excluded="$excluded" '
 function choose(p) {
   if (p in chosen || p in excl) return
   chosen[p] = 1
@@ -53,7 +57,7 @@ BEGIN {
   split(excluded, e, /[ \n]+/); for (i in e) excl[e[i]] = 1
   k = split(wanted, w, /[ \n]+/); for (i = 1; i <= k; i++) choose(w[i])
   for (q = 0; q < n; q++) {
-    cmd = "apt-cache depends --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances " queue[q]
+    cmd = "apt-cache " apt " depends --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances " queue[q]
     alts = 0; more = 0
     while ((cmd | getline line) > 0) {
       if (line ~ /^ [ |](Pre)?Depends: /) {
@@ -74,7 +78,7 @@ BEGIN {
 
 # debian-root.sh's --update-lock reads the names and pins each one; the
 # lock is replaced only once all are pinned.
-"$top/scripts/debian-root.sh" "$kind" "$tmp/context" --update-lock --only-lock --lock "$tmp/lock"
+"$top/scripts/debian-root.sh" "$kind" "$tmp/context" --arch "$arch" --update-lock --only-lock --lock "$tmp/lock"
 # cat, not mv: the lock keeps its mode (mktemp makes files 0600).
 cat "$tmp/lock" >"$lock"
 step "$(grep -c . "$lock") packages pinned in $lock"

@@ -8,8 +8,10 @@
 # beyond that (links update-alternatives would make, precompiled files,
 # its Dockerfile) is its own script's: python-root.sh, compiler-root.sh.
 #
-# Usage: debian-root.sh KIND CONTEXT [--update-lock [--only-lock]] [--lock FILE]
-#   KIND           names the image in messages; the lock is isolation/KIND.lock
+# Usage: debian-root.sh KIND CONTEXT [--arch ARCH] [--update-lock [--only-lock]] [--lock FILE]
+#   KIND           names the image in messages; the lock is isolation/KIND.ARCH.lock
+#   --arch ARCH    the image's architecture, amd64 or arm64 (this machine's
+#                  by default); another's packages come through debian-apt.sh
 #   --update-lock  pin the mirror's current versions in the lock first
 #   --only-lock    stop once the lock is renewed
 #   --lock FILE    read (and with --update-lock write) FILE instead
@@ -18,11 +20,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 kind=$1
 ctx=$2
 shift 2
-lock=$top/isolation/$kind.lock
+arch=$(dpkg --print-architecture)
+lock=""
 update=false
 only=false
 while [ $# -gt 0 ]; do
   case $1 in
+    --arch) arch=$2; shift ;;
     --update-lock) update=true ;;
     --only-lock) only=true ;;
     --lock) lock=$2; shift ;;
@@ -30,6 +34,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+lock=${lock:-$top/isolation/$kind.$arch.lock}
+. "$top/scripts/debian-apt.sh"
+debian_arch "$arch"
 # step TEXT: one line on stderr per step, so the minute this takes is
 # not silent; stdout is build-image.sh's, the image ID alone.
 step() { echo "$kind image: $*" >&2; }
@@ -43,13 +50,14 @@ mkdir -p "$debs" "$rootfs"
 updated=false
 fetch() {
   mkdir -p "$debs/$1"
-  if (cd "$debs/$1" && apt-get download -q "$1=$2" >/dev/null 2>&1); then
+  # shellcheck disable=SC2086
+  if (cd "$debs/$1" && apt-get $apt_opts download -q "$1=$2" >/dev/null 2>&1); then
     return 0
   fi
-  if ! $updated && [ "$(id -u)" = 0 ]; then
+  if ! $updated && { [ "$(id -u)" = 0 ] || [ -n "$apt_opts" ]; }; then
     updated=true
-    apt-get update -qq >/dev/null 2>&1 || true
-    (cd "$debs/$1" && apt-get download -q "$1=$2" >/dev/null 2>&1) && return 0
+    apt-get $apt_opts update -qq >/dev/null 2>&1 || true
+    (cd "$debs/$1" && apt-get $apt_opts download -q "$1=$2" >/dev/null 2>&1) && return 0
   fi
   return 1
 }
@@ -59,7 +67,8 @@ if $update; then
   new=$(mktemp)
   while read -r pkg _ _; do
     [ -n "$pkg" ] || continue
-    version=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
+    # shellcheck disable=SC2086
+    version=$(apt-cache $apt_opts policy "$pkg" | awk '/Candidate:/ {print $2}')
     if [ -z "$version" ] || [ "$version" = "(none)" ] || ! fetch "$pkg" "$version"; then
       echo "$kind image: $pkg has no version on the mirror" >&2
       exit 1
@@ -76,7 +85,7 @@ step "fetching the $(grep -c . "$lock") packages pinned in $(basename "$lock") (
 while read -r pkg version sum; do
   [ -n "$pkg" ] || continue
   if ! fetch "$pkg" "$version"; then
-    echo "$kind image: $pkg $version is not on the mirror any more; renew the lock: scripts/build-image.sh $kind --update-lock" >&2
+    echo "$kind image: $pkg $version is not on the mirror any more; renew the lock: scripts/build-image.sh $kind --arch $arch --update-lock" >&2
     exit 1
   fi
   got=$(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)
@@ -92,8 +101,15 @@ while read -r pkg _ _; do
 done <"$lock"
 
 rm -rf "$rootfs/usr/share/doc" "$rootfs/usr/share/man" "$rootfs/usr/share/info" "$rootfs/usr/share/lintian"
-mkdir -p "$rootfs/lib64" "$rootfs/tmp"
-ln -sf /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/lib64/ld-linux-x86-64.so.2"
+mkdir -p "$rootfs/tmp"
+# The dynamic loader at the path programs name: the libc6 package ships
+# it in the triplet's directory, and dpkg's diversions and the link on
+# x86_64 come from scripts that never run here.
+loader=$(debian_triplet "$arch" | cut -d' ' -f2)
+case $arch in
+  amd64) mkdir -p "$rootfs/lib64" && ln -sf "$loader" "$rootfs/lib64/ld-linux-x86-64.so.2" ;;
+  arm64) [ -e "$rootfs/lib/ld-linux-aarch64.so.1" ] || ln -sf "$loader" "$rootfs/lib/ld-linux-aarch64.so.1" ;;
+esac
 # Docker keeps an image directory's mode over the tmpfs mounted on it.
 chmod 1777 "$rootfs/tmp"
 # The sandbox user and root by name, so getpwuid and getgrgid answer as on

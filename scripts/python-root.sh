@@ -7,7 +7,9 @@
 # runner and builds it. No shell, no package manager: nothing of a .deb's
 # maintainer scripts runs, and none of them is in the list.
 #
-# Usage: python-root.sh CONTEXT [--update-lock [--only-lock]] [--lock FILE]
+# Usage: python-root.sh CONTEXT [--arch ARCH] [--update-lock [--only-lock]] [--lock FILE]
+#   --arch ARCH    amd64 or arm64 (this machine's by default); another's
+#                  interpreter compiles under qemu-user (debian-apt.sh)
 #   --update-lock  pin the mirror's current versions in the lock first
 #   --only-lock    stop once the lock is renewed
 #   --lock FILE    read (and with --update-lock write) FILE instead
@@ -17,11 +19,15 @@ ctx=$1
 shift
 update=false
 only=false
+arch=$(dpkg --print-architecture)
+prev=""
 for arg in "$@"; do
   case $arg in
     --update-lock) update=true ;;
     --only-lock) only=true ;;
   esac
+  [ "$prev" != --arch ] || arch=$arg
+  prev=$arg
 done
 step() { echo "python image: $*" >&2; }
 
@@ -33,6 +39,10 @@ if $update && $only; then
   exit 0
 fi
 rootfs=$ctx/root
+. "$top/scripts/debian-apt.sh"
+debian_arch "$arch"
+set -- $(debian_triplet "$arch")
+triplet=$1 loader=$2
 ln -sf python3.11 "$rootfs/usr/bin/python3"
 
 # The root is read-only at run time, so Python can write no bytecode cache:
@@ -41,7 +51,8 @@ ln -sf python3.11 "$rootfs/usr/bin/python3"
 # counts, so files compiled in one process (compileall) differ from build
 # to build; alone, each compiles the same every time. unchecked-hash makes
 # a .pyc depend on its source's content, not its time, and the recorded
-# path is the image's.
+# path is the image's. For another architecture, its interpreter runs
+# under qemu-user ($run_prefix), still the image's own.
 step "compiling the standard library ahead of time, one file per interpreter"
 compile='import importlib.util as u, py_compile as p, sys
 for f in sys.argv[1:]:
@@ -49,9 +60,9 @@ for f in sys.argv[1:]:
               invalidation_mode=p.PycInvalidationMode.UNCHECKED_HASH)'
 (
   cd "$rootfs"
-  find usr/lib/python3.11 -name '*.py' | sort | PYTHONHASHSEED=0 xargs -n 1 -P "$(nproc)" \
-    "$rootfs/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
-    --library-path "$rootfs/lib/x86_64-linux-gnu:$rootfs/usr/lib/x86_64-linux-gnu" \
+  # shellcheck disable=SC2086
+  find usr/lib/python3.11 -name '*.py' | sort | PYTHONHASHSEED=0 xargs -n 1 -P "$(nproc)" $run_prefix \
+    "$rootfs$loader" --library-path "$rootfs/lib/$triplet:$rootfs/usr/lib/$triplet" \
     "$rootfs/usr/bin/python3.11" -E -s -c "$compile"
 )
 

@@ -1,19 +1,26 @@
 #!/bin/sh
-# Renews isolation/science.lock: the packages of the scientific Python
+# Renews isolation/science.ARCH.lock: the packages of the scientific Python
 # image, resolved from the Debian packages' own dependencies (Depends and
 # Pre-Depends, recursively, as apt would install them without
 # recommends), then pinned at the mirror's current versions with their
 # SHA-256: scripts/debian-lock.sh.
 #
-# Usage: scripts/science-lock.sh [--lock FILE]
+# Usage: scripts/science-lock.sh [--arch ARCH] [--lock FILE]
+#   ARCH is amd64 or arm64, this machine's by default
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-lock=$top/isolation/science.lock
-case $#:${1:-} in
-  0:) ;;
-  2:--lock) lock=$2 ;;
-  *) echo "usage: scripts/science-lock.sh [--lock FILE]" >&2; exit 2 ;;
-esac
+arch=$(dpkg --print-architecture)
+lock=""
+while [ $# -gt 1 ]; do
+  case $1 in
+    --arch) arch=$2 ;;
+    --lock) lock=$2 ;;
+    *) break ;;
+  esac
+  shift 2
+done
+[ $# -eq 0 ] || { echo "usage: scripts/science-lock.sh [--arch ARCH] [--lock FILE]" >&2; exit 2; }
+lock=${lock:-$top/isolation/science.$arch.lock}
 
 # What the image is for. libopenblas0-pthread comes first so that the
 # "libblas3 | libblas.so.3" and "liblapack3 | liblapack.so.3"
@@ -38,4 +45,4 @@ excluded="dash bash dpkg apt debconf cdebconf perl perl-base perl-modules-5.36
 libperl5.36 install-info tar sysvinit-utils lsb-base init-system-helpers
 systemd python3-pythran python3-pil.imagetk python3-tk readline-common"
 
-"$top/scripts/debian-lock.sh" science "$lock" "$wanted" "$excluded"
+"$top/scripts/debian-lock.sh" science "$arch" "$lock" "$wanted" "$excluded"

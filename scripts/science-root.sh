@@ -1,41 +1,49 @@
 #!/bin/sh
 # Prepares the build context of the scientific Python image in CONTEXT:
 # the Python image's root (python-root.sh, from the packages pinned in
-# isolation/science.lock: python3.11 with numpy, scipy, sympy, pandas,
+# isolation/science.ARCH.lock: python3.11 with numpy, scipy, sympy, pandas,
 # matplotlib, networkx and what they load), then what the skipped
 # maintainer scripts and a writable root would otherwise do: BLAS and
 # LAPACK bound to OpenBLAS, matplotlib drawing with Agg and finding its
 # font cache, every installed module compiled ahead of time. build-image.sh
 # adds the runner and builds it.
 #
-# Usage: science-root.sh CONTEXT [--update-lock] [--lock FILE]
+# Usage: science-root.sh CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
+#   --arch ARCH    amd64 or arm64, this machine's by default
 #   --update-lock  resolve and pin the packages anew first (science-lock.sh)
 #   --lock FILE    read (and with --update-lock write) FILE instead
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 ctx=$1
 shift
-lock=$top/isolation/science.lock
+arch=$(dpkg --print-architecture)
+lock=""
 update=false
 while [ $# -gt 0 ]; do
   case $1 in
+    --arch) arch=$2; shift ;;
     --update-lock) update=true ;;
     --lock) lock=$2; shift ;;
     *) echo "science image: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
+lock=${lock:-$top/isolation/science.$arch.lock}
 step() { echo "science image: $*" >&2; }
+. "$top/scripts/debian-apt.sh"
+debian_arch "$arch"
+set -- $(debian_triplet "$arch")
+triplet=$1 loader=$2
 
 if $update; then
-  "$top/scripts/science-lock.sh" --lock "$lock"
+  "$top/scripts/science-lock.sh" --arch "$arch" --lock "$lock"
 fi
 # The fetch, the checks against the lock, the unpacking, /etc/passwd and
 # /etc/group, /tmp and the standard library's bytecode are the Python
 # image's, done the same way.
-"$top/scripts/python-root.sh" "$ctx" --lock "$lock"
+"$top/scripts/python-root.sh" "$ctx" --arch "$arch" --lock "$lock"
 rootfs=$ctx/root
-libdir=$rootfs/usr/lib/x86_64-linux-gnu
+libdir=$rootfs/usr/lib/$triplet
 
 step "binding BLAS and LAPACK to OpenBLAS (the links update-alternatives would make)"
 # numpy and scipy load libblas.so.3 and liblapack.so.3; libopenblas0-pthread
@@ -70,11 +78,17 @@ grep -qx 'backend: Agg' "$rootfs/etc/matplotlibrc" || { echo "science image: /et
 mkdir -p "$rootfs/var/cache/matplotlib"
 # Run in the image's root, since matplotlib looks for fonts by absolute
 # paths: chroot as root, else as root of a user namespace. Sorted and with
-# a fixed hash seed, the cache is the same bytes on every build.
+# a fixed hash seed, the cache is the same bytes on every build. For
+# another architecture, qemu-user runs the interpreter, copied into the
+# root for that step alone.
 if [ "$(id -u)" = 0 ]; then
   set -- chroot "$rootfs"
 else
   set -- unshare --map-root-user --root="$rootfs"
+fi
+if [ -n "$run_prefix" ]; then
+  cp "$run_prefix" "$rootfs/.qemu"
+  set -- "$@" /.qemu
 fi
 env -i PATH=/usr/bin:/usr/sbin:/bin:/sbin HOME=/nonexistent PYTHONHASHSEED=0 MPLCONFIGDIR=/var/cache/matplotlib \
   "$@" /usr/bin/python3.11 -B -s -c '
@@ -97,6 +111,7 @@ m.ttflist.sort(key=lambda f: f.fname)
 m.afmlist.sort(key=lambda f: f.fname)
 fm.json_dump(m, f"{matplotlib.get_cachedir()}/fontlist-v{fm.FontManager.__version__}.json")
 '
+rm -f "$rootfs/.qemu"
 
 # The packages' test suites: no module of theirs imports them, most need
 # pytest, which is not here, and they are a fifth of the image.
@@ -112,17 +127,18 @@ for f in sys.argv[1:]:
               invalidation_mode=p.PycInvalidationMode.UNCHECKED_HASH)'
 (
   cd "$rootfs"
-  find usr/lib/python3/dist-packages -name '*.py' | sort | xargs -n 1 -P "$(nproc)" \
-    "$rootfs/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
-    --library-path "$rootfs/lib/x86_64-linux-gnu:$rootfs/usr/lib/x86_64-linux-gnu" \
+  # shellcheck disable=SC2086
+  find usr/lib/python3/dist-packages -name '*.py' | sort | xargs -n 1 -P "$(nproc)" $run_prefix \
+    "$rootfs$loader" --library-path "$rootfs/lib/$triplet:$rootfs/usr/lib/$triplet" \
     "$rootfs/usr/bin/python3.11" -E -s -c "$compile"
 )
 
 # scripts/reproducible reads each layer whole and refuses one over 256 MiB;
 # the root is larger, so the biggest trees are layers of their own,
-# COPY'd by science.Dockerfile in this order.
-for tree in usr/lib/x86_64-linux-gnu usr/lib/python3/dist-packages/scipy usr/lib/python3/dist-packages; do
-  layer=$ctx/layers/$(echo "$tree" | tr / _)
+# COPY'd by science.Dockerfile in this order: the architecture's
+# libraries (usr/lib/TRIPLET) in layers/libraries.
+for tree in usr/lib/$triplet usr/lib/python3/dist-packages/scipy usr/lib/python3/dist-packages; do
+  layer=$ctx/layers/$(echo "$tree" | sed "s|^usr/lib/$triplet\$|libraries|" | tr / _)
   mkdir -p "$layer/$(dirname "$tree")"
   mv "$rootfs/$tree" "$layer/$tree"
 done
