@@ -76,10 +76,7 @@ func respond(ctx context.Context, resp *protocol.Response, s supervised, stdout,
 	if s.timedOut && s.timedOutBy == nil {
 		s.timedOutBy = context.Cause(ctx)
 	}
-	resp.Error = stepError(s, errOut.Text)
-	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
-		resp.Error.Message = "stopped: " + s.timedOutBy.Error()
-	}
+	resp.Error = stepError(s, errOut.Text, "stopped: ")
 	resp.OK = resp.Error == nil
 }
 

@@ -209,7 +209,7 @@ func (r stepRun) step(keep int) protocol.Step {
 		// cgroup's is the container's whole life, every step before.
 		st.Usage.MemoryPeakBytes = peakOf(r.s.state)
 	}
-	st.Error = stepError(r.s, errOut.Text)
+	st.Error = stepError(r.s, errOut.Text, "stopped at ")
 	return st
 }
 
@@ -219,15 +219,13 @@ func setStep(st *protocol.Step, out, errOut capture.Kept) {
 	st.Stderr, st.StderrBytes, st.StderrTruncated, st.StderrReplaced = errOut.Text, errOut.Bytes, errOut.Truncated, errOut.Replaced
 }
 
-// stepError is why a step failed, nil if it exited 0 (execute's rule).
-func stepError(s supervised, stderr string) *protocol.Error {
+// stepError is why a step failed, nil if it exited 0 (execute's rule);
+// how begins the message of a wall-clock stop, before its cause.
+func stepError(s supervised, stderr, how string) *protocol.Error {
+	if e := s.limitError(how); e != nil {
+		return e
+	}
 	switch {
-	case s.oom != "":
-		return &protocol.Error{Type: protocol.ErrOOM, Message: s.oom}
-	case s.cpu != "":
-		return &protocol.Error{Type: protocol.ErrCPUTime, Message: s.cpu}
-	case s.timedOut:
-		return &protocol.Error{Type: protocol.ErrTimeout, Message: "stopped at " + s.timedOutBy.Error()}
 	case s.waitErr != nil:
 		var ee *exec.ExitError
 		msg := s.waitErr.Error()

@@ -99,13 +99,13 @@ func (p *starlarkChildProc) eval(ctx context.Context, req protocol.Request, g *g
 // answer is the response for how the child ended: its own, in out, or
 // why not.
 func answer(ctx context.Context, s supervised, out *capture.Buffer) protocol.Response {
+	if s.timedOut {
+		s.timedOutBy = context.Cause(ctx)
+	}
+	if e := s.limitError("stopped: "); e != nil {
+		return failure(e.Type, e.Message)
+	}
 	switch {
-	case s.oom != "":
-		return failure(protocol.ErrOOM, s.oom)
-	case s.cpu != "":
-		return failure(protocol.ErrCPUTime, s.cpu)
-	case s.timedOut:
-		return failure(protocol.ErrTimeout, "stopped: "+context.Cause(ctx).Error())
 	case s.waitErr != nil:
 		return failure(protocol.ErrInternal, "the evaluator failed: "+s.waitErr.Error())
 	case out.Truncated():

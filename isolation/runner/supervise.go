@@ -36,6 +36,22 @@ type supervised struct {
 	usage *protocol.Usage
 }
 
+// limitError is the error of a child the runner stopped at one of its
+// limits, nil if it ended by itself: memory (with the evidence), CPU
+// time, or the wall clock (how, then timedOutBy). The one mapping of
+// how a child was stopped, for Starlark's child and for a command.
+func (s supervised) limitError(how string) *protocol.Error {
+	switch {
+	case s.oom != "":
+		return &protocol.Error{Type: protocol.ErrOOM, Message: s.oom}
+	case s.cpu != "":
+		return &protocol.Error{Type: protocol.ErrCPUTime, Message: s.cpu}
+	case s.timedOut:
+		return &protocol.Error{Type: protocol.ErrTimeout, Message: how + s.timedOutBy.Error()}
+	}
+	return nil
+}
+
 // child is a program the runner started and supervises.
 type child struct {
 	cmd         *exec.Cmd
