@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// The removal loop's timings, one set for both of its forms: the
-// supervisor's loop (removeRun) and the reaper's script (reaperScript),
-// which is rendered from them.
+// The removal loop's timings, one set for its two users: the supervisor
+// (removeRun) and the reaper (reap).
 const (
 	// cleanupTimeout bounds removal and its verification in all.
 	cleanupTimeout = 30 * time.Second
@@ -19,61 +18,83 @@ const (
 	settle = 500 * time.Millisecond
 	// retryEvery spaces the list/rm rounds.
 	retryEvery = 100 * time.Millisecond
-	// maxListErrors ends the cleanup early when the engine keeps failing to
-	// list containers (an unreachable daemon): the removal then stays
-	// unconfirmed, which is reported, not waited out, and the reaper,
-	// which has nobody to report to, goes on for its rounds.
+	// maxListErrors ends the supervisor's cleanup early when the engine
+	// keeps failing to list containers (an unreachable daemon): the
+	// removal then stays unconfirmed, which is reported, not waited out.
+	// The reaper, which has nobody to report to, goes on for its rounds.
 	maxListErrors = 5
 )
 
-// removeRun deletes the run's container daemon-side and confirms that it is
-// gone. Killing the `docker run` client removes nothing: the container
-// belongs to the daemon and keeps running, and --rm only applies once it
-// exits. So this runs synchronously, on a fresh context (the run's own may
-// be cancelled already), before Run returns.
+// removal is the one loop that removes a run's containers daemon-side and
+// decides when their removal is confirmed, for the supervisor (removeRun)
+// and for the reaper that outlives it (reap).
 //
 // Containers are found by the run-id label and removed with `docker rm -f`
 // by full ID, never by name: a name docker cannot find is resolved as an
 // ID prefix, which could remove another container, and a name given with
 // --name may belong to a container this run never created.
 //
-// A listing that finds nothing is trusted only once the client has been
-// dead for settle (a create may still land). Once a container of the run
-// was found and removed, no other can come: one `docker run` creates one
-// container, so an empty listing after that is final. found reports
-// whether a container of the run was there to remove. It gives up after
-// maxErrs listings in a row fail.
-func removeRun(c *client, runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
+// A listing that finds nothing is trusted only once the run's client has
+// been gone for settle (a create it sent may still land). Once a
+// container of the run was found and removed, no other can come: one
+// `docker run` creates one container, so an empty listing after that is
+// final.
+type removal struct {
+	c     *client
+	runID string
+	// clientGone says since when the run's docker client is gone, and
+	// false while it still runs.
+	clientGone func() (time.Time, bool)
+	// maxErrs ends the loop, unconfirmed, after that many failed listings
+	// in a row; 0 never does (the loop then ends at cleanupTimeout).
+	maxErrs int
+}
+
+// run removes until the removal is confirmed, or it is not after
+// cleanupTimeout or maxErrs failed listings. found reports whether a
+// container of the run was there to remove.
+func (r removal) run() (found bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	var lastErr error
 	errs := 0
 	for {
-		ids, err := c.ours(ctx, runID)
+		ids, err := r.c.ours(ctx, r.runID)
 		switch {
 		case err != nil:
 			lastErr, errs = err, errs+1
 		case len(ids) > 0:
 			errs, found = 0, true
-			c.rm(ctx, ids)
+			r.c.rm(ctx, ids)
 			continue
-		case found || time.Since(clientDied) >= settle:
-			return found, nil
 		default:
 			errs = 0
+			if gone, ok := r.clientGone(); ok && (found || time.Since(gone) >= settle) {
+				return found, nil
+			}
 		}
-		if errs >= maxErrs {
-			return found, &Error{Verdict: EngineFailure, Err: &unconfirmedError{msg: fmt.Sprintf("docker rm -f (run %s): removal not confirmed", runID), err: lastErr}}
+		if r.maxErrs > 0 && errs >= r.maxErrs {
+			return found, &Error{Verdict: EngineFailure, Err: &unconfirmedError{msg: fmt.Sprintf("docker rm -f (run %s): removal not confirmed", r.runID), err: lastErr}}
 		}
 		select {
 		case <-ctx.Done():
 			if lastErr == nil {
 				lastErr = fmt.Errorf("container still listed")
 			}
-			return found, &Error{Verdict: EngineFailure, Err: &unconfirmedError{msg: fmt.Sprintf("docker rm -f (run %s): not confirmed gone after %s", runID, cleanupTimeout), err: lastErr}}
+			return found, &Error{Verdict: EngineFailure, Err: &unconfirmedError{msg: fmt.Sprintf("docker rm -f (run %s): not confirmed gone after %s", r.runID, cleanupTimeout), err: lastErr}}
 		case <-time.After(retryEvery):
 		}
 	}
+}
+
+// removeRun deletes the run's container daemon-side and confirms that it is
+// gone (removal). Killing the `docker run` client removes nothing: the
+// container belongs to the daemon and keeps running, and --rm only applies
+// once it exits. So this runs synchronously, on a fresh context (the run's
+// own may be cancelled already), before Run returns. The client ended at
+// clientDied; it gives up after maxErrs listings in a row fail.
+func removeRun(c *client, runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
+	return removal{c: c, runID: runID, maxErrs: maxErrs, clientGone: func() (time.Time, bool) { return clientDied, true }}.run()
 }
 
 // unconfirmedError is a removal that could not be confirmed: the container

@@ -23,7 +23,10 @@
 // truncated and counted), its error, the phases' Timings and the Usage the
 // runner read from the container's cgroup. Every run draws its own run id,
 // carried by a label; cleanup finds the container by it, never by name, and
-// a per-run reaper removes it if this process is killed. GC removes what a
+// a per-run reaper removes it if this process is killed: the program's own
+// executable started again (/proc/self/exe) as "synapse-isolation-reaper",
+// which this package's init runs before main, so a program that imports
+// the package needs nothing more (Linux hosts). GC removes what a
 // SIGKILLed supervisor's reaper could not; Doctor checks an engine and an
 // image against the policy; Options.Argv is the exact argv Run executes.
 //

@@ -137,9 +137,7 @@ func (c *client) startReaper(runID string) (*exec.Cmd, *os.File, error) {
 		return nil, nil, fmt.Errorf("reaper pipe: %w", err)
 	}
 	defer r.Close()
-	argv := c.reaperArgv(runID)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = c.env
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: c.reaperArgv(runID), Env: c.env}
 	cmd.Stdin = r
 	// Its own session: a signal to this process's group (a Ctrl-C, a
 	// kill of the group) does not reach it.
@@ -151,11 +149,10 @@ func (c *client) startReaper(runID string) (*exec.Cmd, *os.File, error) {
 	return cmd, w, nil
 }
 
-// reaperArgv is the reaper's command line: the script, rendered from the
-// same docker commands and removal timings as the supervisor's own loop,
-// then the run id, the CLI and its --context.
+// reaperArgv is the reaper's command line (reap): reaperArg0, the run
+// id, the CLI and its --context.
 func (c *client) reaperArgv(runID string) []string {
-	return append([]string{"/bin/sh", "-c", reaperScript, "reaper", runID, c.path}, c.withContext()...)
+	return append([]string{reaperArg0, runID, c.path}, c.withContext()...)
 }
 
 // maxAux bounds what an auxiliary docker command may print.
@@ -193,8 +190,7 @@ func (c *client) output(ctx context.Context, args ...string) (string, error) {
 }
 
 // listRunArgs lists, by full ID and in any state, the containers that
-// carry runID's label: exactly the ones that run may have created. The
-// reaper's script renders it too, with runID a shell variable.
+// carry runID's label: exactly the ones that run may have created.
 func listRunArgs(runID string) []string {
 	return []string{"ps", "--all", "--quiet", "--no-trunc", "--filter", "label=" + dockerargs.LabelRunID + "=" + runID}
 }

@@ -1,69 +1,68 @@
 package isolation
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
+	"syscall"
+	"time"
 )
 
-// reaperScript removes a run's containers once its supervisor is gone
-// without having confirmed them gone. It reads lines on stdin: the pid of
-// the run's docker client, then "done" once the supervisor confirmed the
-// container gone. EOF without "done" means the supervisor died (SIGKILL:
-// none of its own cleanup ran) or could not confirm the removal. It then
-// lists the run's containers by run id and removes them, with
-// the supervisor's own timings: a round every retryEvery, done once none
-// was listed for settle after the client ended (a create the client sent
-// may still land), for at most cleanupTimeout's worth of rounds and, where
-// date(1) tells the time, at most cleanupTimeout: a slow engine (one over
-// ssh) makes each round longer, not the reaper's life.
-//
-// $1 is the run id; the rest is the docker CLI and its --context.
-var reaperScript = renderReaperScript()
+// reaperArg0 is a reaper's argv[0]: this process's own executable,
+// started again through /proc/self/exe (there even if the file was
+// replaced since), which this package's init turns into the reaper before
+// the program's main runs: the tool, a test binary, any program built
+// with this package.
+const reaperArg0 = "synapse-isolation-reaper"
 
-// renderReaperScript renders the script from the client's own list and rm
-// commands (listRunArgs, rmArgs), once: they are the package's constants.
-func renderReaperScript() string {
-	return `id=$1; shift
-pid=
-while IFS= read -r line; do
-  case $line in done) exit 0;; *) pid=$line;; esac
-done
-quiet=0 n=0 start=$(date +%s 2>/dev/null)
-while [ $n -lt ` + strconv.Itoa(int(cleanupTimeout/retryEvery)) + ` ]; do
-  now=$(date +%s 2>/dev/null)
-  [ -n "$start" ] && [ -n "$now" ] && [ $((now - start)) -ge ` + strconv.Itoa(int(cleanupTimeout.Seconds())) + ` ] && exit 0
-  ids=$("$@" ` + shellWords(listRunArgs("$id")) + ` 2>/dev/null)
-  if [ -n "$ids" ]; then
-    "$@" ` + shellWords(rmArgs()) + ` $ids >/dev/null 2>&1; quiet=0
-  elif [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    quiet=0
-  else
-    quiet=$((quiet+1)); [ $quiet -ge ` + strconv.Itoa(int(settle/retryEvery)) + ` ] && exit 0
-  fi
-  n=$((n+1)); sleep ` + strconv.FormatFloat(retryEvery.Seconds(), 'f', -1, 64) + ` 2>/dev/null || sleep 1
-done
-`
+func init() {
+	if len(os.Args) > 0 && os.Args[0] == reaperArg0 {
+		os.Exit(reap(os.Args[1:], os.Stdin))
+	}
 }
 
-// shellWords spells args for the script: a word with a shell variable in
-// it is double-quoted (expanded, never split); the others, plain flags and
-// values, as they are. The words are this package's own constants.
-func shellWords(args []string) string {
-	words := make([]string, len(args))
-	for i, a := range args {
-		if strings.ContainsAny(a, "\"\\`") {
-			panic(fmt.Sprintf("reaper script: unquotable word %q", a))
-		}
-		words[i] = a
-		if strings.ContainsAny(a, "$ \t\n'*?[]{}()<>|&;~#") {
-			words[i] = `"` + a + `"`
-		}
+// reap is the reaper's whole life. Its arguments are the run id, the
+// docker CLI and its --context, if any; its stdin carries lines from the
+// supervisor: the pid of the run's docker client, then "done" once the
+// supervisor confirmed the container gone. EOF without "done" means the
+// supervisor died (SIGKILL: none of its own cleanup ran) or could not
+// confirm the removal: the reaper then runs the supervisor's own removal
+// loop (removal), the client counted gone once no process has its pid,
+// and without a limit on failed listings: it has nobody to report to, so
+// it goes on until cleanupTimeout.
+func reap(args []string, stdin io.Reader) int {
+	if len(args) != 2 && (len(args) != 4 || args[2] != "--context") {
+		fmt.Fprintln(os.Stderr, "usage: "+reaperArg0+" RUN-ID DOCKER [--context NAME]")
+		return 2
 	}
-	return strings.Join(words, " ")
+	c := &client{path: args[1], env: os.Environ()}
+	if len(args) == 4 {
+		c.context = args[3]
+	}
+	pid := 0
+	sc := bufio.NewScanner(stdin)
+	for sc.Scan() {
+		if sc.Text() == "done" {
+			return 0
+		}
+		pid, _ = strconv.Atoi(sc.Text())
+	}
+	var gone time.Time
+	clientGone := func() (time.Time, bool) {
+		// EPERM: a process of another user has the pid, so it runs.
+		if gone.IsZero() && (pid <= 0 || syscall.Kill(pid, 0) == syscall.ESRCH) {
+			gone = time.Now()
+		}
+		return gone, !gone.IsZero()
+	}
+	if _, err := (removal{c: c, runID: args[0], clientGone: clientGone}).run(); err != nil {
+		return 1
+	}
+	return 0
 }
 
 // reaper is a run's second, independent end: a process of its own session,

@@ -1,8 +1,8 @@
 package isolation
 
 import (
-	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,9 +51,9 @@ func TestReaperStandsDownOnceConfirmed(t *testing.T) {
 }
 
 // TestReaperRemovesWhenTheSupervisorIsGone: the pipe closing without a
-// confirmation (as at this process's death) makes the reaper list the
-// run's containers on the run's engine and remove them, until none is
-// listed and the client has ended.
+// confirmation (as at this process's death) makes the reaper (this test
+// binary again, under reaperArg0) list the run's containers on the run's
+// engine and remove them, until none is listed.
 func TestReaperRemovesWhenTheSupervisorIsGone(t *testing.T) {
 	t.Parallel()
 	cli, log := reaperCLI(t)
@@ -70,30 +70,48 @@ func TestReaperRemovesWhenTheSupervisorIsGone(t *testing.T) {
 	}
 	got := strings.Split(strings.TrimSpace(calls(log)), "\n")
 	t.Logf("reaper ended after %s: %q", time.Since(start).Round(time.Millisecond), got)
-	assert.Assert(t, len(got) >= 4, "%q", got)
-	assert.Equal(t, got[0], "--context remote ps --all --quiet --no-trunc --filter label=io.synapse-isolation.run-id=feedface")
-	assert.Equal(t, got[1], "--context remote rm -f c0ffee")
-	for _, call := range got[2:] {
-		assert.Equal(t, call, got[0])
-	}
+	// The supervisor's own rule: the container found and removed, the
+	// next empty listing is final.
+	list := "--context remote ps --all --quiet --no-trunc --filter label=io.synapse-isolation.run-id=feedface"
+	assert.DeepEqual(t, got, []string{list, "--context remote rm -f c0ffee", list})
 }
 
-// TestReaperArgvIsTheClients: the reaper's command line is the client's:
-// its docker commands are the ones the supervisor's removal runs, and its
-// rounds, quiet rounds and interval are the same removal timings.
+// TestReaperArgvIsTheClients: the reaper is this binary again, under
+// reaperArg0, with the run id and the client's own docker and --context.
 func TestReaperArgvIsTheClients(t *testing.T) {
 	t.Parallel()
 	c := &client{path: "/usr/bin/docker", context: "remote"}
-	argv := c.reaperArgv("feedface")
-	assert.DeepEqual(t, argv[:2], []string{"/bin/sh", "-c"})
-	assert.DeepEqual(t, argv[3:], []string{"reaper", "feedface", "/usr/bin/docker", "--context", "remote"})
-	for _, want := range []string{
-		fmt.Sprintf("[ $n -lt %d ]", int(cleanupTimeout/retryEvery)),
-		fmt.Sprintf("[ $quiet -ge %d ]", int(settle/retryEvery)),
-		fmt.Sprintf("sleep %g ", retryEvery.Seconds()),
-		`"$@" ps --all --quiet --no-trunc --filter "label=io.synapse-isolation.run-id=$id" 2>/dev/null`,
-		`"$@" rm -f $ids >/dev/null`,
-	} {
-		assert.Check(t, strings.Contains(argv[2], want), "%q not in the script:\n%s", want, argv[2])
-	}
+	assert.DeepEqual(t, c.reaperArgv("feedface"), []string{reaperArg0, "feedface", "/usr/bin/docker", "--context", "remote"})
+	c.context = ""
+	assert.DeepEqual(t, c.reaperArgv("feedface"), []string{reaperArg0, "feedface", "/usr/bin/docker"})
+}
+
+// TestReaperWaitsOutTheClient: while the run's client lives, a create it
+// sent may still land, so the reaper keeps listing: here the client (a
+// sleep) ends after 0.6 s, and the reaper ends only settle after that,
+// having listed all along.
+func TestReaperWaitsOutTheClient(t *testing.T) {
+	t.Parallel()
+	cli, log := reaperCLI(t)
+	sleeper := exec.Command("sleep", "0.6")
+	assert.NilError(t, sleeper.Start())
+	go func() { _ = sleeper.Wait() }()
+	c := &client{path: cli, env: os.Environ()}
+	r, err := newReaper(c, "feedface")
+	assert.NilError(t, err)
+	r.watch(sleeper.Process.Pid)
+	start := time.Now()
+	r.settle(false)
+	<-r.exited
+	took := time.Since(start)
+	assert.Check(t, took >= 600*time.Millisecond+settle, "ended after %s", took)
+	got := strings.Split(strings.TrimSpace(calls(log)), "\n")
+	assert.Check(t, len(got) >= int((600*time.Millisecond+settle)/retryEvery)/2, "%d calls in %s", len(got), took)
+}
+
+// TestReaperUsage: a reaper started with the wrong arguments says so.
+func TestReaperUsage(t *testing.T) {
+	assert.Equal(t, reap([]string{"feedface"}, strings.NewReader("")), 2)
+	assert.Equal(t, reap([]string{"feedface", "/bin/docker", "--context"}, strings.NewReader("")), 2)
+	assert.Equal(t, reap([]string{"feedface", "/no/docker", "--context", "x"}, strings.NewReader("done\n")), 0)
 }

@@ -109,8 +109,9 @@ func TestSignalsRemoveContainer(t *testing.T) {
 }
 
 // killWithReapers SIGKILLs a supervisor and, first, the reapers it
-// started (its children that run /bin/sh), which would otherwise remove
-// its containers on their own: what is left then is gc's to find.
+// started (its children whose argv[0] is synapse-isolation-reaper), which
+// would otherwise remove its containers on their own: what is left then
+// is gc's to find.
 func killWithReapers(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
 	stats, err := filepath.Glob("/proc/[0-9]*/stat")
@@ -123,8 +124,9 @@ func killWithReapers(t *testing.T, cmd *exec.Cmd) {
 		}
 		s := string(b)
 		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(cmd.Process.Pid) && strings.Contains(s, "(sh)") {
-			pid, _ := strconv.Atoi(strings.Fields(s)[0])
+		pid, _ := strconv.Atoi(strings.Fields(s)[0])
+		argv, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if len(f) > 1 && f[1] == strconv.Itoa(cmd.Process.Pid) && strings.HasPrefix(string(argv), "synapse-isolation-reaper\x00") {
 			assert.NilError(t, syscall.Kill(pid, syscall.SIGKILL))
 			reapers++
 		}
