@@ -1,7 +1,6 @@
 package isolation
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -207,40 +206,6 @@ var helloJudges = []helloJudge{
 	}},
 }
 
-// judgeTmp judges /tmp: its mount options, size, mode and writability.
-// Where the runtime prints no nodev (gVisor), byOption is false and the
-// hello's mknod in /tmp stands in: it must fail with EPERM.
-func judgeTmp(s protocol.Selfcheck, byOption bool) (string, string) {
-	seen := fmt.Sprintf("%s, %d bytes, mode %s, writable %t", s.TmpOptions, s.TmpBytes, s.TmpMode, s.TmpWritable)
-	opts := strings.Split(s.TmpOptions, ",")
-	var wrong []string
-	if s.TmpOptions == "" {
-		wrong = append(wrong, "/tmp is not its own mount")
-	}
-	flags := []struct{ opt, msg string }{{"noexec", "/tmp is executable"}, {"nosuid", "/tmp honours setuid"}, {"nodev", "/tmp allows devices"}}
-	if !byOption {
-		flags = flags[:2]
-		seen += fmt.Sprintf(", mknod %s", errnoName(s.TmpMknod))
-		if s.TmpMknod != int(syscall.EPERM) {
-			wrong = append(wrong, "a device could be made in /tmp (mknod got "+errnoName(s.TmpMknod)+", want EPERM)")
-		}
-	}
-	for _, o := range flags {
-		if s.TmpOptions != "" && !slices.Contains(opts, o.opt) {
-			wrong = append(wrong, o.msg)
-		}
-	}
-	if s.TmpBytes != limits.TmpBytes {
-		wrong = append(wrong, fmt.Sprintf("/tmp is %d bytes, want %d", s.TmpBytes, limits.TmpBytes))
-	}
-	if s.TmpMode != limits.TmpMode || !s.TmpWritable {
-		wrong = append(wrong, fmt.Sprintf("/tmp is mode %s and writable %t, want %s and writable: "+
-			"the image carries its own /tmp, whose mode docker keeps over the tmpfs; "+
-			"build the image without /tmp, or with /tmp mode "+limits.TmpMode, orNone(s.TmpMode), s.TmpWritable, limits.TmpMode))
-	}
-	return seen, strings.Join(wrong, "; ")
-}
-
 func kernelSeen(s protocol.Selfcheck) string {
 	return fmt.Sprintf("uname %q %q", s.KernelRelease, s.KernelVersion)
 }
@@ -346,25 +311,4 @@ func attestationError(col limits.Runtime, v sight, lim limits.Config) error {
 		return nil
 	}
 	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("the container does not enforce the policy: %s; the program was never sent", strings.Join(wrong, "; "))}
-}
-
-// selfcheckChecks runs the image's --selfcheck through Run, so under the
-// exact argv of run, and lists each attestation check.
-func selfcheckChecks(ctx context.Context, o Options) []Check {
-	o.selfcheck, o.Exec = true, nil
-	res, err := Run(ctx, Request{}, o)
-	if res.selfcheck == nil {
-		if err == nil {
-			err = fmt.Errorf("the image's runner returned no selfcheck report")
-		}
-		return []Check{fail("selfcheck", err.Error())}
-	}
-	// Run planned with these limits and this runtime, so they resolve.
-	lim, _ := o.Limits.Resolve()
-	col, _ := limits.RuntimeOf(o.Runtime)
-	checks := attest(col, sight{hello: *res.selfcheck, memory: lim.Memory, runtime: o.Runtime, record: res.record})
-	if res.recordErr != nil {
-		checks = append(checks, fail("engine record", res.recordErr.Error()))
-	}
-	return checks
 }

@@ -206,3 +206,24 @@ func imageChecks(ctx context.Context, c *client, image string) []Check {
 	}
 	return cs
 }
+
+// selfcheckChecks runs the image's --selfcheck through Run, so under the
+// exact argv of run, and lists each attestation check.
+func selfcheckChecks(ctx context.Context, o Options) []Check {
+	o.selfcheck, o.Exec = true, nil
+	res, err := Run(ctx, Request{}, o)
+	if res.selfcheck == nil {
+		if err == nil {
+			err = fmt.Errorf("the image's runner returned no selfcheck report")
+		}
+		return []Check{fail("selfcheck", err.Error())}
+	}
+	// Run planned with these limits and this runtime, so they resolve.
+	lim, _ := o.Limits.Resolve()
+	col, _ := limits.RuntimeOf(o.Runtime)
+	checks := attest(col, sight{hello: *res.selfcheck, memory: lim.Memory, runtime: o.Runtime, record: res.record})
+	if res.recordErr != nil {
+		checks = append(checks, fail("engine record", res.recordErr.Error()))
+	}
+	return checks
+}

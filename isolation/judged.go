@@ -153,3 +153,29 @@ func (a *attempt) judgedError(resp *protocol.Response) *ErrorDetail {
 	}
 	return nil
 }
+
+// judgedDeadline is when the host stops a request sent now: deadline,
+// the plan's; for a request with tests, the runner's own deadline (the
+// timeout, from the request) and judgeGrace. The runner spends the time
+// up to its deadline on the tests, each stopped at its own limit, and
+// answers for all of them: a host deadline counted from before the
+// container started would cut a last test short, and with it every
+// test's result. The runner still stops itself at its deadline.
+func judgedDeadline(req Request, deadline time.Time, timeout time.Duration) time.Time {
+	if req.Tests == nil {
+		return deadline
+	}
+	return time.Now().Add(timeout + judgeGrace)
+}
+
+// checkSourceName refuses a file named as the source's own file of the
+// image's language (name; "" for an interpreter, whose source file is
+// source.ProgramName, which the file rules refuse already).
+func checkSourceName(req Request, name string) error {
+	_, text := req.Files[name]
+	_, binary := req.Binary[name]
+	if name != "" && (text || binary) {
+		return &Error{Verdict: Rejected, Err: fmt.Errorf("file %q: the name of the source's own file in this image's language", name)}
+	}
+	return nil
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
-	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // Request is one program to run: its source, and its stdin and files as
@@ -132,32 +131,6 @@ func encode(req Request, exec []string) ([]byte, error) {
 // for a judge's response: the runner's hard stop (a second past its
 // deadline) and a second for the response's way out.
 const judgeGrace = 2 * time.Second
-
-// judgedDeadline is when the host stops a request sent now: deadline,
-// the plan's; for a request with tests, the runner's own deadline (the
-// timeout, from the request) and judgeGrace. The runner spends the time
-// up to its deadline on the tests, each stopped at its own limit, and
-// answers for all of them: a host deadline counted from before the
-// container started would cut a last test short, and with it every
-// test's result. The runner still stops itself at its deadline.
-func judgedDeadline(req Request, deadline time.Time, timeout time.Duration) time.Time {
-	if req.Tests == nil {
-		return deadline
-	}
-	return time.Now().Add(timeout + judgeGrace)
-}
-
-// checkSourceName refuses a file named as the source's own file of the
-// image's language (name; "" for an interpreter, whose source file is
-// source.ProgramName, which the file rules refuse already).
-func checkSourceName(req Request, name string) error {
-	_, text := req.Files[name]
-	_, binary := req.Binary[name]
-	if name != "" && (text || binary) {
-		return &Error{Verdict: Rejected, Err: fmt.Errorf("file %q: the name of the source's own file in this image's language", name)}
-	}
-	return nil
-}
 
 // complete finishes a run whose hello passed and whose request was sent:
 // waits for it, removes its container unless it exited cleanly, and takes
@@ -351,52 +324,4 @@ func oomOrKill(c *client, runID, name string, since time.Time, stderr *stderrWat
 		return &Error{Verdict: OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", name)}
 	}
 	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", stderr.suffix())}
-}
-
-// cfsPeriod is the CFS period docker sets with --cpus: within one period
-// the quota may be spent on every core at once, so over a window the CPU
-// time can exceed the quota's share of it by one period's quota.
-const cfsPeriod = limits.CFSPeriodMicros * time.Microsecond
-
-// peakSlack is how far a cgroup's memory peak may read past its limit:
-// cgroup v1 charges in batches and was seen here 4096 bytes over a 64m
-// limit (67112960 bytes) at an OOM.
-const peakSlack = 4 << 20
-
-// bound takes the runner's usage if it is possible: CPU time within what
-// the quota allows over the time the host measured from sending the
-// request to the response's arrival, memory within the limit (and peakSlack). Anything
-// more is a hostile or broken runner's claim.
-func (a *attempt) bound(u *protocol.Usage) (*Usage, error) {
-	if u == nil {
-		return nil, nil
-	}
-	var out Usage
-	if u.CPUMicros != nil {
-		window := max(a.responded.Sub(a.sent), 0)
-		most := (window + cfsPeriod) * limits.CPUs
-		cpu := time.Duration(*u.CPUMicros) * time.Microsecond
-		switch {
-		case cpu <= most:
-		case a.plan.Column == limits.Runsc:
-			// gVisor's cpuacct is its sentry's own account, which counts
-			// more than the host's for several busy tasks (seen here: 11.85
-			// s claimed in 8.14 s while the host's counter for the sandbox
-			// read 1.00 CPU-s a second). The quota is the host's: no more
-			// can have been used, so the claim is cut to it.
-			cpu = most
-		default:
-			return nil, fmt.Errorf("response: claims %s of CPU time in %s, more than %d CPU allows",
-				cpu.Round(time.Millisecond), window.Round(time.Millisecond), limits.CPUs)
-		}
-		ms := cpu.Milliseconds()
-		out.CPUMS = &ms
-	}
-	if p := u.MemoryPeakBytes; p != nil {
-		if *p > int64(a.plan.Limits.Memory)+peakSlack {
-			return nil, fmt.Errorf("response: claims a memory peak of %d bytes, over the %s limit", *p, a.plan.Limits.Memory)
-		}
-		out.MemoryPeakBytes = p
-	}
-	return &out, nil
 }
