@@ -14,6 +14,7 @@ go vet ./...
 # Every package builds and vets for arm64 too, so nothing that only
 # amd64 has (dup2, fork, pause) comes back unseen.
 GOARCH=arm64 go vet ./...
+GOARCH=arm64 go build ./...
 # From Debian's packages: runsc, gVisor's release 20221219, which the
 # suite's second engine registers as runsc-debian, the old gVisor that the
 # tool must refuse (found by its absolute path: the current runsc, pinned
@@ -51,8 +52,9 @@ fi
 # two builds give one ID.
 if command -v apt-get >/dev/null 2>&1; then
   apt-cache show python3.11-minimal >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; } || true
+  arch=$(dpkg --print-architecture)
   for kind in python science c cpp java; do
-    lock=isolation/$kind.lock
+    lock=isolation/$kind.$arch.lock
     stale=""
     while read -r pkg version _; do
       [ -n "$pkg" ] || continue
@@ -62,13 +64,13 @@ if command -v apt-get >/dev/null 2>&1; then
       scratch=$(mktemp -d)
       cp "$lock" "$scratch/$kind.lock"
       mkdir "$scratch/context"
-      scripts/debian-root.sh "$kind" "$scratch/context" --update-lock --only-lock --lock "$scratch/$kind.lock"
-      echo "$lock is stale (gone from the mirror:$stale); testing with a refreshed copy; renew it: scripts/build-image.sh $kind --update-lock" >&2
+      scripts/debian-root.sh "$kind" "$scratch/context" --arch "$arch" --update-lock --only-lock --lock "$scratch/$kind.lock"
+      echo "$lock is stale (gone from the mirror:$stale); testing with a refreshed copy; renew it: scripts/build-image.sh $kind --arch $arch --update-lock" >&2
       export "SYNAPSE_$(echo "$kind" | tr a-z A-Z)_LOCK=$scratch/$kind.lock"
     fi
   done
 fi
-go test -race -count=1 $(go list ./... | grep -v '/tests$')
+go test -race -count=1 $(go list ./... | grep -v -e '/tests$' -e '/tests/arm64$')
 if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
   # The current gVisor, pinned in scripts/runsc.sh and built once into the
   # user's cache, which the second engine registers as runsc. Without it
@@ -82,4 +84,8 @@ if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
   fi
   # Verbose, so the log names every boundary test that ran and passed.
   go test -race -count=1 -v -timeout 30m ./tests/
+  # arm64: the engine-free packages' tests compiled for arm64 and run under
+  # qemu-user, then an arm64 engine under qemu-system-aarch64 (its cost:
+  # scripts/arm64-check.sh).
+  scripts/arm64-check.sh
 fi
