@@ -34,7 +34,8 @@ trap 'exit 1' INT TERM
 for pkg in limits dockerargs isolation/protocol isolation/interp isolation/internal/judge isolation/internal/source \
   isolation/internal/wire isolation/internal/strict isolation/internal/capture isolation/internal/environ; do
   GOARCH=arm64 go test -c -o "$tmp/test" "./$pkg"
-  if ! (cd "$pkg" && "$run_prefix" "$tmp/test" -test.count=1 >"$tmp/log" 2>&1); then
+  # shellcheck disable=SC2086 # empty on an arm64 machine: run natively
+  if ! (cd "$pkg" && $run_prefix "$tmp/test" -test.count=1 >"$tmp/log" 2>&1); then
     cat "$tmp/log" >&2
     echo "arm64-check: $pkg's tests fail on arm64 (under qemu-user)" >&2
     exit 1

@@ -72,12 +72,12 @@ fetch() {
   rm -rf "$A/debs" && mkdir -p "$A/state/lists/partial" "$A/cache" "$A/debs/partial"
   : >>"$A/status"
   # shellcheck disable=SC2086
-  apt-get $apt_opts update -q >&2
+  apt-get $apt_opts update -qq >&2
   # shellcheck disable=SC2086
   kpkg=$(apt-cache $apt_opts depends linux-image-arm64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*\)/\1/p' | head -1)
   [ -n "$kpkg" ] || die "no arm64 kernel package found"
   # shellcheck disable=SC2086
-  (cd "$A/debs" && apt-get $apt_opts download -q $pkgs "$kpkg" >&2)
+  (cd "$A/debs" && apt-get $apt_opts download -qq $pkgs "$kpkg" >&2)
   touch "$A/debs/done"
 }
 

@@ -36,7 +36,7 @@ debian_arch() {
     -o APT::Sandbox::User=root -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null"
   # The lists once; debian-root.sh renews them when a pinned version has
   # gone from them.
-  if [ -z "$(ls "$cache/state/lists" | grep -v -e partial -e lock)" ]; then
+  if [ -z "$(find "$cache/state/lists" -name '*Packages*')" ]; then
     echo "debian: fetching the package lists of $1" >&2
     # shellcheck disable=SC2086
     apt-get $apt_opts update -qq >/dev/null || { echo "debian: apt-get update for $1 failed" >&2; return 1; }
@@ -50,5 +50,6 @@ debian_arch() {
       { echo "debian: cannot fetch qemu-user-static" >&2; return 1; }
     dpkg-deb -x "$cache/qemu"/qemu-user-static_*.deb "$cache/qemu"
   fi
+  # shellcheck disable=SC2034 # read by the script that sourced this one
   run_prefix=$qemu
 }

@@ -56,7 +56,9 @@ fetch() {
   fi
   if ! $updated && { [ "$(id -u)" = 0 ] || [ -n "$apt_opts" ]; }; then
     updated=true
+    # shellcheck disable=SC2086 # options, split on purpose
     apt-get $apt_opts update -qq >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086
     (cd "$debs/$1" && apt-get $apt_opts download -q "$1=$2" >/dev/null 2>&1) && return 0
   fi
   return 1

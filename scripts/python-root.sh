@@ -41,6 +41,7 @@ fi
 rootfs=$ctx/root
 . "$top/scripts/debian-apt.sh"
 debian_arch "$arch"
+# shellcheck disable=SC2046 # two words: the triplet and the loader
 set -- $(debian_triplet "$arch")
 triplet=$1 loader=$2
 ln -sf python3.11 "$rootfs/usr/bin/python3"

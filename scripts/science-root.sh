@@ -32,6 +32,7 @@ lock=${lock:-$top/isolation/science.$arch.lock}
 step() { echo "science image: $*" >&2; }
 . "$top/scripts/debian-apt.sh"
 debian_arch "$arch"
+# shellcheck disable=SC2046 # two words: the triplet and the loader
 set -- $(debian_triplet "$arch")
 triplet=$1 loader=$2
 

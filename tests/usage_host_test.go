@@ -71,13 +71,25 @@ func TestUsageAgreesWithTheHostCgroup(t *testing.T) {
 	}, poll.WithTimeout(20*time.Second), poll.WithDelay(5*time.Millisecond))
 	h0 := readInt(t, cpuFile)
 
-	// Once the work is done, while the program sleeps.
+	// Once the work is done, while the program sleeps: the counter has
+	// grown by most of the work and then stopped (under 5 ms in 100 ms).
+	// Not "grown by the whole 1.5 s since H0": the interpreter may have
+	// spent some of it before H0 was read, and the counter then never
+	// grows that much before the program ends.
+	last := h0
 	poll.WaitOn(t, func(poll.LogT) poll.Result {
-		if n := readInt(t, cpuFile) - h0; n < 1500e6 {
-			return poll.Continue("%d ms so far", n/1e6)
+		b, err := os.ReadFile(cpuFile)
+		if err != nil {
+			return poll.Error(fmt.Errorf("the program ended before the host's reading: %w", err))
+		}
+		n := counterValue(t, b)
+		grew := n - last
+		last = n
+		if n-h0 < 1000e6 || grew >= 5e6 {
+			return poll.Continue("%d ms so far, %d ms in the last 100 ms", (n-h0)/1e6, grew/1e6)
 		}
 		return poll.Success()
-	}, poll.WithTimeout(20*time.Second), poll.WithDelay(50*time.Millisecond))
+	}, poll.WithTimeout(20*time.Second), poll.WithDelay(100*time.Millisecond))
 	time.Sleep(200 * time.Millisecond) // into the sleep
 	hMid, peakMid := readInt(t, cpuFile), readInt(t, peakFile)
 	// Hmid <= C(r) needs the program alive after the reading.

@@ -193,6 +193,13 @@ func readInt(t *testing.T, path string) int64 {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	assert.NilError(t, err)
+	return counterValue(t, b)
+}
+
+// counterValue is a cgroup counter file's value in nanoseconds (v1's
+// cpuacct.usage, or cpu.stat's usage_usec) or bytes.
+func counterValue(t *testing.T, b []byte) int64 {
+	t.Helper()
 	s := strings.TrimSpace(string(b))
 	if v, ok := strings.CutPrefix(s, "usage_usec "); ok {
 		n, err := strconv.ParseInt(strings.Fields(v)[0], 10, 64)

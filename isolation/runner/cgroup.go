@@ -34,6 +34,15 @@ func (c cgroup) file(v1, v2 string) string {
 	return filepath.Join(c.root, "memory", v1)
 }
 
+// cpuPath is the cgroup's CPU counter. On v1 the cpuacct controller may be
+// mounted alone or with cpu (cpu,cpuacct); docker links cpuacct either way.
+func (c cgroup) cpuPath() string {
+	if c.v2 {
+		return filepath.Join(c.root, "cpu.stat")
+	}
+	return filepath.Join(c.root, "cpuacct", "cpuacct.usage")
+}
+
 // path is the file rel under the root, as its version names it (v1
 // names its controller's directory).
 func (c cgroup) path(rel string) string { return filepath.Join(c.root, rel) }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -16,15 +15,6 @@ import (
 type cpuCounter struct {
 	file *cgroupFile
 	v2   bool
-}
-
-// cpuPath is the cgroup's CPU counter. On v1 the cpuacct controller may be
-// mounted alone or with cpu (cpu,cpuacct); docker links cpuacct either way.
-func (c cgroup) cpuPath() string {
-	if c.v2 {
-		return filepath.Join(c.root, "cpu.stat")
-	}
-	return filepath.Join(c.root, "cpuacct", "cpuacct.usage")
 }
 
 func (c cgroup) openCPU() (*cpuCounter, error) {
