@@ -54,12 +54,10 @@ need() {
   { apt-get install -y -q --no-install-recommends "$2" || { apt-get update -q && apt-get install -y -q --no-install-recommends "$2"; }; } >&2
 }
 
-# apt for arm64 with its own lists, cache and (empty) dpkg status under
-# STATEDIR, from the machine's sources.
+# apt for arm64: the images' own private state (debian-apt.sh), from the
+# machine's sources; the guest's .debs are kept under STATEDIR.
 A=$S/apt
-apt_opts="-o APT::Architecture=arm64 -o APT::Architectures=arm64 -o Dir::State=$A/state
-  -o Dir::State::status=$A/status -o Dir::Cache=$A/cache -o Dir::Cache::archives=$A/debs
-  -o APT::Sandbox::User=root -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null"
+. "$here/debian-apt.sh"
 # dockerd and what it runs (containerd, runc, tini as docker-init,
 # apparmor_parser for the docker-default profile), with the shared libraries they link.
 pkgs="docker.io containerd runc tini apparmor libapparmor1 libc6 libgcc-s1 libseccomp2 libdevmapper1.02.1
@@ -69,8 +67,9 @@ pkgs="docker.io containerd runc tini apparmor libapparmor1 libc6 libgcc-s1 libse
 mods_wanted="virtio_pci virtio_net overlay bridge veth br_netfilter"
 
 fetch() {
-  rm -rf "$A/debs" && mkdir -p "$A/state/lists/partial" "$A/cache" "$A/debs/partial"
-  : >>"$A/status"
+  rm -rf "$A/debs" && mkdir -p "$A/debs"
+  debian_arch arm64
+  # Fresh lists: the kernel package is whatever linux-image-arm64 names now.
   # shellcheck disable=SC2086
   apt-get $apt_opts update -qq >&2
   # shellcheck disable=SC2086
