@@ -225,8 +225,9 @@ func TestArm64Verdicts(t *testing.T) {
 		verdict string
 	}{
 		{"oom", []string{"--memory", "64m", "--code", "x = 'x' * (1 << 29)\nlen(x)"}, 137, "oom"},
-		// Long enough for the container to start, so the program was sent.
-		{"timeout", []string{"--timeout", "25s", "--code", "while True:\n  pass"}, 124, "timeout"},
+		// Long enough for the container to start (4 to 11 s seen there) with
+		// room, so the program was sent and the deadline is what stops it.
+		{"timeout", []string{"--timeout", "40s", "--code", "while True:\n  pass"}, 124, "timeout"},
 		{"cpu_timeout", []string{"--cpu-time", "1s", "--code", "while True:\n  pass"}, 124, "cpu_timeout"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
