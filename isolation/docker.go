@@ -129,6 +129,30 @@ func (c *client) startRun(ctx context.Context, argv []string, stdout, stderr io.
 	return cmd, stdin, nil
 }
 
+// startExitStream starts `docker events` following the die events of
+// the containers labelled with owner, from since on, one line each:
+// exitFormat. Its context ends it.
+func (c *client) startExitStream(ctx context.Context, owner string, since time.Time) (*exec.Cmd, io.ReadCloser, error) {
+	cmd := exec.CommandContext(ctx, c.path, c.withContext("events", "--since", unixArg(since),
+		"--filter", "type=container", "--filter", "event=die", "--filter", "label="+dockerargs.LabelOwner+"="+owner,
+		"--format", exitFormat)...)
+	cmd.Env = c.env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as the run's client: a Ctrl-C reaches this process only
+	cmd.WaitDelay = time.Second
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("events pipe: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("starting %s events: %w", c.path, err)
+	}
+	return cmd, out, nil
+}
+
+// exitFormat prints a die event as its container's run id and exit
+// status, separated by a space (events, unlike ps, prints a \t as is).
+var exitFormat = `{{index .Actor.Attributes "` + dockerargs.LabelRunID + `"}} {{index .Actor.Attributes "exitCode"}}`
+
 // startReaper starts the reaper of runID on c's engine (reaperArgv), its
 // stdin the read end of a pipe whose write end it returns.
 func (c *client) startReaper(runID string) (*exec.Cmd, *os.File, error) {

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -66,16 +67,29 @@ func (e *warningError) refusal() error {
 }
 
 // firstByte is the bounded response capture that also notes when the
-// response began to arrive.
+// response began to arrive, and when its line ended: the response is one
+// line of JSON, which holds no raw newline, so its first newline is its
+// end.
 type firstByte struct {
 	*capture.Buffer
 	once sync.Once
 	at   time.Time
+	// ended is closed by the first newline written.
+	ended   chan struct{}
+	endOnce sync.Once
+}
+
+func newFirstByte(limit int) *firstByte {
+	return &firstByte{Buffer: capture.New(limit), ended: make(chan struct{})}
 }
 
 func (f *firstByte) Write(p []byte) (int, error) {
 	f.once.Do(func() { f.at = time.Now() })
-	return f.Buffer.Write(p)
+	n, err := f.Buffer.Write(p)
+	if bytes.IndexByte(p, '\n') >= 0 {
+		f.endOnce.Do(func() { close(f.ended) })
+	}
+	return n, err
 }
 
 // arrived returns when the first response byte came, zero if none did.
@@ -89,7 +103,7 @@ func (f *firstByte) arrived() time.Time {
 func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 	runCtx, abort := context.WithCancelCause(ctx)
 	l := &launched{plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, done: make(chan struct{})}
-	l.resp = &firstByte{Buffer: capture.New(limits.MaxResponseBytes)}
+	l.resp = newFirstByte(limits.MaxResponseBytes)
 	l.resp.OnOverflow = func() { abort(errResponseTooLarge) }
 	l.out = newFrames(l.resp)
 	l.stderr = &stderrWatch{onWarning: func(line string) { abort(&warningError{line: line}) }}

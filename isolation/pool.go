@@ -90,6 +90,7 @@ type Pool struct {
 type poolEngine struct {
 	client  *client
 	engine  Engine
+	exits   *exitWatch
 	busy    int   // outstanding containers, ready or running; guarded by Pool.mu
 	dropped error // why the pool stopped using it; guarded by Pool.mu
 }
@@ -99,7 +100,11 @@ type warm struct {
 	l         *launched
 	e         *poolEngine
 	selfcheck *protocol.Selfcheck // from its hello
+	died      <-chan int          // its container's exit status, from e's exit stream
 }
+
+// forget ends the wait for w's exit status.
+func (w *warm) forget() { w.e.exits.forget(w.l.plan.RunID) }
 
 // NewPool checks every engine (reachable, image present locally: nothing
 // is ever pulled) and starts filling the pool. ctx ends every container
@@ -120,6 +125,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	if len(o.Engines) == 0 {
 		o.Engines = []Engine{o.Run.Engine}
 	}
+	since := time.Now()
 	o.Run = o.Run.ownedBySelf()
 	o.Run.idle = o.Idle
 	if _, err := planRun(o.Run, time.Now()); err != nil {
@@ -146,6 +152,10 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		return nil, err
 	}
 	p.ctx, p.cancel = context.WithCancel(ctx)
+	for _, e := range p.engines {
+		p.wg.Add(1)
+		e.exits = watchExits(p.ctx, e.client, p.o.Run.owner, since, p.wg.Done)
+	}
 	for i := 0; i < o.Parallel; i++ {
 		p.tokens <- struct{}{}
 	}
@@ -201,18 +211,26 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	}
 	p.running.Add(1)
 	p.mu.Unlock()
-	defer p.running.Done()
 	w, err := p.take(ctx)
 	if err != nil {
+		p.running.Done()
 		return err
 	}
-	defer p.release(w.e)
 	a.assign(w)
 	// The request's context holds until the response: ended, the client
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
-	defer stop()
 	w.l.send(body, source.TestData(req.Tests), judgedDeadline(req, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
+	if a.exited(w.l, w.died) {
+		stop()
+		resp := w.l.resp.Bytes()
+		go p.settle(w, len(resp))
+		return a.accept(w.l.client, resp)
+	}
+	defer p.running.Done()
+	defer p.release(w.e)
+	defer w.forget()
+	defer stop()
 	return a.complete(w.l)
 }
 

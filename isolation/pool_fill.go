@@ -35,8 +35,12 @@ func (p *Pool) fill() {
 		o.Engine, o.Name, o.runID = e.engine, "", ""
 		plan, err := planRun(o, time.Now())
 		var l *launched
+		var died <-chan int
 		if err == nil {
-			l, err = launch(p.ctx, e.client, &plan)
+			died = e.exits.expect(plan.RunID) // before the container exists: its die cannot come first
+			if l, err = launch(p.ctx, e.client, &plan); err != nil {
+				e.exits.forget(plan.RunID)
+			}
 		}
 		if err != nil {
 			if p.ctx.Err() != nil { // the pool is closing: no engine's fault
@@ -47,7 +51,7 @@ func (p *Pool) fill() {
 			p.release(e)
 			continue
 		}
-		w := &warm{l: l, e: e}
+		w := &warm{l: l, e: e, died: died}
 		p.mu.Lock()
 		if p.closing {
 			p.mu.Unlock()
@@ -92,6 +96,7 @@ func (p *Pool) admit(w *warm) {
 		p.ready <- w // never blocks: ready holds as many as there are tokens
 		return
 	}
+	w.forget()
 	p.mu.Lock()
 	p.readyN--
 	p.mu.Unlock()
@@ -145,6 +150,7 @@ func (p *Pool) release(e *poolEngine) {
 // discard ends a ready container that will get no request and confirms it
 // gone.
 func (p *Pool) discard(w *warm) error {
+	w.forget()
 	w.l.kill()
 	_, err := w.l.remove(time.Now())
 	return err

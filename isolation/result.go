@@ -129,7 +129,9 @@ type Timings struct {
 	// ExecMS is the runner's own time from the request to its response.
 	ExecMS *int64 `json:"exec_ms"`
 	// CleanupMS is from the response (or the client's end, when there was
-	// none) to the container gone: its exit, --rm, any removal.
+	// none) to the container gone: its exit, --rm, any removal. A pool's
+	// line answered at its container's exit counts to the exit; the
+	// removal is confirmed after it (Pool.Close waits for it).
 	CleanupMS *int64 `json:"cleanup_ms"`
 }
 

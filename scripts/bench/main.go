@@ -36,6 +36,7 @@ func main() {
 	python := flag.String("python", "", "Python image ID: measure print(1+2) there against 1+2 on -image")
 	seccomp := flag.Bool("seccomp", false, "measure the policy's seccomp profile against the engine's default, bare docker runs")
 	warmBase := flag.String("warm-against", "", "TOOL,IMAGE of an earlier build: batch's warm latency of both, in alternating rounds")
+	warmVsCold := flag.Bool("warm-ratio", false, "measure a warm batch line against a cold run of 1+2, paired (-n pairs)")
 	warm := flag.Bool("warm", false, "measure batch's warm latency alone (-n requests), under -runtime if set")
 	flag.StringVar(&runtime, "runtime", "", "OCI runtime for -warm (runsc: gVisor), as run's --runtime")
 	preload := flag.Duration("preload", 0, "measure, on -image (the science image), batch's warm latency of a numpy line against print(1), this long between requests")
@@ -47,6 +48,9 @@ func main() {
 	run := func() error { return bench(*tool, *image, *n) }
 	if *warm {
 		run = func() error { return warmLatency(*tool, *image, *n) }
+	}
+	if *warmVsCold {
+		run = func() error { return warmRatio(*tool, *image, *n) }
 	}
 	if *baseline != "" {
 		run = func() error { return attestCost(*tool, *image, *baseline, *n) }

@@ -151,6 +151,9 @@ func events(f fake, args []string) int {
 		fmt.Fprintln(os.Stderr, cannotConnect)
 		return 1
 	}
+	if slices.Contains(args, "event=die") {
+		return f.follow(args)
+	}
 	query := strings.Join(args, " ")
 	if f.oomEvent && strings.Contains(query, "event=oom") {
 		fmt.Println("oom")
@@ -159,4 +162,33 @@ func events(f fake, args []string) int {
 		fmt.Println("start")
 	}
 	return 0
+}
+
+// follow streams, as the supervisor asks for them (without --until), the die events of the owner the label filter names, as
+// "run-id status" lines, until it is killed; without the scenario's
+// dies, it ends at once.
+func (f fake) follow(args []string) int {
+	if !f.dies {
+		return 0
+	}
+	var owner string
+	for i, a := range args {
+		if a == "--filter" && i+1 < len(args) && strings.HasPrefix(args[i+1], "label="+labelOwner) {
+			owner = strings.TrimPrefix(args[i+1], "label="+labelOwner)
+		}
+	}
+	seen := 0
+	for {
+		b, _ := os.ReadFile(filepath.Join(f.state, dieLog))
+		lines := strings.SplitAfter(string(b), "\n")
+		for ; seen < len(lines) && strings.HasSuffix(lines[seen], "\n"); seen++ {
+			o, rest, _ := strings.Cut(lines[seen], " ")
+			if o == owner {
+				if _, err := os.Stdout.WriteString(rest); err != nil {
+					return 1
+				}
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

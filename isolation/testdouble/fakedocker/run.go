@@ -26,6 +26,7 @@ type runCall struct {
 	state, name, runID, owner string
 	memory                    int64
 	container                 string
+	dies                      bool // the scenario streams die events
 }
 
 func newRunCall(state string, args []string) runCall {
@@ -48,6 +49,7 @@ func newRunCall(state string, args []string) runCall {
 // the client's exit status.
 func (f fake) run(args []string) int {
 	c := newRunCall(f.state, args)
+	c.dies = f.dies
 	s := f.scenario.run
 	if _, err := os.Stat(c.container); err == nil {
 		fmt.Fprintf(os.Stderr, "docker: Error response from daemon: Conflict. The container name \"/%s\" is already in use.\n", c.name)
@@ -102,9 +104,14 @@ func (c runCall) end(r *reply) int {
 	if r.stderr != "" {
 		os.Stderr.WriteString(r.stderr)
 	}
-	if !r.kept {
-		os.Remove(c.container)
+	if r.kept {
+		return r.code
 	}
+	if c.dies {
+		appendFile(filepath.Join(c.state, dieLog), fmt.Sprintf("%s %s %d\n", c.owner, c.runID, r.code))
+	}
+	time.Sleep(r.rmTime)
+	os.Remove(c.container)
 	return r.code
 }
 

@@ -21,6 +21,10 @@ type scenario struct {
 	psDown      bool          // `docker ps` cannot reach the daemon
 	eventsDown  bool          // `docker events` cannot reach the daemon
 	oomEvent    bool          // `docker events` reports the container's OOM kill
+	// dies: `docker events` of die events streams each container's die
+	// (its run id and exit status) as the container exits; otherwise the
+	// stream ends at once, having said nothing.
+	dies bool
 	// record is what `docker container inspect` prints of a container's
 	// HostConfig after its run id: runtime, memory, memory+swap and pids
 	// limit, tab-separated; empty is no such container.
@@ -49,6 +53,7 @@ type reply struct {
 	stderr string
 	code   int                 // docker run's exit status
 	kept   bool                // the container outlives the client: --rm does not remove it
+	rmTime time.Duration       // between the container's exit (its die) and --rm's removal
 	act    func(c runCall) int // instead of the fields above: a runner that floods, a create that lands late
 }
 
@@ -123,7 +128,12 @@ var scenarios = map[string]scenario{
 		strings.Repeat("y", 64<<10+1), 64<<10+1))}},
 	"big-response": {run: runScript{reply: answer(fmt.Sprintf(`{"v":6,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`,
 		strings.Repeat("z", 1<<20)))}},
-	"nonzero-valid":     {run: runScript{reply: &reply{stdout: OKResponse + "\n", code: 1}}},
+	"nonzero-valid": {run: runScript{reply: &reply{stdout: OKResponse + "\n", code: 1}}},
+	// The engine's die events streamed: a removal that takes its time
+	// after the container exited 0, and a container that exits 1 after a
+	// valid response.
+	"slow-removal":      {dies: true, run: runScript{reply: &reply{stdout: OKResponse + "\n", rmTime: 1500 * time.Millisecond}}},
+	"dies-nonzero":      {dies: true, run: runScript{reply: &reply{stdout: OKResponse + "\n", code: 1}}},
 	"exit137-oom":       {oomEvent: true, run: runScript{reply: &reply{code: 137}}},
 	"exit137-kill":      {run: runScript{reply: &reply{code: 137}}},
 	"command-not-found": {run: runScript{reply: answer(`{"v":6,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)}},

@@ -19,6 +19,10 @@ const stdinLog = "stdin.log"
 // started, one a line: the daemon's record that `events` reads.
 const started = "started.log"
 
+// dieLog names the file that records each container's exit, "owner run-id
+// status" a line: what a `docker events` stream of die events follows.
+const dieLog = "die.log"
+
 // Stdin returns every byte the fake's containers read from their stdin.
 func Stdin(state string) string {
 	b, _ := os.ReadFile(filepath.Join(state, stdinLog))

@@ -1,0 +1,59 @@
+package isolation
+
+import (
+	"fmt"
+	"time"
+)
+
+// exited waits for a warm run's container to exit after its request was
+// sent, and reports whether its line may be answered now: its die event
+// said 0 (so no OOM kill or other stop ended it), its response line
+// ended, and nothing aborted the run. The attempt then holds the
+// container's exit, and settle confirms the removal afterwards.
+// Otherwise the client is waited for, as in a cold run (complete).
+func (a *attempt) exited(l *launched, died <-chan int) bool {
+	select {
+	case code := <-died:
+		if code != 0 {
+			return false
+		}
+	case <-l.done:
+		return false
+	}
+	select {
+	case <-l.resp.ended:
+	case <-l.done:
+		return false
+	}
+	if l.cause() != nil || l.interrupted() != nil {
+		return false
+	}
+	zero := 0
+	a.started, a.exit, a.end = true, &zero, time.Now()
+	a.sent, a.responded = l.sent, l.resp.arrived()
+	return true
+}
+
+// settle finishes a run answered at its container's exit (exited): docker
+// run's clean exit confirms its --rm removal; anything else has the
+// container removed and confirmed gone. Only then is its slot free, so
+// Close, which waits for it, returns after every removal. What it could
+// not confirm, or response bytes that came after the answered ones,
+// Close returns.
+func (p *Pool) settle(w *warm, answered int) {
+	defer p.running.Done()
+	defer p.release(w.e)
+	l := w.l
+	defer l.abort(nil)
+	end, err := l.wait()
+	if err == nil && end.code == 0 && l.cause() == nil {
+		l.reaper.settle(true) // --rm removed it when docker run returned
+	} else {
+		_, err := l.remove(end.at)
+		p.note(err)
+	}
+	if n := len(l.resp.Bytes()); n != answered {
+		p.note(&Error{Verdict: SandboxFailure, Err: fmt.Errorf("run %s: the runner wrote %d bytes more after its response line, which was answered already",
+			l.plan.RunID, n-answered)})
+	}
+}
