@@ -224,7 +224,7 @@ func TestAuditOfRenderIsClean(t *testing.T) {
 			CLI:      pick("", "docker", "/usr/bin/docker", "podman"),
 			Context:  pick("", "default", "remote-vm"),
 			Runtime:  pick("", "runc", "runsc"),
-			Memory:   limits.MinMemory + limits.Bytes(rng.Int64N(int64(limits.MaxMemory-limits.MinMemory+1))),
+			Limits:   resolved(limits.Config{Memory: limits.MinMemory + limits.Bytes(rng.Int64N(int64(limits.MaxMemory-limits.MinMemory+1)))}),
 			Name:     fmt.Sprintf("synapse-iso-%016x", rng.Uint64()),
 			RunID:    fmt.Sprintf("%016x", rng.Uint64()),
 			Deadline: rng.Int64(),

@@ -16,8 +16,9 @@ type Checked struct{ s Spec }
 // policy's own rules, and returns it ready to Render. It is the one
 // validator of these fields; isolation builds its plan through it.
 func Check(s Spec) (Checked, error) {
-	if err := limits.CheckMemory(s.Memory); err != nil {
-		return Checked{}, err
+	if !s.Limits.Valid() {
+		// The one check of the limits' bounds is limits.Config.Resolve's.
+		return Checked{}, errors.New("limits: not resolved (limits.Config.Resolve checks their bounds)")
 	}
 	if err := limits.CheckImageID(s.Image); err != nil {
 		return Checked{}, err
@@ -42,4 +43,12 @@ func Check(s Spec) (Checked, error) {
 		return Checked{}, errors.New("no seccomp profile file: the run would get the engine's default filter")
 	}
 	return Checked{s: s}, nil
+}
+
+// Run is c with the run's deadline (unix seconds, put on a label) and the
+// runner's arguments (after the image: docker reads nothing of them), the
+// two fields known only once the image was asked; Check checks neither.
+func (c Checked) Run(deadline int64, args []string) Checked {
+	c.s.Deadline, c.s.Args = deadline, args
+	return c
 }

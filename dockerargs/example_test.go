@@ -9,8 +9,13 @@ import (
 )
 
 func ExampleRender() {
+	lim, err := limits.Config{}.Resolve() // the defaults: 512m, 10s
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	spec, err := dockerargs.Check(dockerargs.Spec{
-		Memory:   limits.DefaultMemory,
+		Limits:   lim,
 		Name:     "synapse-iso-demo",
 		RunID:    "5f0c7a1e9b2d4c38",
 		Deadline: 1795947531,

@@ -44,8 +44,9 @@ type Spec struct {
 	Context string
 	// Runtime selects an OCI runtime such as runsc; empty means the engine's default.
 	Runtime string
-	// Memory is the memory limit; swap is capped to the same value.
-	Memory limits.Bytes
+	// Limits are the run's, resolved: the memory limit is rendered, and
+	// swap capped to the same value.
+	Limits limits.Resolved
 	// Name is the container name. It is cosmetic: cleanup finds a run's
 	// container by RunID, never by name.
 	Name string
@@ -80,7 +81,7 @@ func Render(c Checked) []string {
 	}
 	argv = append(argv, "run")
 	rt, _ := limits.RuntimeOf(s.Runtime) // Check refused a runtime the table does not know
-	argv = appendPolicy(argv, rt, s.Memory.String(), "seccomp="+s.Seccomp)
+	argv = appendPolicy(argv, rt, s.Limits.Memory.String(), "seccomp="+s.Seccomp)
 	if s.Runtime != "" {
 		argv = append(argv, flagRuntime, s.Runtime)
 	}

@@ -19,9 +19,18 @@ var (
 	policyProfile = map[string]ProfileFile{testProfile: {Content: limits.SeccompProfile()}}
 )
 
+// resolved is c resolved; the tests' configs are all in range.
+func resolved(c limits.Config) limits.Resolved {
+	r, err := c.Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
 func baseSpec() Spec {
 	return Spec{
-		Memory:   limits.DefaultMemory,
+		Limits:   resolved(limits.Config{}),
 		Name:     "synapse-iso-0123456789abcdef",
 		RunID:    "0123456789abcdef",
 		Deadline: 1764409200,
@@ -37,8 +46,8 @@ func TestRenderGolden(t *testing.T) {
 		edit func(*Spec)
 	}{
 		{"defaults", func(*Spec) {}},
-		{"memory-1g", func(s *Spec) { s.Memory = 1 << 30 }},
-		{"memory-bytes", func(s *Spec) { s.Memory = 64<<20 + 1 }},
+		{"memory-1g", func(s *Spec) { s.Limits = resolved(limits.Config{Memory: 1 << 30}) }},
+		{"memory-bytes", func(s *Spec) { s.Limits = resolved(limits.Config{Memory: 64<<20 + 1}) }},
 		{"exec", func(s *Spec) { s.Args = append(s.Args, "--exec", "python3", "-") }},
 		{"selfcheck", func(s *Spec) { s.Args = append(s.Args, "--selfcheck") }},
 		{"cli", func(s *Spec) { s.CLI = "podman" }},
@@ -46,7 +55,7 @@ func TestRenderGolden(t *testing.T) {
 		{"runtime", func(s *Spec) { s.Runtime = "runsc" }},
 		{"owner", func(s *Spec) { s.Owner = "8e2b1c4a-7d1f-4a58-9b1e-3c5d6f708192:4242:123456" }},
 		{"all-options", func(s *Spec) {
-			s.CLI, s.Context, s.Runtime, s.Memory = "/usr/local/bin/docker", "remote-vm", "runsc", 256<<20
+			s.CLI, s.Context, s.Runtime, s.Limits = "/usr/local/bin/docker", "remote-vm", "runsc", resolved(limits.Config{Memory: 256 << 20})
 			s.Args = append(s.Args, "--exec", "python3", "-")
 		}},
 	} {
@@ -89,7 +98,7 @@ func TestCheckRefusesWhatCouldBeMisread(t *testing.T) {
 		"run id":          {func(s *Spec) { s.RunID = "a b" }, `run id: must match`},
 		"tag":             {func(s *Spec) { s.Image = "python:latest" }, "image: must be an immutable image ID"},
 		"no image":        {func(s *Spec) { s.Image = "" }, "image: is required"},
-		"memory":          {func(s *Spec) { s.Memory = 1 << 20 }, "memory: must be at least 64m"},
+		"unresolved":      {func(s *Spec) { s.Limits = limits.Resolved{Config: limits.Config{Memory: 1 << 20}} }, "limits: not resolved"},
 		"no profile":      {func(s *Spec) { s.Seccomp = "" }, "no seccomp profile file"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -210,8 +210,8 @@ func imageChecks(ctx context.Context, c *client, image string) []Check {
 // selfcheckChecks runs the image's --selfcheck through Run, so under the
 // exact argv of run, and lists each attestation check.
 func selfcheckChecks(ctx context.Context, o Options) []Check {
-	o.selfcheck, o.Exec = true, nil
-	res, err := Run(ctx, Request{}, o)
+	o.Exec = nil
+	res, err := runWith(ctx, Request{}, o, planInput{owner: selfLabel(), selfcheck: true})
 	if res.selfcheck == nil {
 		if err == nil {
 			err = fmt.Errorf("the image's runner returned no selfcheck report")

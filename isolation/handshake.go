@@ -50,7 +50,7 @@ func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration
 			return a.refuse(l, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%w; the program was never sent", a.recordErr)}, true)
 		}
 	}
-	if err := attestationError(l.plan.Column, v, l.plan.Limits); err != nil {
+	if err := attestationError(l.plan.Column, v, l.plan.Limits.Config); err != nil {
 		return a.refuse(l, err, true)
 	}
 	if err := l.out.begin(); err != nil {

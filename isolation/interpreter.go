@@ -13,7 +13,6 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
-	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // execLabel is the image label that declares the image's default
@@ -155,8 +154,8 @@ func parseLanguage(v string) (declared, error) {
 		}
 	}
 	d := declared{exec: lang.Run, source: lang.Source, compile: lang.Compile}
-	args := protocol.Args{Timeout: limits.DefaultTimeout, Exec: d.exec, Source: d.source, Compile: d.compile}
-	if err := args.Validate(); err != nil {
+	args := protocol.Args{Exec: d.exec, Source: d.source, Compile: d.compile}
+	if err := args.CheckProgram(); err != nil {
 		return bad(err.Error())
 	}
 	return d, nil

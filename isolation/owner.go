@@ -91,15 +91,14 @@ func (p procRoot) gone(o procOwner) bool {
 	return err != nil || start != o.Start
 }
 
-// selfOwner returns this process's identity, for Options.owner.
+// selfOwner returns this process's identity, for the owner label.
 func selfOwner() (procOwner, error) { return hostProc.self() }
 
-// ownedBySelf returns o with this process as the owner.
-// It is best effort: without the label gc still finds a container by its
-// deadline.
-func (o Options) ownedBySelf() Options {
+// selfLabel is the owner label of this process, empty if its identity
+// cannot be read (the container then carries none; gc goes by deadline).
+func selfLabel() string {
 	if self, err := selfOwner(); err == nil {
-		o.owner = self.String()
+		return self.String()
 	}
-	return o
+	return ""
 }

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -31,8 +32,8 @@ type Engine struct {
 	Env []string
 }
 
-// Options configures one run. Image is required; every other zero field
-// means the policy default.
+// Options configures one run: what a caller chooses, nothing else. Image
+// is required; every other zero field means the policy default.
 type Options struct {
 	Engine Engine
 	// Image is the immutable image ID (sha256:...).
@@ -48,30 +49,6 @@ type Options struct {
 	// (an interpreter baked into the image) instead of evaluating Starlark.
 	Exec []string
 
-	// runID identifies the run on its container's label, which cleanup,
-	// gc and the OOM query go by: empty means a fresh random one (Argv's
-	// reproducible output derives one).
-	runID string
-	// owner is the owner label naming the supervisor process; Run fills
-	// in its own process.
-	owner string
-	// selfcheck makes the runner report what the container sees instead
-	// of running a program (doctor).
-	selfcheck bool
-	// idle, set by a Pool for a container started ahead of its request,
-	// bounds the wait for the request; the container then ends on its own.
-	// Zero for a run that sends its request at once.
-	idle time.Duration
-	// preload is what the image declares a warm container imports ahead
-	// of its request (preloadLabel), set with the interpreter it declares.
-	preload []string
-	// source and compile are the language the image declares
-	// (languageLabel), set with its run command as Exec.
-	source  string
-	compile []string
-	// profile is the path of the seccomp profile file (seccompFile), set
-	// by planRun; a plan without one is refused.
-	profile string
 }
 
 // runPlan is a fully resolved, validated run: its identity, its bounds and
@@ -87,7 +64,7 @@ type runPlan struct {
 	Deadline time.Time
 	// Image and Limits are the validated image ID and bounds.
 	Image  string
-	Limits limits.Config
+	Limits limits.Resolved
 	// Runner is the runner's command line, rendered at the end of Argv.
 	Runner protocol.Args
 	// Argv is the exact docker argv, client binary first.
@@ -97,8 +74,6 @@ type runPlan struct {
 	// hello under it.
 	Runtime string
 	Column  limits.Runtime
-	// profile is the seccomp profile file the argv names.
-	profile string
 }
 
 // interpreterOf names what a runner's program runs under, for a Result.
@@ -112,156 +87,227 @@ func interpreterOf(r protocol.Args) string {
 	return strings.Join(r.Exec, " ")
 }
 
-// planOn plans o's run on its engine and returns the client for it:
-// planRun, the client's proxy check, and, when o names no command (nor a
-// selfcheck, which runs none), the interpreter its image declares
-// (client.interpreter), asked only once the options passed, so a refusal
-// asks docker nothing. A zero now is the clock at each plan: the run's
-// deadline then counts from once the image was asked, so a slow inspect
-// (an engine over ssh) takes nothing from the program's timeout.
-func planOn(ctx context.Context, o Options, now time.Time) (runPlan, *client, error) {
-	at := func() time.Time {
-		if now.IsZero() {
-			return time.Now()
+// planInput is what a plan takes beside the caller's Options: who runs
+// the container and how it starts. Run, Argv, a Pool and doctor set it.
+type planInput struct {
+	// runID is the run's id; empty means a fresh random one (Argv's
+	// pinned form derives one).
+	runID string
+	// owner is the owner label naming the supervisor process; empty
+	// means none (Argv's pinned form).
+	owner string
+	// selfcheck makes the runner report what the container sees instead
+	// of running a program (doctor).
+	selfcheck bool
+	// idle, for a Pool's container started ahead of its request, bounds
+	// the wait for the request; zero for a run that sends it at once.
+	idle time.Duration
+}
+
+// base is what every plan of one Options shares, checked once with
+// nothing asked of docker: the limits resolved (the one check of their
+// bounds) and the owner read. Run makes one per run, a Pool one for all
+// its containers.
+type base struct {
+	o   Options
+	in  planInput
+	lim limits.Resolved
+}
+
+// newBase checks o and in; what it refuses is rejected.
+func newBase(o Options, in planInput) (base, error) {
+	lim, err := o.Limits.Resolve()
+	if err != nil {
+		return base{}, &Error{Verdict: Rejected, Err: err}
+	}
+	if in.owner != "" {
+		if _, ok := parseOwner(in.owner); !ok {
+			return base{}, &Error{Verdict: Rejected, Err: &limits.FieldError{Field: "owner", Value: in.owner, Msg: "must be boot-id:pid:start"}}
 		}
-		return now
 	}
-	plan, err := planRun(o, at())
+	return base{o: o, in: in, lim: lim}, nil
+}
+
+// pending is one run's plan before its image was asked: its identity,
+// the seccomp profile file in place, and the argv's fields checked
+// (dockerargs.Check); only the runner's arguments and the deadline are
+// still to come.
+type pending struct {
+	base
+	runID, name string
+	spec        dockerargs.Checked
+	column      limits.Runtime
+}
+
+// check starts a run's plan: a fresh run id (unless the input pins one),
+// the profile file put in place, checked again for each run (owner, mode
+// and content), and the argv's fields checked. A profile it cannot trust
+// is a sandbox failure; fields it cannot accept are rejected.
+func (b base) check() (pending, error) {
+	profile, err := seccompFile(b.o.Engine.environ())
 	if err != nil {
-		return plan, nil, err
+		return pending{}, &Error{Verdict: SandboxFailure, Err: err}
 	}
-	o.profile = plan.profile
-	c, err := newClient(o.Engine)
+	runID := cmp.Or(b.in.runID, newRunID())
+	name := cmp.Or(b.o.Name, namePrefix+runID)
+	spec, err := dockerargs.Check(dockerargs.Spec{
+		CLI: b.o.Engine.CLI, Context: b.o.Engine.Context, Runtime: b.o.Runtime, Limits: b.lim, Seccomp: profile,
+		Name: name, RunID: runID, Owner: b.in.owner, Image: b.o.Image,
+	})
 	if err != nil {
-		return plan, nil, err
+		return pending{}, &Error{Verdict: Rejected, Err: err}
 	}
-	if err := checkProxies(c.env); err != nil {
-		return plan, nil, err
+	column, _ := limits.RuntimeOf(b.o.Runtime) // dockerargs.Check refused any other
+	return pending{base: b, runID: runID, name: name, spec: spec, column: column}, nil
+}
+
+// program is what the run's runner runs: Options.Exec, or, unless a
+// selfcheck, what the image declares (d).
+func (b base) program(d declared) declared {
+	switch {
+	case b.o.Exec != nil:
+		return declared{exec: b.o.Exec} // with a selfcheck, refused by CheckProgram
+	case b.in.selfcheck:
+		return declared{}
 	}
-	declared, err := withInterpreter(ctx, c, o)
-	if err != nil || (declared.Exec == nil && !now.IsZero()) {
-		return plan, c, err
+	return d
+}
+
+// asks says whether the plan needs the image's declaration: only when
+// Options names no command and the run is no selfcheck.
+func (b base) asks() bool { return b.o.Exec == nil && !b.in.selfcheck }
+
+// runner is the runner's command line for the program d declares
+// (base.program), checked: the one check of the program's command and
+// language. A Pool makes it once for all its containers.
+func (b base) runner(d declared) (protocol.Args, error) {
+	d = b.program(d)
+	r := protocol.Args{Timeout: b.lim.Timeout, Idle: b.in.idle, Exec: d.exec, Selfcheck: b.in.selfcheck, CPUTime: b.lim.CPUTime,
+		TestTimeout: b.lim.TestTimeout, Source: d.source, Compile: d.compile}
+	if d.exec != nil {
+		r.Threads = limits.Threads
 	}
-	// The first plan's profile file, checked, and its run id: only the
-	// interpreter and the clock are new.
-	declared.runID = plan.RunID
-	plan, err = validPlan(declared, at())
+	if b.in.idle > 0 && d.preload != nil {
+		// Only a warm container has time before its request; a cold run
+		// starts its interpreter with the request.
+		r.Preload = d.preload
+	}
+	if err := r.CheckProgram(); err != nil {
+		return protocol.Args{}, &Error{Verdict: Rejected, Err: err}
+	}
+	return r, nil
+}
+
+// render finishes the plan of a run started at now with the runner's
+// command line (base.runner) and renders its argv: the one render of a
+// run.
+func (p pending) render(runner protocol.Args, now time.Time) runPlan {
+	deadline := now.Add(p.in.idle + p.lim.Timeout)
+	return runPlan{
+		RunID: p.runID, Name: p.name, Deadline: deadline, Image: p.o.Image, Limits: p.lim, Runner: runner,
+		Argv: render(p.spec.Run(deadline.Unix(), runner.Args())), Runtime: p.o.Runtime, Column: p.column,
+	}
+}
+
+// render is dockerargs.Render, the one renderer; a test counts its calls.
+var render = dockerargs.Render
+
+// planOn plans a run of o on its engine and returns the client for it:
+// the options checked first (newBase, check), so a refusal asks docker
+// nothing; then the client and its proxy check; then the image asked and
+// the argv rendered (finish). A zero now is the clock at the render: the
+// run's deadline then counts from once the image was asked, so a slow
+// inspect (an engine over ssh) takes nothing from the program's timeout.
+func planOn(ctx context.Context, o Options, in planInput, now time.Time) (runPlan, *client, error) {
+	b, p, err := checked(o, in)
+	if err != nil {
+		return runPlan{}, nil, err
+	}
+	c, err := clientFor(o.Engine)
+	if err != nil {
+		return runPlan{}, nil, err
+	}
+	plan, err := b.finish(ctx, p, c, now)
 	return plan, c, err
 }
 
-// withInterpreter is o with the interpreter its image declares when o
-// names no command and is no selfcheck; an image ID is the same image on
-// every engine, so any engine's client may be asked.
-func withInterpreter(ctx context.Context, c *client, o Options) (Options, error) {
-	if o.Exec != nil || o.selfcheck {
-		return o, nil
+// checked is newBase and check: everything that needs no docker.
+func checked(o Options, in planInput) (base, pending, error) {
+	b, err := newBase(o, in)
+	if err != nil {
+		return base{}, pending{}, err
 	}
-	d, err := c.declared(ctx, o.Image)
-	o.Exec, o.preload, o.source, o.compile = d.exec, d.preload, d.source, d.compile
-	return o, err
+	p, err := b.check()
+	return b, p, err
 }
 
-// planRun is the one plan step of every run, warm or not, and of Argv: it
-// puts the seccomp profile file in place, checked again for each run
-// (owner, mode and content), then validates o and renders the argv of a
-// run started at now. A profile it cannot trust is a sandbox failure;
-// options it cannot accept are rejected.
-func planRun(o Options, now time.Time) (runPlan, error) {
-	path, err := seccompFile(o.Engine.environ())
+// clientFor is the client of e, refused if e's environment names a proxy.
+func clientFor(e Engine) (*client, error) {
+	c, err := newClient(e)
 	if err != nil {
-		return runPlan{}, &Error{Verdict: SandboxFailure, Err: err}
+		return nil, err
 	}
-	o.profile = path
-	return validPlan(o, now)
+	return c, checkProxies(c.env)
 }
 
-// validPlan is newPlan with its one verdict: options it cannot accept are
-// rejected.
-func validPlan(o Options, now time.Time) (runPlan, error) {
-	plan, err := newPlan(o, now)
-	if err != nil {
-		return runPlan{}, &Error{Verdict: Rejected, Err: err}
-	}
-	return plan, nil
-}
-
-// newPlan validates o and renders the argv of a run started at now. It is
-// the only validator on the run path; the CLI's `argv` prints its Argv.
-func newPlan(o Options, now time.Time) (runPlan, error) {
-	lim, err := o.Limits.Resolve()
-	if err != nil {
-		return runPlan{}, err
-	}
-	runner := protocol.Args{Timeout: lim.Timeout, Idle: o.idle, Exec: o.Exec, Selfcheck: o.selfcheck, CPUTime: lim.CPUTime,
-		TestTimeout: lim.TestTimeout, Source: o.source, Compile: o.compile}
-	if o.Exec != nil {
-		runner.Threads = limits.Threads
-	}
-	if o.idle > 0 && o.preload != nil {
-		// Only a warm container has time before its request; a cold run
-		// starts its interpreter with the request.
-		runner.Preload = o.preload
-	}
-	if err := runner.Validate(); err != nil {
-		return runPlan{}, err
-	}
-	runID := o.runID
-	if runID == "" {
-		runID = newRunID()
-	}
-	name := o.Name
-	if name == "" {
-		name = namePrefix + runID
-	}
-	if o.owner != "" {
-		if _, ok := parseOwner(o.owner); !ok {
-			return runPlan{}, &limits.FieldError{Field: "owner", Value: o.owner, Msg: "must be boot-id:pid:start"}
+// finish asks c for the image's declaration when the plan needs it (an
+// image ID is the same image on every engine, so any engine's client may
+// be asked), checks the program and renders the argv.
+func (b base) finish(ctx context.Context, p pending, c *client, now time.Time) (runPlan, error) {
+	var d declared
+	if b.asks() {
+		var err error
+		if d, err = c.declared(ctx, b.o.Image); err != nil {
+			return runPlan{}, err
 		}
 	}
-	deadline := now.Add(o.idle + lim.Timeout)
-	// The argv's own fields are checked by dockerargs.Check, the one
-	// validator Render accepts.
-	spec, err := dockerargs.Check(dockerargs.Spec{
-		CLI: o.Engine.CLI, Context: o.Engine.Context, Runtime: o.Runtime, Memory: lim.Memory, Seccomp: o.profile,
-		Name: name, RunID: runID, Deadline: deadline.Unix(), Owner: o.owner, Image: o.Image, Args: runner.Args(),
-	})
+	runner, err := b.runner(d)
 	if err != nil {
 		return runPlan{}, err
 	}
-	argv := dockerargs.Render(spec)
-	column, _ := limits.RuntimeOf(o.Runtime) // dockerargs.Check refused any other
-	return runPlan{
-		RunID: runID, Name: name, Deadline: deadline, Image: o.Image, Limits: lim, Runner: runner, Argv: argv,
-		Runtime: o.Runtime, Column: column, profile: o.profile,
-	}, nil
+	return p.render(runner, cmp.Or(now, time.Now())), nil
+}
+
+// Check reports what in o a run would refuse that needs no docker to
+// know: the limits, the argv's fields, the seccomp profile file, and the
+// command when o names one (an image's own is checked once it is read).
+// It renders nothing.
+func (o Options) Check() error {
+	b, _, err := checked(o, planInput{owner: selfLabel()})
+	if err == nil && !b.asks() {
+		_, err = b.runner(declared{})
+	}
+	return err
 }
 
 // Argv returns the exact docker argv that Run executes for o: the one
 // validator, the one renderer. Without o.Exec it asks o's engine for the
-// interpreter the image declares, as Run does. With at zero it is rendered as a run started
-// now would be, with a fresh run id and this process as its owner. With at
-// set it is pinned: the run id is derived from the name and at, and the
-// owner label, which names the process that runs the container, is left
-// out, so the same options print the same argv.
+// interpreter the image declares, as Run does; with it, no docker client
+// is needed. With at zero it is rendered as a run started now would be,
+// with a fresh run id and this process as its owner. With at set it is
+// pinned: the run id is derived from the name and at, and the owner
+// label, which names the process that runs the container, is left out,
+// so the same options print the same argv.
 func (o Options) Argv(at time.Time) ([]string, error) {
+	var in planInput
 	if at.IsZero() {
-		at = time.Now()
-		o = o.ownedBySelf()
+		at, in.owner = time.Now(), selfLabel()
 	} else {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), o.Name)))
-		o.runID, o.owner = hex.EncodeToString(sum[:8]), ""
+		in.runID = hex.EncodeToString(sum[:8])
 	}
-	if o.Exec != nil || o.selfcheck {
-		// Nothing to ask the image: the argv is the options' alone, and
-		// needs no docker client to be rendered.
-		p, err := planRun(o, at)
-		return p.Argv, err
-	}
-	p, _, err := planOn(context.Background(), o, at)
+	b, p, err := checked(o, in)
 	if err != nil {
 		return nil, err
 	}
-	return p.Argv, nil
+	var c *client
+	if b.asks() {
+		if c, err = clientFor(o.Engine); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := b.finish(context.Background(), p, c, at)
+	return plan.Argv, err
 }
 
 // newRunID returns a fresh random run id: 16 hex digits.

@@ -56,7 +56,11 @@ type PoolOptions struct {
 // deadline label that includes the idle cap, and the owner label, so gc
 // reaps what a killed pool leaves.
 type Pool struct {
-	o       PoolOptions
+	o PoolOptions
+	// base and runner are every container's plan but its run id and
+	// deadline, checked once (NewPool).
+	base    base
+	runner  protocol.Args
 	ctx     context.Context
 	cancel  context.CancelFunc
 	engines []*poolEngine
@@ -126,20 +130,21 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		o.Engines = []Engine{o.Run.Engine}
 	}
 	since := time.Now()
-	o.Run = o.Run.ownedBySelf()
-	o.Run.idle = o.Idle
-	if _, err := planRun(o.Run, time.Now()); err != nil {
+	o.Run.Name = "" // each container is named after its own run id
+	b, err := newBase(o.Run, planInput{owner: selfLabel(), idle: o.Idle})
+	if err != nil {
 		return nil, err
 	}
-	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{}),
+	// The argv's fields are checked once here, rendered per container.
+	if _, err := b.check(); err != nil {
+		return nil, err
+	}
+	p := &Pool{o: o, base: b, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{}),
 		closed: make(chan struct{})}
 	p.demand = sync.NewCond(&p.mu)
 	for _, e := range o.Engines {
-		c, err := newClient(e)
+		c, err := clientFor(e)
 		if err != nil {
-			return nil, err
-		}
-		if err := checkProxies(c.env); err != nil {
 			return nil, err
 		}
 		if err := checkEngine(ctx, c, o.Run.Image); err != nil {
@@ -147,14 +152,19 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		}
 		p.engines = append(p.engines, &poolEngine{client: c, engine: e})
 	}
-	var err error
-	if p.o.Run, err = withInterpreter(ctx, p.engines[0].client, p.o.Run); err != nil {
+	var d declared
+	if b.asks() {
+		if d, err = p.engines[0].client.declared(ctx, o.Run.Image); err != nil {
+			return nil, err
+		}
+	}
+	if p.runner, err = b.runner(d); err != nil {
 		return nil, err
 	}
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	for _, e := range p.engines {
 		p.wg.Add(1)
-		e.exits = watchExits(p.ctx, e.client, p.o.Run.owner, since, p.wg.Done)
+		e.exits = watchExits(p.ctx, e.client, b.in.owner, since, p.wg.Done)
 	}
 	for i := 0; i < o.Parallel; i++ {
 		p.tokens <- struct{}{}
@@ -166,7 +176,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 
 // Exec is the command line the pool's programs run under: Options.Exec,
 // or the interpreter the image declares; nil for Starlark.
-func (p *Pool) Exec() []string { return slices.Clone(p.o.Run.Exec) }
+func (p *Pool) Exec() []string { return slices.Clone(p.runner.Exec) }
 
 // checkEngine asks the engine whether it answers and has the image. A
 // check that a signal or a cancelled caller ended is that interruption,
@@ -197,9 +207,9 @@ func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, 
 }
 
 func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
-	body, err := encode(req, p.o.Run.Exec)
+	body, err := encode(req)
 	if err == nil {
-		err = checkSourceName(req, p.o.Run.source)
+		err = checkLanguage(req, p.runner)
 	}
 	if err != nil {
 		return err

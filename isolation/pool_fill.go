@@ -31,12 +31,13 @@ func (p *Pool) fill() {
 		}
 		e.busy++
 		p.mu.Unlock()
-		o := p.o.Run
-		o.Engine, o.Name, o.runID = e.engine, "", ""
-		plan, err := planRun(o, time.Now())
+		b := p.base
+		b.o.Engine = e.engine
+		pend, err := b.check()
 		var l *launched
 		var died <-chan int
 		if err == nil {
+			plan := pend.render(p.runner, time.Now())
 			died = e.exits.expect(plan.RunID) // before the container exists: its die cannot come first
 			if l, err = launch(p.ctx, e.client, &plan); err != nil {
 				e.exits.forget(plan.RunID)

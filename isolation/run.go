@@ -24,8 +24,13 @@ type Request = protocol.Request
 // whose verdict is its tests'; otherwise it is one of this package's typed
 // errors, the same one Result.Verdict names.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
+	return runWith(ctx, req, o, planInput{owner: selfLabel()})
+}
+
+// runWith is Run with the plan's input: doctor's selfcheck sets more.
+func runWith(ctx context.Context, req Request, o Options, in planInput) (Result, error) {
 	a := &attempt{start: time.Now(), collect: len(req.Collect) > 0, tests: testNames(req)}
-	err := a.run(ctx, req, o)
+	err := a.run(ctx, req, o, in)
 	return a.result(err), err
 }
 
@@ -63,22 +68,20 @@ type attempt struct {
 	recordErr error
 }
 
-func (a *attempt) run(ctx context.Context, req Request, o Options) error {
-	// What holds for every interpreter is checked before the engine is
-	// asked which one the image declares; Starlark's own rule after.
-	if _, err := encode(req, anyInterpreter); err != nil {
+func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput) error {
+	// The request is encoded once, by the rules every interpreter shares,
+	// before the engine is asked which one the image declares; the rules
+	// of the program's own language after.
+	body, err := encode(req)
+	if err != nil {
 		return err
 	}
-	plan, c, err := planOn(ctx, o.ownedBySelf(), time.Time{})
+	plan, c, err := planOn(ctx, o, in, time.Time{})
 	if err != nil {
 		return err
 	}
 	a.plan = &plan
-	body, err := encode(req, plan.Runner.Exec)
-	if err == nil {
-		err = checkSourceName(req, plan.Runner.Source)
-	}
-	if err != nil {
+	if err := checkLanguage(req, plan.Runner); err != nil {
 		return err
 	}
 	l, err := launch(ctx, c, &plan)
@@ -112,19 +115,27 @@ func testNames(req Request) []string {
 	return names
 }
 
-// anyInterpreter, given to encode, checks the rules every interpreter's
-// source shares (size, UTF-8), not Starlark's own.
-var anyInterpreter = []string{}
-
-// encode is the one ingress check of a request on the host
-// (source.EncodeInput: its source, stdin and files), for Starlark unless
-// an interpreter is named.
-func encode(req Request, exec []string) ([]byte, error) {
-	body, err := source.EncodeInput(source.Input(req), exec == nil)
+// encode is the one encoding of a request on the host
+// (source.EncodeInput: its source, stdin and files), by the rules every
+// interpreter shares.
+func encode(req Request) ([]byte, error) {
+	body, err := source.EncodeInput(source.Input(req), false)
 	if err != nil {
 		return nil, &Error{Verdict: Rejected, Err: err}
 	}
 	return body, nil
+}
+
+// checkLanguage holds req to the rules of the language its runner runs:
+// Starlark's own (no NUL byte), and a compiled language's source file
+// name, which no file of the request may take.
+func checkLanguage(req Request, r protocol.Args) error {
+	if r.Exec == nil {
+		if err := source.CheckRules(source.Input(req), true); err != nil {
+			return &Error{Verdict: Rejected, Err: err}
+		}
+	}
+	return checkSourceName(req, r.Source)
 }
 
 // judgeGrace is how long past the runner's own deadline the host waits

@@ -63,7 +63,7 @@ func limitsWithCPU(d time.Duration) limits.Config {
 	if err != nil {
 		panic(err)
 	}
-	return c
+	return c.Config
 }
 
 // TestArgvCarriesTheCPUTimeAndAuditSeesIt: the CPU-time limit is the
@@ -96,7 +96,7 @@ func TestBoundCutsGVisorsCPUClaim(t *testing.T) {
 	now := time.Now()
 	claim := int64(11_850_000) // 11.85 s in 8 s, as gVisor was seen to claim
 	for _, col := range []limits.Runtime{limits.Runc, limits.Runsc} {
-		a := &attempt{plan: &runPlan{Column: col, Limits: limits.Config{Memory: limits.DefaultMemory}},
+		a := &attempt{plan: &runPlan{Column: col, Limits: limits.Resolved{Config: limits.Config{Memory: limits.DefaultMemory}}},
 			sent: now, responded: now.Add(8 * time.Second)}
 		u, err := a.bound(&protocol.Usage{CPUMicros: &claim})
 		if col == limits.Runc {

@@ -114,9 +114,20 @@ type Config struct {
 	TestTimeout time.Duration
 }
 
+// Resolved is a Config whose defaults Resolve filled in and whose bounds
+// it checked: the one check of a run's limits. Whoever takes a Resolved
+// does not check its bounds again; one made any other way is not Valid.
+type Resolved struct {
+	Config
+	valid bool
+}
+
+// Valid reports whether r was made by Resolve.
+func (r Resolved) Valid() bool { return r.valid }
+
 // Resolve returns c with its zero fields set to the defaults, or the first
 // bound that is out of range.
-func (c Config) Resolve() (Config, error) {
+func (c Config) Resolve() (Resolved, error) {
 	if c.Memory == 0 {
 		c.Memory = DefaultMemory
 	}
@@ -124,18 +135,18 @@ func (c Config) Resolve() (Config, error) {
 		c.Timeout = DefaultTimeout
 	}
 	if err := CheckMemory(c.Memory); err != nil {
-		return Config{}, err
+		return Resolved{}, err
 	}
 	if err := CheckTimeout(c.Timeout); err != nil {
-		return Config{}, err
+		return Resolved{}, err
 	}
 	if err := CheckCPUTime(c.CPUTime, c.Timeout); err != nil {
-		return Config{}, err
+		return Resolved{}, err
 	}
 	if err := CheckTestTimeout(c.TestTimeout, c.Timeout); err != nil {
-		return Config{}, err
+		return Resolved{}, err
 	}
-	return c, nil
+	return Resolved{Config: c, valid: true}, nil
 }
 
 // CheckTestTimeout checks a test's wall-clock limit (zero: a fair share

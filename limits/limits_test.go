@@ -80,7 +80,8 @@ func TestParseTimeout(t *testing.T) {
 func TestResolve(t *testing.T) {
 	c, err := Config{}.Resolve()
 	assert.NilError(t, err)
-	assert.Equal(t, c, Config{Memory: DefaultMemory, Timeout: DefaultTimeout})
+	assert.Equal(t, c.Config, Config{Memory: DefaultMemory, Timeout: DefaultTimeout})
+	assert.Check(t, c.Valid() && !(Resolved{Config: c.Config}).Valid(), "only Resolve makes a valid Resolved")
 	c, err = Config{Timeout: 2 * time.Second, CPUTime: 2 * time.Second}.Resolve()
 	assert.NilError(t, err)
 	assert.Equal(t, c.CPUTime, 2*time.Second, "up to the timeout itself")

@@ -102,7 +102,7 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 // checkFlags refuses bad flags before docker is asked anything (the
 // engine's CPU count, when --parallel is not given), in the pool's order:
 // --parallel, --idle by the pool's own range (limits.CheckIdle), and the
-// run's options by the one validator the pool applies too (Options.Argv).
+// run's options as the pool checks them too (Options.Check).
 func (o *batchOptions) checkFlags(c *cli.Context, ro isolation.Options) error {
 	if c.IsSet("parallel") {
 		// Written out, 0 is not "the default" (which the pool's zero
@@ -116,15 +116,10 @@ func (o *batchOptions) checkFlags(c *cli.Context, ro isolation.Options) error {
 			return &rejected{err: err}
 		}
 	}
-	// Without a command the image's declared interpreter is read from the
-	// engine, which the pool does only once it has checked the engine is
-	// there and has the image; no other rule of the options depends on it,
-	// so they are checked here with a stand-in command and no docker call.
-	if ro.Exec == nil {
-		ro.Exec = []string{"-"}
-	}
-	_, err := ro.Argv(time.Time{})
-	return err
+	// The image's declared interpreter is read from the engine only once
+	// the pool checked the engine is there and has the image; no other
+	// rule of the options depends on it.
+	return ro.Check()
 }
 
 // openInput is --input, or stdin without it; closeInput is to be called

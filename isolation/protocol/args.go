@@ -88,6 +88,20 @@ func (a Args) Validate() error {
 			return err
 		}
 	}
+	if err := limits.CheckTestTimeout(a.TestTimeout, a.Timeout); err != nil {
+		return err
+	}
+	if err := limits.CheckCPUTime(a.CPUTime, a.Timeout); err != nil {
+		return err
+	}
+	return a.CheckProgram()
+}
+
+// CheckProgram checks what a carries of the program beside its bounds:
+// the command, the modules to preload, the language, the threads. The
+// host, whose bounds limits.Config.Resolve and the pool checked already,
+// checks only this; the runner checks all of Validate.
+func (a Args) CheckProgram() error {
 	if a.Exec != nil && (len(a.Exec) == 0 || a.Exec[0] == "") {
 		return errors.New("exec: the command must not be empty")
 	}
@@ -110,13 +124,10 @@ func (a Args) Validate() error {
 	if err := a.validateLanguage(); err != nil {
 		return err
 	}
-	if err := limits.CheckTestTimeout(a.TestTimeout, a.Timeout); err != nil {
-		return err
-	}
 	if a.Threads != 0 && (a.Threads != limits.Threads || a.Exec == nil) {
 		return fmt.Errorf("threads: must be %d, with exec only (got %d)", limits.Threads, a.Threads)
 	}
-	return limits.CheckCPUTime(a.CPUTime, a.Timeout)
+	return nil
 }
 
 // validateLanguage checks a declared language: a plain source name, with

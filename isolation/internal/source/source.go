@@ -103,6 +103,11 @@ func EncodeInput(in Input, starlark bool) ([]byte, error) {
 	return b, nil
 }
 
+// CheckRules applies the rules of every part of in, for Starlark or not,
+// without encoding it: for a request encoded already by the rules every
+// interpreter shares, once its interpreter is known to be Starlark.
+func CheckRules(in Input, starlark bool) error { return checkParts(in, starlark) }
+
 // checkParts applies each part's own rules, in the order a reader finds
 // them: the source, stdin, then the files by name.
 func checkParts(in Input, starlark bool) error {
