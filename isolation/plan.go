@@ -48,7 +48,6 @@ type Options struct {
 	// Exec, when set, makes the runner feed the source to this command
 	// (an interpreter baked into the image) instead of evaluating Starlark.
 	Exec []string
-
 }
 
 // runPlan is a fully resolved, validated run: its identity, its bounds and
