@@ -34,11 +34,11 @@ const (
 // ID prefix, which could remove another container, and a name given with
 // --name may belong to a container this run never created.
 //
-// A listing that finds nothing is trusted only once the run's client has
-// been gone for settle (a create it sent may still land). Once a
-// container of the run was found and removed, no other can come: one
-// `docker run` creates one container, so an empty listing after that is
-// final.
+// A listing that finds nothing is trusted only if it was asked once the
+// run's client had been gone for settle (a create it sent may still
+// land). Once a container of the run was found and removed, no other can
+// come: one `docker run` creates one container, so an empty listing after
+// that is final.
 type removal struct {
 	c     *client
 	runID string
@@ -59,6 +59,11 @@ func (r removal) run() (found bool, err error) {
 	var lastErr error
 	errs := 0
 	for {
+		// A listing sees the engine as it was when it was asked, so its
+		// start, not its end, is what must come settle after the client
+		// died: a slow listing (a loaded machine, an engine over ssh)
+		// can miss a create that lands while it runs.
+		asked := time.Now()
 		ids, err := r.c.ours(ctx, r.runID)
 		switch {
 		case err != nil:
@@ -69,7 +74,7 @@ func (r removal) run() (found bool, err error) {
 			continue
 		default:
 			errs = 0
-			if gone, ok := r.clientGone(); ok && (found || time.Since(gone) >= settle) {
+			if gone, ok := r.clientGone(); ok && (found || asked.Sub(gone) >= settle) {
 				return found, nil
 			}
 		}

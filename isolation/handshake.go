@@ -9,55 +9,58 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-// handshake waits until the deadline for the runner's hello, decodes it
-// strictly and judges it against the plan. Only when it passes is the run
-// ready for its request; on anything else the container is refused
-// (refuse) and the source never written. bound is the wait as its
-// messages name it.
-func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration) error {
-	a.launched = l.at
+// helloSeen is what a container's handshake learned, whether its hello
+// passed or not.
+type helloSeen struct {
+	launched  time.Time           // when docker run started
+	at        time.Time           // when the hello line arrived; zero if none did
+	selfcheck *protocol.Selfcheck // the runner's view, whenever its hello could be decoded (doctor lists it either way)
+	record    *containerRecord    // the engine's record, where the run's column reads it
+	recordErr error               // why the record could not be read
+}
+
+// judgeHello waits until the deadline for the runner's hello, decodes it
+// strictly and judges it against the plan. It returns what it saw and,
+// when the hello did not pass, why (cause), and whether a hello line came
+// (arrived). bound is the wait as its messages name it.
+func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen helloSeen, cause error, arrived bool) {
+	seen.launched = l.at
 	line, err := l.awaitHello(deadline, bound)
-	if silent := (*noHelloError)(nil); errors.As(err, &silent) && silent.within > 0 {
-		// Which deadline passed decides whose it was: the run's own is
-		// its timeout; a pool's start bound is the sandbox's.
-		silent.own = deadline.Equal(l.plan.Deadline)
-		silent.partial = len(l.out.hello()) > 0
-	}
 	if err != nil {
-		return a.refuse(l, err, false)
+		return seen, err, false
 	}
-	a.hello = l.helloAt
+	seen.at = l.helloAt
 	h, err := wire.DecodeHello(line)
 	if err != nil {
-		return a.refuse(l, &Error{Verdict: SandboxFailure, Err: err}, true)
+		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
 	}
-	a.selfcheck = h.Selfcheck
+	seen.selfcheck = h.Selfcheck
 	v := sight{hello: *h.Selfcheck, memory: l.plan.Limits.Memory, runtime: l.plan.Runtime}
 	if l.record != nil {
 		// What the runtime hides from the runner, the engine's record
 		// shows, read while the sandbox booted: it must be in before
 		// the source goes.
-		t := time.NewTimer(time.Until(deadline))
-		select {
-		case <-l.record.done:
-			v.record, a.recordErr = l.record.rec, l.record.err
-		case <-t.C:
-			a.recordErr = fmt.Errorf("the engine's record of container %s: not read within %s", l.plan.Name, bound)
+		seen.record, seen.recordErr = l.record.await(deadline, l.plan.Name, bound)
+		if seen.recordErr != nil {
+			return seen, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%w; the program was never sent", seen.recordErr)}, true
 		}
-		t.Stop()
-		a.record = v.record
-		if a.recordErr != nil {
-			return a.refuse(l, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%w; the program was never sent", a.recordErr)}, true)
-		}
+		v.record = seen.record
 	}
 	if err := attestationError(l.plan.Column, v, l.plan.Limits.Config); err != nil {
-		return a.refuse(l, err, true)
+		return seen, err, true
 	}
 	if err := l.out.begin(); err != nil {
-		return a.refuse(l, &Error{Verdict: SandboxFailure, Err: err}, true)
+		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
 	}
-	a.sandboxed = true
-	return nil
+	return seen, nil, false
+}
+
+// refused is how a refused run's client ended: its end, whether it was
+// waited for, and whether its exit status is the container's.
+type refused struct {
+	end       clientEnd
+	waited    bool
+	container bool
 }
 
 // refuse ends a container whose hello did not pass (launched.silenced):
@@ -66,15 +69,18 @@ func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration
 // a run docker itself failed (its own exit statuses, or no container in
 // the daemon's record for the run id) is an engine failure, whatever the
 // runner did or did not say; otherwise the sandbox failed, naming why.
-// arrived says a hello line came and was refused.
-func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
+// arrived says a hello line came and was refused. Docker run's exit
+// status is the container's only if a container ran and ended it.
+func refuse(l *launched, cause error, arrived bool) (refused, error) {
 	l.silenced(cause)
 	defer l.abort(nil)
-	code, err := a.waited(l)
+	end, err := l.wait()
 	if err != nil {
 		l.reaper.settle(false) // no exit status: the reaper makes sure
-		return err
+		return refused{end: end}, err
 	}
+	r := refused{end: end, waited: true}
+	code := end.code
 	err = refusal(l, cause, arrived, code)
 	// A client that failed before any hello (an unknown context, an
 	// unreachable daemon) most likely reached no engine: one listing
@@ -86,32 +92,38 @@ func (a *attempt) refuse(l *launched, cause error, arrived bool) error {
 	if unreached {
 		attempts = 1
 	}
-	found, rmErr := l.removeWithin(a.end, attempts)
+	found, rmErr := l.removeWithin(end.at, attempts)
 	if rmErr != nil && unreached {
 		if err == nil {
 			err = &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", endedAs(code), l.stderr.quoted())}
 		}
-		a.exit = nil
-		return err
+		return r, err
 	}
-	if code == exitDocker && !a.containerStarted(l, rmErr) {
-		a.exit = nil
-	}
+	// docker's own failure (exitDocker: a missing image, an unreachable
+	// daemon) has a container's exit only if the daemon recorded the
+	// start of this run's container.
+	started := code != exitDocker || containerStarted(l, rmErr)
 	switch {
 	case rmErr != nil && err != nil:
-		return fmt.Errorf("%v; then %w", err, rmErr)
+		return r.withExit(started), fmt.Errorf("%v; then %w", err, rmErr)
 	case rmErr != nil:
-		return fmt.Errorf("%v; then %w", cause, rmErr)
+		return r.withExit(started), fmt.Errorf("%v; then %w", cause, rmErr)
 	case err != nil:
-		return err
+		return r.withExit(started), err
 	}
 	if silent := (*noHelloError)(nil); errors.As(cause, &silent) && silent.timedOut() {
-		if !found {
-			a.exit = nil // docker run's status, killed at the deadline, is not a container's
-		}
-		return &Error{Verdict: Timeout, Err: fmt.Errorf("%w; the program was never sent", cause)}
+		// docker run's status, killed at the deadline, is a container's
+		// only if the removal found one.
+		return r.withExit(started && found), &Error{Verdict: Timeout, Err: fmt.Errorf("%w; the program was never sent", cause)}
 	}
-	return a.silentRefusal(l, cause, found, code)
+	ran, err := silentRefusal(l, cause, found, code)
+	return r.withExit(started && ran), err
+}
+
+// withExit is r with its exit status the container's when it is one.
+func (r refused) withExit(container bool) refused {
+	r.container = container && r.end.code >= 0
+	return r
 }
 
 // refusal is the verdict of a refused run that docker or the caller
@@ -137,7 +149,7 @@ func refusal(l *launched, cause error, arrived bool, code int) error {
 // reported: only if the daemon recorded the start of this run's container
 // (one created and never started has no exit either); an engine that
 // cannot even be listed (rmErr) ran none we know of.
-func (a *attempt) containerStarted(l *launched, rmErr error) bool {
+func containerStarted(l *launched, rmErr error) bool {
 	if rmErr != nil {
 		return false
 	}
@@ -145,26 +157,25 @@ func (a *attempt) containerStarted(l *launched, rmErr error) bool {
 	return err != nil || ran
 }
 
-// silentRefusal is the verdict of a run refused without a hello: the
-// sandbox failed only if a container ran. The removal found it, or the
-// daemon recorded its start.
-func (a *attempt) silentRefusal(l *launched, cause error, found bool, code int) error {
-	ran := found
+// silentRefusal is the verdict of a run refused without a hello, and
+// whether a container ran: the sandbox failed only if one did. The
+// removal found it, or the daemon recorded its start.
+func silentRefusal(l *launched, cause error, found bool, code int) (ran bool, err error) {
+	ran = found
 	if !ran {
-		var err error
 		if ran, err = l.client.recorded(l.plan.RunID, l.at, "start"); err != nil {
-			return &Error{Verdict: EngineFailure, Err: fmt.Errorf("%v; whether a container started is unknown: %w", cause, err)}
+			return true, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%v; whether a container started is unknown: %w", cause, err)}
 		}
 	}
 	if !ran {
-		a.exit = nil // docker run's status is not a container's
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(code), l.stderr.quoted())}
+		return false, &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(code), l.stderr.quoted())}
 	}
-	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("%w; the program was never sent", cause)}
+	return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("%w; the program was never sent", cause)}
 }
 
 // noHelloError is a hello that never came: the wait ended with the client
-// still running (within > 0), or the client ended first (exit).
+// still running (within > 0), or the client ended first (exit). It is
+// made once, whole (launched.awaitHello).
 type noHelloError struct {
 	within  time.Duration
 	exit    int

@@ -57,60 +57,71 @@ type TestResult struct {
 // test's.
 var judgeOrder = []Verdict{OK, WrongAnswer, ProgramError, Timeout, CPUTimeout, OOM}
 
-// judged takes a judge's response (a compile error, or tests): the
-// request's verdict and its results, each usage bounded as the run's is.
-// It reports whether resp was a judge's.
-func (a *attempt) judged(resp protocol.Response) (bool, error) {
+// judgement is what a response says of a judge's request, or of a
+// compiled program run once: the compile step, and, for a judge's
+// request, its verdict and its tests' results.
+type judgement struct {
+	verdict Verdict // "" for a program compiled and run once: the run's verdict is the program's
+	compile *Step
+	tests   []TestResult
+}
+
+// judgement reads resp as a judge's response (a compile error, or tests),
+// each usage bounded as the run's is, and reports whether it was one
+// (judged). A compiled program run once is no judge's, but has its
+// compile step.
+func (a *attempt) judgement(resp protocol.Response) (j judgement, judged bool, err error) {
 	if resp.Error != nil && resp.Error.Type == protocol.ErrCompile {
-		a.verdict = CompileError
-		return true, a.takeJudged(resp)
+		j, err = a.steps(resp, CompileError)
+		return j, true, err
 	}
 	if resp.Tests == nil {
 		if a.tests != nil {
-			return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: no tests, for a request of %d", len(a.tests))}
+			return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: no tests, for a request of %d", len(a.tests))}
 		}
 		if resp.Compile == nil {
-			return false, nil
+			return j, false, nil
 		}
 		// Compiled, then run once: the run's verdict is the program's.
-		st, err := a.step(*resp.Compile)
-		a.compile = &st
-		return err != nil, err
+		j, err = a.steps(resp, "")
+		return j, err != nil, err
 	}
 	if len(resp.Tests) != len(a.tests) {
-		return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: %d tests, for a request of %d", len(resp.Tests), len(a.tests))}
+		return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: %d tests, for a request of %d", len(resp.Tests), len(a.tests))}
 	}
-	a.verdict = OK
+	verdict := OK
 	for i, t := range resp.Tests {
 		if t.Name != a.tests[i] {
-			return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: test %d is %q, the request's is %q", i+1, t.Name, a.tests[i])}
+			return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: test %d is %q, the request's is %q", i+1, t.Name, a.tests[i])}
 		}
 		v := Verdict(t.Verdict)
-		if slices.Index(judgeOrder, v) > slices.Index(judgeOrder, a.verdict) {
-			a.verdict = v
+		if slices.Index(judgeOrder, v) > slices.Index(judgeOrder, verdict) {
+			verdict = v
 		}
 	}
-	return true, a.takeJudged(resp)
+	j, err = a.steps(resp, verdict)
+	return j, true, err
 }
 
-// takeJudged converts the response's steps, bounding each usage.
-func (a *attempt) takeJudged(resp protocol.Response) error {
+// steps converts the response's steps, bounding each usage.
+func (a *attempt) steps(resp protocol.Response, verdict Verdict) (judgement, error) {
+	j := judgement{verdict: verdict}
 	if resp.Compile != nil {
 		st, err := a.step(*resp.Compile)
 		if err != nil {
-			return err
+			return judgement{}, err
 		}
-		a.compile = &st
+		j.compile = &st
 	}
 	for _, t := range resp.Tests {
 		st, err := a.step(t.Step)
 		if err != nil {
-			return err
+			return judgement{}, err
 		}
-		a.testResults = append(a.testResults, TestResult{Name: t.Name, Verdict: Verdict(t.Verdict), Match: t.Match, Line: t.Line,
+		j.tests = append(j.tests, TestResult{Name: t.Name, Verdict: Verdict(t.Verdict), Match: t.Match, Line: t.Line,
 			OutputDropped: t.Dropped, NotRun: t.NotRun, Step: st})
 	}
-	return nil
+	return j, nil
 }
 
 // step is s as a Result gives it, its usage bounded (bound) and its wall
@@ -137,12 +148,12 @@ func (a *attempt) step(s protocol.Step) (Step, error) {
 
 // judgedError is a judged request's error: the compile step's, or the
 // first test whose verdict is the request's, named.
-func (a *attempt) judgedError(resp *protocol.Response) *ErrorDetail {
-	if a.verdict == CompileError {
+func (j *judgement) judgedError(resp *protocol.Response) *ErrorDetail {
+	if j.verdict == CompileError {
 		return &ErrorDetail{Type: string(CompileError), Message: resp.Error.Message}
 	}
-	for _, t := range a.testResults {
-		if t.Verdict != a.verdict || t.Verdict == OK {
+	for _, t := range j.tests {
+		if t.Verdict != j.verdict || t.Verdict == OK {
 			continue
 		}
 		msg := fmt.Sprintf("its stdout differs from the expected output at line %d", t.Line)

@@ -238,7 +238,13 @@ func (l *launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, 
 			return nil, &noHelloError{exit: l.cmd.ProcessState.ExitCode()}
 		}
 	case <-t.C:
-		return nil, &noHelloError{within: bound}
+		// Which deadline passed decides whose it was: the run's own is its
+		// timeout; a pool's start bound is the sandbox's. Part of a line
+		// is noted before the stdin is closed and a runner that stayed
+		// silent is given versionGrace to name its protocol version.
+		partial := len(l.out.hello()) > 0
+		_ = l.stdin.Close()
+		return nil, &noHelloError{within: bound, own: deadline.Equal(l.plan.Deadline), partial: partial, version: l.answeredVersion()}
 	case <-l.runCtx.Done():
 		return nil, context.Cause(l.runCtx)
 	}
@@ -247,15 +253,10 @@ func (l *launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, 
 }
 
 // silenced ends a run whose hello did not pass: its stdin is closed with
-// nothing written, so not a byte of the source reaches it; a runner that
-// stayed silent is given versionGrace to name its protocol version in
-// answer; then the client is killed with cause.
+// nothing written, so not a byte of the source reaches it, and the client
+// is killed with cause.
 func (l *launched) silenced(cause error) {
 	_ = l.stdin.Close()
-	var silent *noHelloError
-	if errors.As(cause, &silent) && silent.within > 0 {
-		silent.version = l.answeredVersion()
-	}
 	l.abort(cause)
 }
 

@@ -231,11 +231,10 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
 	w.l.send(body, source.TestData(req.Tests), judgedDeadline(req, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
-	if a.exited(w.l, w.died) {
+	if resp, ok := exitedClean(w.l, w.died); ok {
 		stop()
-		resp := w.l.resp.Bytes()
 		go p.settle(w, len(resp))
-		return a.accept(w.l.client, resp)
+		return a.completeAtExit(w.l, resp)
 	}
 	defer p.running.Done()
 	defer p.release(w.e)

@@ -1,37 +1,30 @@
 package isolation
 
-import (
-	"fmt"
-	"time"
-)
+import "fmt"
 
-// exited waits for a warm run's container to exit after its request was
-// sent, and reports whether its line may be answered now: its die event
-// said 0 (so no OOM kill or other stop ended it), its response line
-// ended, and nothing aborted the run. The attempt then holds the
-// container's exit, and settle confirms the removal afterwards.
-// Otherwise the client is waited for, as in a cold run (complete).
-func (a *attempt) exited(l *launched, died <-chan int) bool {
+// exitedClean waits for a warm run's container to exit after its request
+// was sent, and returns its response when its line may be answered now:
+// its die event said 0 (so no OOM kill or other stop ended it), its
+// response line ended, and nothing aborted the run. Otherwise (ok false)
+// the client is waited for, as in a cold run (attempt.complete).
+func exitedClean(l *launched, died <-chan int) (resp []byte, ok bool) {
 	select {
 	case code := <-died:
 		if code != 0 {
-			return false
+			return nil, false
 		}
 	case <-l.done:
-		return false
+		return nil, false
 	}
 	select {
 	case <-l.resp.ended:
 	case <-l.done:
-		return false
+		return nil, false
 	}
 	if l.cause() != nil || l.interrupted() != nil {
-		return false
+		return nil, false
 	}
-	zero := 0
-	a.started, a.exit, a.end = true, &zero, time.Now()
-	a.sent, a.responded = l.sent, l.resp.arrived()
-	return true
+	return l.resp.Bytes(), true
 }
 
 // settle finishes a run answered at its container's exit (exited): docker

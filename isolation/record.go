@@ -109,6 +109,19 @@ type recordAhead struct {
 	err  error
 }
 
+// await returns the record read ahead, or, once deadline passed, that it
+// was not read within bound.
+func (r *recordAhead) await(deadline time.Time, name string, bound time.Duration) (*containerRecord, error) {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-r.done:
+		return r.rec, r.err
+	case <-t.C:
+		return nil, fmt.Errorf("the engine's record of container %s: not read within %s", name, bound)
+	}
+}
+
 // readRecordAhead reads the record from recordAfter on. A read that fails
 // before the hello is tried again (most likely the container was not yet
 // created); the first read once the hello came, or the client ended, is

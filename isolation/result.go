@@ -167,11 +167,11 @@ func (a *attempt) result(err error) Result {
 		if a.collect && res.Files == nil {
 			res.Files = map[string]File{} // asked for, and none matched
 		}
-		if a.verdict != "" {
-			res.Verdict, res.Error = a.verdict, a.judgedError(r)
-			res.Compile, res.Tests = a.compile, a.testResults
-		} else if a.compile != nil {
-			res.Compile = a.compile
+		if j := a.judged; j != nil {
+			res.Compile = j.compile
+			if j.verdict != "" {
+				res.Verdict, res.Error, res.Tests = j.verdict, j.judgedError(r), j.tests
+			}
 		}
 	}
 	res.Timings = a.timings(returned)

@@ -35,7 +35,8 @@ func runWith(ctx context.Context, req Request, o Options, in planInput) (Result,
 }
 
 // attempt is one run: what it learned on the way, from which the Result
-// is built once, at the end.
+// is built once, at the end. Its fields are written in this file only;
+// what the handshake, the refusal and the judge learn they return.
 type attempt struct {
 	start time.Time // when Run was called, or the request read (batch)
 	end   time.Time // when docker run exited
@@ -57,11 +58,10 @@ type attempt struct {
 	// collect is whether the request named files to return.
 	collect bool
 	// tests are the names of a judge's request's tests; nil: none.
-	// verdict is a judged response's (judged), with its steps.
-	tests       []string
-	verdict     Verdict
-	compile     *Step
-	testResults []TestResult
+	tests []string
+	// judged is a response's compile step and tests (judgement); nil
+	// for a response of neither.
+	judged *judgement
 	// record is the engine's record of the container where the run's
 	// column reads it, and recordErr why it could not be read.
 	record    *containerRecord
@@ -95,6 +95,31 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	}
 	l.send(body, source.TestData(req.Tests), judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
+}
+
+// handshake waits for the runner's hello and judges it (judgeHello);
+// a container whose hello did not pass is refused (refuse). Only when it
+// passes is the run ready for its request.
+func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration) error {
+	seen, cause, arrived := judgeHello(l, deadline, bound)
+	a.launched, a.hello, a.selfcheck, a.record, a.recordErr = seen.launched, seen.at, seen.selfcheck, seen.record, seen.recordErr
+	if cause == nil {
+		a.sandboxed = true
+		return nil
+	}
+	r, err := refuse(l, cause, arrived)
+	a.ended(r.end, r.waited, r.container)
+	return err
+}
+
+// ended notes how docker run ended: when, whether it was waited for, and
+// its exit status when that is the container's.
+func (a *attempt) ended(end clientEnd, waited, container bool) {
+	a.end, a.started = end.at, waited
+	if container {
+		code := end.code
+		a.exit = &code
+	}
 }
 
 // assign gives the run a warm container, whose hello passed already.
@@ -182,6 +207,15 @@ func (a *attempt) complete(l *launched) error {
 	return a.accept(l.client, stdout)
 }
 
+// completeAtExit takes the response of a warm run whose container exited
+// 0 with its response line ended (exitedClean); the pool confirms the
+// removal afterwards (Pool.settle).
+func (a *attempt) completeAtExit(l *launched, resp []byte) error {
+	a.ended(clientEnd{at: time.Now()}, true, true)
+	a.sent, a.responded = l.sent, l.resp.arrived()
+	return a.accept(l.client, resp)
+}
+
 // accept decodes the response of a clean exit and takes it as the
 // result, unless it reports a stop that is not the program's own doing.
 func (a *attempt) accept(c *client, stdout []byte) error {
@@ -194,7 +228,11 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
 	a.handshook = time.Duration(resp.HandshakeMicros) * time.Microsecond
-	if judged, err := a.judged(resp); judged {
+	j, isJudged, err := a.judgement(resp)
+	if j.compile != nil || isJudged {
+		a.judged = &j
+	}
+	if isJudged {
 		if err != nil {
 			return err
 		}
@@ -242,33 +280,18 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	return nil
 }
 
-// waited waits for l's client and notes how it ended: when, and its exit
-// status when it was waited for. It returns that status, -1 when a signal
-// killed the client.
-func (a *attempt) waited(l *launched) (int, error) {
-	end, err := l.wait()
-	a.end = end.at
-	if err != nil {
-		return -1, err
-	}
-	a.started = true
-	if end.code >= 0 {
-		code := end.code
-		a.exit = &code
-	}
-	return end.code, nil
-}
-
 // finish waits for docker run after its request was sent and decides from
 // its end: the cause of an abort first, then the exit status, then
 // evidence. It returns the response bytes for a run that exited 0 and was
 // not aborted.
 func (a *attempt) finish(l *launched) ([]byte, error) {
 	defer l.abort(nil)
-	code, err := a.waited(l)
+	end, err := l.wait()
+	a.ended(end, err == nil, err == nil && end.code >= 0)
 	if err != nil {
 		return nil, err
 	}
+	code := end.code
 	if err := aborted(l); err != nil {
 		return nil, err
 	}

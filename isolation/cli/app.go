@@ -79,10 +79,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		ErrWriter:             stderr,
 		// Without this, urfave/cli calls os.Exit from inside Run for
 		// errors that carry an exit code, skipping container cleanup.
-		// It sees every action's error with its command's flags, so a
-		// value the library refused (batch's --idle) is echoed as written
-		// before run prints it.
-		ExitErrHandler: func(c *cli.Context, err error) { _ = asWritten(c, err) },
+		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   onUsageError,
 		// Reached only for an unknown command: a rejection, not help.
 		Action: func(c *cli.Context) error {

@@ -69,7 +69,7 @@ func runBatch(c *cli.Context, o *batchOptions) error {
 		return err
 	}
 	if err := o.checkFlags(c, ro); err != nil {
-		return err
+		return asWritten(c, err)
 	}
 	in, total, closeInput, err := o.openInput(c)
 	if err != nil {

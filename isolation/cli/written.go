@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -25,15 +26,32 @@ func (w *written) Set(s string) error {
 }
 
 // asWritten is err with the value of the flag it names as the user wrote
-// it, when that flag keeps its text and was given. It sets the value in
-// err itself, so the one error is right wherever it is printed.
+// it, when that flag keeps its text and was given: a new error, in the
+// shapes the CLI's messages read (message); err itself is not changed.
 func asWritten(c *cli.Context, err error) error {
 	var fe *limits.FieldError
 	if !errors.As(err, &fe) || fe.Value == "" || !c.IsSet(fe.Field) {
 		return err
 	}
-	if w, ok := c.Generic(fe.Field).(*written); ok && w.text != "" {
-		fe.Value = w.text
+	w, ok := c.Generic(fe.Field).(*written)
+	if !ok || w.text == "" {
+		return err
+	}
+	fixed := *fe
+	fixed.Value = w.text
+	return withField(err, &fixed)
+}
+
+// withField is err with its field error replaced by fe: the field error
+// itself, or under a rejection of the CLI's or the library's.
+func withField(err error, fe *limits.FieldError) error {
+	switch e := err.(type) {
+	case *limits.FieldError:
+		return fe
+	case *rejected:
+		return &rejected{err: withField(e.err, fe)}
+	case *isolation.Error:
+		return &isolation.Error{Verdict: e.Verdict, Err: withField(e.Err, fe)}
 	}
 	return err
 }
