@@ -128,41 +128,6 @@ func (a *attempt) assign(w *warm) {
 	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
 }
 
-// testNames are req's tests' names, nil without tests.
-func testNames(req Request) []string {
-	if req.Tests == nil {
-		return nil
-	}
-	names := make([]string, len(req.Tests))
-	for i, t := range req.Tests {
-		names[i] = t.Name
-	}
-	return names
-}
-
-// encode is the one encoding of a request on the host
-// (source.EncodeInput: its source, stdin and files), by the rules every
-// interpreter shares.
-func encode(req Request) ([]byte, error) {
-	body, err := source.EncodeInput(source.Input(req), false)
-	if err != nil {
-		return nil, &Error{Verdict: Rejected, Err: err}
-	}
-	return body, nil
-}
-
-// checkLanguage holds req to the rules of the language its runner runs:
-// Starlark's own (no NUL byte), and a compiled language's source file
-// name, which no file of the request may take.
-func checkLanguage(req Request, r protocol.Args) error {
-	if r.Exec == nil {
-		if err := source.CheckRules(source.Input(req), true); err != nil {
-			return &Error{Verdict: Rejected, Err: err}
-		}
-	}
-	return checkSourceName(req, r.Source)
-}
-
 // judgeGrace is how long past the runner's own deadline the host waits
 // for a judge's response: the runner's hard stop (a second past its
 // deadline) and a second for the response's way out.
@@ -306,56 +271,4 @@ func (a *attempt) finish(l *launched) ([]byte, error) {
 		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
 	}
 	return nil, &Error{Verdict: SandboxFailure, Err: &exitError{code: code, stderr: l.stderr.suffix()}}
-}
-
-// aborted is the verdict of a run whose request was sent and that was
-// stopped early, nil if it was not.
-func aborted(l *launched) error {
-	var warning *warningError
-	var ended *requestEnded
-	cause := l.cause()
-	switch {
-	case l.interrupted() != nil:
-		return l.interrupted()
-	case errors.As(cause, &ended):
-		return &Error{Verdict: Interrupted, Err: ended.cause}
-	case errors.Is(cause, errHostDeadline):
-		return &Error{Verdict: Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded",
-			l.plan.Name, l.plan.Limits.Timeout)}
-	case errors.As(cause, &warning):
-		return warning.refusal()
-	case errors.Is(cause, errResponseTooLarge):
-		return &Error{Verdict: SandboxFailure, Err: errResponseTooLarge}
-	}
-	return nil
-}
-
-// exitError is docker run ending with a status that is neither docker's own
-// nor 0: the container's, unless the container outlived its client (a
-// transport that died, say), which the removal tells.
-type exitError struct {
-	code   int
-	stderr string
-}
-
-func (e *exitError) Error() string {
-	return fmt.Sprintf("container exited %d (a valid response needs exit 0)%s", e.code, e.stderr)
-}
-
-// killedStatus is docker run's exit status when its container's main
-// process was killed (128 + SIGKILL): by the kernel's OOM killer, or by
-// anyone else.
-const killedStatus = 128 + 9
-
-// oomOrKill decides an exit 137: OOM only with the daemon's OOM event as
-// evidence; any other SIGKILL is a sandbox failure.
-func oomOrKill(c *client, runID, name string, since time.Time, stderr *stderrWatch) error {
-	oom, err := c.recorded(runID, since, "oom")
-	switch {
-	case err != nil:
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", err)}
-	case oom:
-		return &Error{Verdict: OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", name)}
-	}
-	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", stderr.suffix())}
 }
