@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
+	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

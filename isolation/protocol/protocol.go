@@ -3,8 +3,8 @@ package protocol
 import (
 	"encoding/json"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

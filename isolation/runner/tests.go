@@ -10,9 +10,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	expect "github.com/synapse-lang/synapse-isolation/isolation/internal/judge"
+	"github.com/synapse-lang/synapse-isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	expect "github.com/synapse-lang/synapse-isolation/isolation/runner/judge"
 )
 
 // minTestKeep is the least a test's stream keeps of its head and of its
