@@ -8,10 +8,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-// Test is one test of a judge's request (protocol.Test): set its Name,
-// Stdin and Expect (nil: no expected output); Run sets the sizes.
-type Test = protocol.Test
-
 // Step is a process of a judge's request, the compile step or a test, as
 // a Result gives it: its output and stderr (shared out as Result.Output's
 // bound, head and tail), how it ended, its wall-clock time and usage
@@ -138,7 +134,7 @@ func (a *attempt) step(s protocol.Step) (Step, error) {
 	st := Step{
 		Output: s.Output, OutputTruncated: s.OutputTruncated, OutputBytes: s.OutputBytes, OutputReplaced: s.OutputReplaced,
 		Stderr: s.Stderr, StderrTruncated: s.StderrTruncated, StderrBytes: s.StderrBytes, StderrReplaced: s.StderrReplaced,
-		Exit: s.Exit, Error: s.Error, WallMS: wall.Milliseconds(),
+		Exit: (*ExecExit)(s.Exit), Error: (*ErrorDetail)(s.Error), WallMS: wall.Milliseconds(),
 	}
 	if u != nil {
 		st.Usage = *u

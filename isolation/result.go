@@ -8,15 +8,42 @@ import (
 )
 
 // ErrorDetail is a program's error in a Result, or the reason its run
-// failed, whose Type is then the verdict.
-type ErrorDetail = protocol.Error
+// failed, whose Type is then the verdict. Line and Col place a Starlark
+// error in the source; zero where there is no place.
+type ErrorDetail struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+}
 
-// ExecExit is how an exec-mode interpreter ended: its status or signal.
-type ExecExit = protocol.Exit
+// ExecExit is how an exec-mode interpreter ended: its status, or the
+// signal that killed it (Code -1).
+type ExecExit struct {
+	Code   int    `json:"code"`
+	Signal string `json:"signal,omitempty"`
+}
 
 // File is a collected file: its bytes, their count and SHA-256, or why it
 // was not returned.
-type File = protocol.File
+type File struct {
+	Bytes  int64  `json:"bytes,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	Data   []byte `json:"base64,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// filesOf are the response's files as a Result gives them.
+func filesOf(files map[string]protocol.File) map[string]File {
+	if files == nil {
+		return nil
+	}
+	out := make(map[string]File, len(files))
+	for name, f := range files {
+		out[name] = File(f)
+	}
+	return out
+}
 
 // Result is the outcome of one run.
 type Result struct {
@@ -150,7 +177,7 @@ func (a *attempt) result(err error) Result {
 	switch r := a.response; {
 	case err != nil:
 		res.Verdict = verdictOf(err)
-		res.Error = &protocol.Error{Type: string(res.Verdict), Message: err.Error()}
+		res.Error = &ErrorDetail{Type: string(res.Verdict), Message: err.Error()}
 	case r != nil:
 		res.Verdict = OK
 		if !r.OK {
@@ -162,8 +189,8 @@ func (a *attempt) result(err error) Result {
 		}
 		res.Output, res.OutputTruncated, res.OutputBytes, res.OutputReplaced = r.Output, r.OutputTruncated, r.OutputBytes, r.OutputReplaced
 		res.Stderr, res.StderrTruncated, res.StderrBytes, res.StderrReplaced = r.Stderr, r.StderrTruncated, r.StderrBytes, r.StderrReplaced
-		res.Error, res.Exec = r.Error, r.Exit
-		res.Files = r.Files
+		res.Error, res.Exec = (*ErrorDetail)(r.Error), (*ExecExit)(r.Exit)
+		res.Files = filesOf(r.Files)
 		if a.collect && res.Files == nil {
 			res.Files = map[string]File{} // asked for, and none matched
 		}

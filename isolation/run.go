@@ -12,10 +12,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-// Request is one program to run: its source, and its stdin and files as
-// text (see protocol.Request for their rules).
-type Request = protocol.Request
-
 // Run executes req in a fresh container under the policy and returns one
 // verdict. It validates everything before starting any process; on every
 // path except a clean exit it removes the run's container and confirms it
@@ -93,7 +89,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
 		return err
 	}
-	l.send(body, source.TestData(req.Tests), judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
+	l.send(body, source.TestData(req.input().Tests), judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
 }
 

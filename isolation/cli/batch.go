@@ -14,6 +14,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -255,7 +256,7 @@ func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, 
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		res, _ := s.pool.Run(ctx, req, readAt)
+		res, _ := s.pool.Run(ctx, requestOf(req), readAt)
 		s.out.emit(line, id, res)
 	}()
 	return eof, nil
@@ -291,4 +292,16 @@ func defaultParallel(ctx context.Context, po isolation.PoolOptions) int {
 		n += cpus
 	}
 	return min(n, limits.MaxParallel)
+}
+
+// requestOf is a batch line's request as the library takes it.
+func requestOf(r protocol.Request) isolation.Request {
+	req := isolation.Request{Source: r.Source, Stdin: r.Stdin, Files: r.Files, Binary: r.Binary, Collect: r.Collect, Compare: r.Compare}
+	if r.Tests != nil {
+		req.Tests = make([]isolation.Test, len(r.Tests))
+		for i, t := range r.Tests {
+			req.Tests[i] = isolation.Test{Name: t.Name, Stdin: t.Stdin, Expect: t.Expect}
+		}
+	}
+	return req
 }

@@ -52,7 +52,7 @@ func evalAction(c *cli.Context, o *evalOptions) error {
 	if err != nil {
 		return reportRejected(c, format, err)
 	}
-	res, err := inproc.Eval(c.Context, isolation.Request{Source: src}, time.Duration(o.timeout))
+	res, err := inproc.Eval(c.Context, src, time.Duration(o.timeout))
 	if isRejected(err) {
 		return reportRejected(c, format, asWritten(c, err))
 	}

@@ -25,23 +25,23 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// Eval evaluates trusted Starlark in this process, with NO isolation, for
-// at most timeout. Its result has a run's shape: ok, program_error, or
+// Eval evaluates trusted Starlark source in this process, with NO
+// isolation, for at most timeout. Its result has a run's shape: ok, program_error, or
 // timeout (partial output discarded, as Run does), never sandboxed. The
 // source and the timeout are checked as Run checks them; a refusal is a
 // rejected *Error.
-func Eval(ctx context.Context, req isolation.Request, timeout time.Duration) (isolation.Result, error) {
+func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Result, error) {
 	if err := limits.CheckWallClock(timeout); err != nil {
 		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
-	if err := source.CheckInput(source.Input(req), true); err != nil {
+	if err := source.CheckInput(source.Input{Source: src}, true); err != nil {
 		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start, cpuBefore := time.Now(), processCPU()
-	r := interp.Eval(ctx, req.Source, interp.Options{Stdin: req.Stdin, Files: req.Files})
+	r := interp.Eval(ctx, src, interp.Options{})
 	res := isolation.Result{
 		Verdict: isolation.OK, Interpreter: "starlark", Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
 		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes, OutputReplaced: r.OutputReplaced,
@@ -58,7 +58,7 @@ func Eval(ctx context.Context, req isolation.Request, timeout time.Duration) (is
 		return res, nil
 	}
 	res.Verdict = isolation.ProgramError
-	res.Error = r.Err.Wire()
+	res.Error = (*isolation.ErrorDetail)(r.Err.Wire())
 	if r.Err.Kind != interp.Cancelled {
 		return res, nil
 	}
