@@ -6,7 +6,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -31,13 +31,13 @@ func orNone(s string) string {
 
 // helloJudge reads the runner's hello for one kind of proof of the
 // boundary table (limits.Proof.Judge). Every runner's hello carries its
-// view (protocol.Selfcheck, read before it reads anything); Run sends the
+// view (hello.Selfcheck, read before it reads anything); Run sends the
 // request only if every check passes, and doctor prints them all.
 type helloJudge struct {
 	kind string
 	// judge returns what was seen and, when the boundary is not in force,
 	// what is wrong, in words that name the boundary.
-	judge func(s protocol.Selfcheck, memory limits.Bytes) (seen, wrong string)
+	judge func(s hello.Selfcheck, memory limits.Bytes) (seen, wrong string)
 }
 
 // helloJudges are the judges in the order doctor prints their checks,
@@ -45,7 +45,7 @@ type helloJudge struct {
 // table picks the ones that prove it there; a test holds every Judge of
 // the table to one here, and each here to a row.
 var helloJudges = []helloJudge{
-	{"ids", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"ids", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("uid %d gid %d groups %v", s.UID, s.GID, s.Groups)
 		ok := s.UID == limits.UID && s.GID == limits.GID
 		for _, g := range s.Groups {
@@ -53,37 +53,37 @@ var helloJudges = []helloJudge{
 		}
 		return seen, unless(ok, "runs as "+seen+", not "+limits.User)
 	}},
-	{"cap-eff", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"cap-eff", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return "CapEff " + s.CapEff, unless(s.CapEff == limits.CapEffNone, "capabilities are not dropped (CapEff "+s.CapEff+")")
 	}},
-	{"kernel-linux", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"kernel-linux", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return kernelSeen(s), unless(!s.GVisor(), "the runner sees gVisor's kernel, not the host's: the engine's default runtime is gVisor; name it (--runtime runsc)")
 	}},
-	{"kernel-gvisor", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"kernel-gvisor", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return kernelSeen(s), unless(s.GVisor(), "the runner sees the kernel "+kernelSeen(s)+", not gVisor's: the container did not run under gVisor")
 	}},
-	{"status-no-new-privs", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"status-no-new-privs", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("NoNewPrivs %d", s.NoNewPrivs), unless(s.NoNewPrivs == limits.NoNewPrivsOn, "no_new_privs is not set")
 	}},
-	{"prctl-no-new-privs", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"prctl-no-new-privs", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("prctl(PR_GET_NO_NEW_PRIVS) %d", s.NoNewPrivsPrctl), unless(s.NoNewPrivsPrctl == limits.NoNewPrivsOn, "no_new_privs is not set")
 	}},
-	{"status-seccomp", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"status-seccomp", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("Seccomp %d, installed by %s", s.Seccomp, orNone(s.SeccompBy))
 		switch {
 		case s.Seccomp != limits.SeccompModeFilter:
 			return seen, fmt.Sprintf("no seccomp filter (Seccomp %d)", s.Seccomp)
-		case s.SeccompBy != protocol.SeccompByEngine:
+		case s.SeccompBy != hello.SeccompByEngine:
 			return seen, "the engine's runtime installed no seccomp filter (the argv's profile is not in force; the runner installed the policy's own)"
 		}
 		return seen, ""
 	}},
-	{"runner-seccomp", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"runner-seccomp", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("Seccomp %d, installed by %s", s.Seccomp, orNone(s.SeccompBy))
 		return seen, unless(s.Seccomp == limits.SeccompModeFilter && s.SeccompBy != "",
 			fmt.Sprintf("no seccomp filter (Seccomp %d): the runner could not install the policy's", s.Seccomp))
 	}},
-	{"syscall-probes", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"syscall-probes", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		var seen, wrong []string
 		for _, name := range limits.SeccompProbes {
 			e, ok := s.SyscallProbes[name]
@@ -102,9 +102,9 @@ var helloJudges = []helloJudge{
 		}
 		return fmt.Sprintf("%d refused syscalls answered errno %d", len(limits.SeccompProbes), limits.FilterErrno), ""
 	}},
-	{"proc-probes", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"proc-probes", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		var seen, wrong []string
-		for _, name := range protocol.ProcProbeFiles {
+		for _, name := range hello.ProcProbeFiles {
 			e, ok := s.ProcProbes[name]
 			switch {
 			case !ok:
@@ -119,7 +119,7 @@ var helloJudges = []helloJudge{
 		}
 		return strings.Join(seen, ", "), strings.Join(wrong, "; ")
 	}},
-	{"cgroup-memory", func(s protocol.Selfcheck, memory limits.Bytes) (string, string) {
+	{"cgroup-memory", func(s hello.Selfcheck, memory limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("%d bytes (cgroup v%d)", s.MemoryMax, s.CgroupVersion)
 		switch {
 		case s.MemoryMax < 0:
@@ -129,7 +129,7 @@ var helloJudges = []helloJudge{
 		}
 		return seen, ""
 	}},
-	{"cgroup-swap", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"cgroup-swap", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("%d bytes of swap", s.SwapMax)
 		switch {
 		case s.SwapMax < 0:
@@ -139,7 +139,7 @@ var helloJudges = []helloJudge{
 		}
 		return seen, ""
 	}},
-	{"cgroup-pids", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"cgroup-pids", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := fmt.Sprintf("pids.max %d", s.PidsMax)
 		switch {
 		case s.PidsMax < 0:
@@ -149,7 +149,7 @@ var helloJudges = []helloJudge{
 		}
 		return seen, ""
 	}},
-	{"cgroup-cpu", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"cgroup-cpu", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := "cpu.max " + s.CPUMax
 		switch {
 		case s.CPUMax == "":
@@ -159,40 +159,40 @@ var helloJudges = []helloJudge{
 		}
 		return seen, ""
 	}},
-	{"rlimit-nofile", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"rlimit-nofile", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		got := limits.Pair(s.NoFileSoft, s.NoFileHard)
 		return "nofile " + got, unless(s.NoFileSoft == limits.NoFile && s.NoFileHard == limits.NoFile, "open files limit is "+got+", want "+limits.Pair(limits.NoFile, limits.NoFile))
 	}},
-	{"rlimit-nproc", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"rlimit-nproc", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		got := limits.Pair(s.NProcSoft, s.NProcHard)
 		return "nproc " + got, unless(s.NProcSoft == limits.PIDs && s.NProcHard == limits.PIDs,
 			"the sandbox's task limit (RLIMIT_NPROC) is "+got+", want "+limits.Pair(limits.PIDs, limits.PIDs))
 	}},
-	{"rlimit-core", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"rlimit-core", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := "core " + limits.Pair(s.CoreSoft, s.CoreHard)
 		return seen, unless(s.CoreSoft == limits.Core && s.CoreHard == limits.Core, "core dumps allowed ("+seen+")")
 	}},
-	{"tmp-mount", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"tmp-mount", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return judgeTmp(s, true)
 	}},
-	{"tmp-mount-mknod", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"tmp-mount-mknod", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return judgeTmp(s, false)
 	}},
 
-	{"root-read-only", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"root-read-only", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("read-only %t", s.RootReadOnly), unless(s.RootReadOnly, "the root filesystem is writable")
 	}},
-	{"interfaces", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"interfaces", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		seen := "interfaces " + strings.Join(s.Interfaces, ",")
 		return seen, unless(slices.Equal(s.Interfaces, limits.Interfaces), "network interfaces other than lo: "+strings.Join(s.Interfaces, ","))
 	}},
-	{"dev-shm", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"dev-shm", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("writable %t", s.DevShmWritable), unless(!s.DevShmWritable, "/dev/shm is writable")
 	}},
-	{"docker-socket", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"docker-socket", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return fmt.Sprintf("present %t", s.DockerSocket), unless(!s.DockerSocket, "a docker socket is present")
 	}},
-	{"env-keys", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"env-keys", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		var extra []string
 		for _, k := range s.EnvKeys {
 			if !slices.Contains(limits.EngineEnv, k) {
@@ -201,12 +201,12 @@ var helloJudges = []helloJudge{
 		}
 		return "keys " + strings.Join(s.EnvKeys, ","), unless(len(extra) == 0, "environment keys from outside: "+strings.Join(extra, ","))
 	}},
-	{"problems", func(s protocol.Selfcheck, _ limits.Bytes) (string, string) {
+	{"problems", func(s hello.Selfcheck, _ limits.Bytes) (string, string) {
 		return "none", unless(len(s.Problems) == 0, "could not read: "+strings.Join(s.Problems, "; "))
 	}},
 }
 
-func kernelSeen(s protocol.Selfcheck) string {
+func kernelSeen(s hello.Selfcheck) string {
 	return fmt.Sprintf("uname %q %q", s.KernelRelease, s.KernelVersion)
 }
 
@@ -229,7 +229,7 @@ type attestCheck struct {
 // sight is what a run's checks judge: the runner's hello, the planned
 // limits and runtime, and, where the column needs it, the engine's record.
 type sight struct {
-	hello   protocol.Selfcheck
+	hello   hello.Selfcheck
 	memory  limits.Bytes
 	runtime string // the --runtime name asked for; empty is the default
 	record  *containerRecord

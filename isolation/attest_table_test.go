@@ -5,7 +5,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -43,10 +43,10 @@ func TestEveryProofHasItsJudge(t *testing.T) {
 
 // runcAttest and runcError judge a hello under runc, whose column reads no
 // record.
-func runcAttest(s protocol.Selfcheck, memory limits.Bytes) []Check {
+func runcAttest(s hello.Selfcheck, memory limits.Bytes) []Check {
 	return attest(limits.Runc, sight{hello: s, memory: memory})
 }
 
-func runcError(s *protocol.Selfcheck, lim limits.Config) error {
+func runcError(s *hello.Selfcheck, lim limits.Config) error {
 	return attestationError(limits.Runc, sight{hello: *s, memory: lim.Memory}, lim)
 }

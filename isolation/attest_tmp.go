@@ -6,14 +6,14 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // judgeTmp judges /tmp: its mount options, size, mode and writability.
 // Where the runtime prints no nodev (gVisor), byOption is false and the
 // hello's mknod in /tmp stands in: it must fail with EPERM.
-func judgeTmp(s protocol.Selfcheck, byOption bool) (string, string) {
+func judgeTmp(s hello.Selfcheck, byOption bool) (string, string) {
 	seen := fmt.Sprintf("%s, %d bytes, mode %s, writable %t", s.TmpOptions, s.TmpBytes, s.TmpMode, s.TmpWritable)
 	opts := strings.Split(s.TmpOptions, ",")
 	var wrong []string

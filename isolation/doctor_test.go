@@ -6,12 +6,12 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-func goodSelfcheck() protocol.Selfcheck { return attestation.Perfect(int64(limits.DefaultMemory)) }
+func goodSelfcheck() hello.Selfcheck { return attestation.Perfect(int64(limits.DefaultMemory)) }
 
 func failedNames(cs []Check) []string {
 	var out []string
@@ -26,31 +26,31 @@ func failedNames(cs []Check) []string {
 func TestCompareSelfcheck(t *testing.T) {
 	assert.DeepEqual(t, failedNames(runcAttest(goodSelfcheck(), limits.DefaultMemory)), []string(nil))
 	for name, tc := range map[string]struct {
-		edit func(*protocol.Selfcheck)
+		edit func(*hello.Selfcheck)
 		want string
 	}{
-		"root":       {func(s *protocol.Selfcheck) { s.UID = 0 }, "uid/gid"},
-		"group":      {func(s *protocol.Selfcheck) { s.Groups = []int{65534, 0} }, "uid/gid"},
-		"caps":       {func(s *protocol.Selfcheck) { s.CapEff = "00000000a80425fb" }, "capabilities"},
-		"nnp":        {func(s *protocol.Selfcheck) { s.NoNewPrivs = 0 }, "no new privileges"},
-		"seccomp":    {func(s *protocol.Selfcheck) { s.Seccomp = 0 }, "seccomp"},
-		"memory":     {func(s *protocol.Selfcheck) { s.MemoryMax = -1 }, "memory"},
-		"swap":       {func(s *protocol.Selfcheck) { s.SwapMax = 1 << 20 }, "swap"},
-		"pids":       {func(s *protocol.Selfcheck) { s.PidsMax = -1 }, "pids"},
-		"cpu":        {func(s *protocol.Selfcheck) { s.CPUMax = "max 100000" }, "cpu"},
-		"nofile":     {func(s *protocol.Selfcheck) { s.NoFileHard = 1024 }, "open files"},
-		"core":       {func(s *protocol.Selfcheck) { s.CoreSoft = -1 }, "core dumps"},
-		"tmp exec":   {func(s *protocol.Selfcheck) { s.TmpOptions = "rw,nosuid,nodev" }, "/tmp"},
-		"tmp size":   {func(s *protocol.Selfcheck) { s.TmpBytes = 1 << 30 }, "/tmp"},
-		"tmp 0755":   {func(s *protocol.Selfcheck) { s.TmpMode, s.TmpWritable = "755", false }, "/tmp"},
-		"tmp no w":   {func(s *protocol.Selfcheck) { s.TmpWritable = false }, "/tmp"},
-		"tmp 0777":   {func(s *protocol.Selfcheck) { s.TmpMode = "777" }, "/tmp"},
-		"rw root":    {func(s *protocol.Selfcheck) { s.RootReadOnly = false }, "read-only root"},
-		"network":    {func(s *protocol.Selfcheck) { s.Interfaces = []string{"lo", "eth0"} }, "network"},
-		"shm":        {func(s *protocol.Selfcheck) { s.DevShmWritable = true }, "/dev/shm"},
-		"socket":     {func(s *protocol.Selfcheck) { s.DockerSocket = true }, "docker socket"},
-		"env":        {func(s *protocol.Selfcheck) { s.EnvKeys = append(s.EnvKeys, "HTTP_PROXY") }, "environment"},
-		"unreadable": {func(s *protocol.Selfcheck) { s.Problems = []string{"pids.max: permission denied"} }, "selfcheck problems"},
+		"root":       {func(s *hello.Selfcheck) { s.UID = 0 }, "uid/gid"},
+		"group":      {func(s *hello.Selfcheck) { s.Groups = []int{65534, 0} }, "uid/gid"},
+		"caps":       {func(s *hello.Selfcheck) { s.CapEff = "00000000a80425fb" }, "capabilities"},
+		"nnp":        {func(s *hello.Selfcheck) { s.NoNewPrivs = 0 }, "no new privileges"},
+		"seccomp":    {func(s *hello.Selfcheck) { s.Seccomp = 0 }, "seccomp"},
+		"memory":     {func(s *hello.Selfcheck) { s.MemoryMax = -1 }, "memory"},
+		"swap":       {func(s *hello.Selfcheck) { s.SwapMax = 1 << 20 }, "swap"},
+		"pids":       {func(s *hello.Selfcheck) { s.PidsMax = -1 }, "pids"},
+		"cpu":        {func(s *hello.Selfcheck) { s.CPUMax = "max 100000" }, "cpu"},
+		"nofile":     {func(s *hello.Selfcheck) { s.NoFileHard = 1024 }, "open files"},
+		"core":       {func(s *hello.Selfcheck) { s.CoreSoft = -1 }, "core dumps"},
+		"tmp exec":   {func(s *hello.Selfcheck) { s.TmpOptions = "rw,nosuid,nodev" }, "/tmp"},
+		"tmp size":   {func(s *hello.Selfcheck) { s.TmpBytes = 1 << 30 }, "/tmp"},
+		"tmp 0755":   {func(s *hello.Selfcheck) { s.TmpMode, s.TmpWritable = "755", false }, "/tmp"},
+		"tmp no w":   {func(s *hello.Selfcheck) { s.TmpWritable = false }, "/tmp"},
+		"tmp 0777":   {func(s *hello.Selfcheck) { s.TmpMode = "777" }, "/tmp"},
+		"rw root":    {func(s *hello.Selfcheck) { s.RootReadOnly = false }, "read-only root"},
+		"network":    {func(s *hello.Selfcheck) { s.Interfaces = []string{"lo", "eth0"} }, "network"},
+		"shm":        {func(s *hello.Selfcheck) { s.DevShmWritable = true }, "/dev/shm"},
+		"socket":     {func(s *hello.Selfcheck) { s.DockerSocket = true }, "docker socket"},
+		"env":        {func(s *hello.Selfcheck) { s.EnvKeys = append(s.EnvKeys, "HTTP_PROXY") }, "environment"},
+		"unreadable": {func(s *hello.Selfcheck) { s.Problems = []string{"pids.max: permission denied"} }, "selfcheck problems"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := goodSelfcheck()

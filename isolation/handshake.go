@@ -7,16 +7,17 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // helloSeen is what a container's handshake learned, whether its hello
 // passed or not.
 type helloSeen struct {
-	launched  time.Time           // when docker run started
-	at        time.Time           // when the hello line arrived; zero if none did
-	selfcheck *protocol.Selfcheck // the runner's view, whenever its hello could be decoded (doctor lists it either way)
-	record    *containerRecord    // the engine's record, where the run's column reads it
-	recordErr error               // why the record could not be read
+	launched  time.Time        // when docker run started
+	at        time.Time        // when the hello line arrived; zero if none did
+	selfcheck *hello.Selfcheck // the runner's view, whenever its hello could be decoded (doctor lists it either way)
+	record    *containerRecord // the engine's record, where the run's column reads it
+	recordErr error            // why the record could not be read
 }
 
 // judgeHello waits until the deadline for the runner's hello, decodes it

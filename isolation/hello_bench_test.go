@@ -6,6 +6,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -13,7 +14,7 @@ import (
 // a hello strictly and judging it against the plan.
 func BenchmarkJudgeHello(b *testing.B) {
 	sc := goodSelfcheck()
-	line, err := json.Marshal(protocol.Hello{V: protocol.Version, Selfcheck: &sc})
+	line, err := json.Marshal(hello.Frame{V: protocol.Version, Selfcheck: &sc})
 	if err != nil {
 		b.Fatal(err)
 	}

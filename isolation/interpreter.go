@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/internal/strict"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 )
 
 // execLabel is the image label that declares the image's default
@@ -23,7 +23,7 @@ const execLabel = "io.synapse-isolation.exec"
 // preloadLabel declares what a warm container of the image may load before
 // its request exists: a JSON array of Python module names that the
 // runner imports in a fresh interpreter once the hello was judged
-// (protocol.CheckPreload), so a program that imports them does not pay
+// (runargs.CheckPreload), so a program that imports them does not pay
 // for it. Honoured in a warm pool (batch), with the image's own
 // interpreter; a cold run starts its interpreter with the request.
 const preloadLabel = "io.synapse-isolation.preload"
@@ -94,7 +94,7 @@ func (c *client) declared(ctx context.Context, image string) (declared, error) {
 
 // parseDeclared reads execLabel and preloadLabel from an image's labels
 // as docker prints them in JSON: a preload is a JSON array of module
-// names for the image's Python interpreter (protocol.CheckPreload).
+// names for the image's Python interpreter (runargs.CheckPreload).
 func parseDeclared(labels string) (declared, error) {
 	exec, err := parseExecLabel(labels)
 	if err != nil {
@@ -121,7 +121,7 @@ func parseDeclared(labels string) (declared, error) {
 		dec.InputOffset() != int64(len(strings.TrimRight(v, " \t\r\n"))) {
 		return declared{}, fmt.Errorf("label %s: must be a JSON array of module names (got %q)", preloadLabel, v)
 	}
-	if err := protocol.CheckPreload(modules, exec); err != nil {
+	if err := runargs.CheckPreload(modules, exec); err != nil {
 		return declared{}, fmt.Errorf("label %s: %w", preloadLabel, err)
 	}
 	return declared{exec: exec, preload: modules}, nil
@@ -129,7 +129,7 @@ func parseDeclared(labels string) (declared, error) {
 
 // parseLanguage reads languageLabel's value: its run and compile
 // commands are held to an exec label's bounds, its source to a file
-// name's rules, as the runner's own arguments are (protocol.Args).
+// name's rules, as the runner's own arguments are (runargs.Args).
 func parseLanguage(v string) (declared, error) {
 	bad := func(why string) (declared, error) {
 		return declared{}, fmt.Errorf("label %s: %s (got %q)", languageLabel, why, v)
@@ -154,7 +154,7 @@ func parseLanguage(v string) (declared, error) {
 		}
 	}
 	d := declared{exec: lang.Run, source: lang.Source, compile: lang.Compile}
-	args := protocol.Args{Exec: d.exec, Source: d.source, Compile: d.compile}
+	args := runargs.Args{Exec: d.exec, Source: d.source, Compile: d.compile}
 	if err := args.CheckProgram(); err != nil {
 		return bad(err.Error())
 	}

@@ -49,7 +49,7 @@ type TestResult struct {
 }
 
 // judgeOrder is a test's verdicts from the least serious
-// (protocol.TestVerdicts): a judge's request takes its most serious
+// (protocol.TestOK and its kin): a judge's request takes its most serious
 // test's.
 var judgeOrder = []Verdict{OK, WrongAnswer, ProgramError, Timeout, CPUTimeout, OOM}
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -65,7 +65,7 @@ type runPlan struct {
 	Image  string
 	Limits limits.Resolved
 	// Runner is the runner's command line, rendered at the end of Argv.
-	Runner protocol.Args
+	Runner runargs.Args
 	// Argv is the exact docker argv, client binary first.
 	Argv []string
 	// Runtime is the --runtime name asked for (empty: the engine's
@@ -76,7 +76,7 @@ type runPlan struct {
 }
 
 // interpreterOf names what a runner's program runs under, for a Result.
-func interpreterOf(r protocol.Args) string {
+func interpreterOf(r runargs.Args) string {
 	switch {
 	case r.Selfcheck:
 		return ""
@@ -179,9 +179,9 @@ func (b base) asks() bool { return b.o.Exec == nil && !b.in.selfcheck }
 // runner is the runner's command line for the program d declares
 // (base.program), checked: the one check of the program's command and
 // language. A Pool makes it once for all its containers.
-func (b base) runner(d declared) (protocol.Args, error) {
+func (b base) runner(d declared) (runargs.Args, error) {
 	d = b.program(d)
-	r := protocol.Args{Timeout: b.lim.Timeout, Idle: b.in.idle, Exec: d.exec, Selfcheck: b.in.selfcheck, CPUTime: b.lim.CPUTime,
+	r := runargs.Args{Timeout: b.lim.Timeout, Idle: b.in.idle, Exec: d.exec, Selfcheck: b.in.selfcheck, CPUTime: b.lim.CPUTime,
 		TestTimeout: b.lim.TestTimeout, Source: d.source, Compile: d.compile}
 	if d.exec != nil {
 		r.Threads = limits.Threads
@@ -192,7 +192,7 @@ func (b base) runner(d declared) (protocol.Args, error) {
 		r.Preload = d.preload
 	}
 	if err := r.CheckProgram(); err != nil {
-		return protocol.Args{}, &Error{Verdict: Rejected, Err: err}
+		return runargs.Args{}, &Error{Verdict: Rejected, Err: err}
 	}
 	return r, nil
 }
@@ -200,7 +200,7 @@ func (b base) runner(d declared) (protocol.Args, error) {
 // render finishes the plan of a run started at now with the runner's
 // command line (base.runner) and renders its argv: the one render of a
 // run.
-func (p pending) render(runner protocol.Args, now time.Time) runPlan {
+func (p pending) render(runner runargs.Args, now time.Time) runPlan {
 	deadline := now.Add(p.in.idle + p.lim.Timeout)
 	return runPlan{
 		RunID: p.runID, Name: p.name, Deadline: deadline, Image: p.o.Image, Limits: p.lim, Runner: runner,

@@ -11,7 +11,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -53,7 +53,7 @@ func TestPlan(t *testing.T) {
 	assert.NilError(t, err)
 	assert.DeepEqual(t, p.Argv, dockerargs.Render(spec))
 	assert.Equal(t, p.Deadline, now.Add(3*time.Second))
-	assert.DeepEqual(t, p.Runner, protocol.Args{Timeout: 3 * time.Second})
+	assert.DeepEqual(t, p.Runner, runargs.Args{Timeout: 3 * time.Second})
 	assert.DeepEqual(t, p.Limits.Config, limits.Config{Memory: limits.DefaultMemory, Timeout: 3 * time.Second})
 
 	o = Options{Engine: e, Image: testImage, Exec: []string{"python3", "-"}}

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -60,7 +61,7 @@ type Pool struct {
 	// base and runner are every container's plan but its run id and
 	// deadline, checked once (NewPool).
 	base    base
-	runner  protocol.Args
+	runner  runargs.Args
 	ctx     context.Context
 	cancel  context.CancelFunc
 	engines []*poolEngine
@@ -103,8 +104,8 @@ type poolEngine struct {
 type warm struct {
 	l         *launched
 	e         *poolEngine
-	selfcheck *protocol.Selfcheck // from its hello
-	died      <-chan int          // its container's exit status, from e's exit stream
+	selfcheck *hello.Selfcheck // from its hello
+	died      <-chan int       // its container's exit status, from e's exit stream
 }
 
 // forget ends the wait for w's exit status.

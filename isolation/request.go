@@ -2,7 +2,7 @@ package isolation
 
 import (
 	"github.com/synapse-lang/synapse-isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 )
 
 // Request is one program to run and what it is given. Run checks every
@@ -91,7 +91,7 @@ func encode(req Request) ([]byte, error) {
 // checkLanguage holds req to the rules of the language its runner runs:
 // Starlark's own (no NUL byte), and a compiled language's source file
 // name, which no file of the request may take.
-func checkLanguage(req Request, r protocol.Args) error {
+func checkLanguage(req Request, r runargs.Args) error {
 	if r.Exec == nil {
 		if err := source.CheckRules(req.input(), true); err != nil {
 			return &Error{Verdict: Rejected, Err: err}

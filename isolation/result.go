@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // ErrorDetail is a program's error in a Result, or the reason its run
@@ -56,7 +57,7 @@ type Result struct {
 	// Output is the program's captured standard output (Starlark: its
 	// print()), and Stderr its standard error (exec mode); both are
 	// discarded unless the verdict is ok or program_error. The two share
-	// 64 KiB (protocol.OutputShares); a stream over its share keeps its
+	// 64 KiB (capture.Shares); a stream over its share keeps its
 	// head and its tail around a marker line naming the bytes dropped,
 	// and is flagged truncated, its total in OutputBytes or StderrBytes.
 	// Both are text: bytes that are not UTF-8 become U+FFFD, one a run,
@@ -112,7 +113,7 @@ type Result struct {
 	// selfcheck is the runner's view of the sandbox from its hello, for
 	// doctor; it is set whenever a hello could be decoded, even one that
 	// failed the judgement.
-	selfcheck *protocol.Selfcheck
+	selfcheck *hello.Selfcheck
 	// record and recordErr are the run's reading of the engine's record
 	// of its container, for doctor.
 	record    *containerRecord

@@ -10,6 +10,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // Run executes req in a fresh container under the policy and returns one
@@ -50,7 +51,7 @@ type attempt struct {
 	usage                            *Usage             // the program's, from a response within its bounds
 	// selfcheck is the runner's view of the sandbox from its hello,
 	// accepted or not (doctor lists it either way).
-	selfcheck *protocol.Selfcheck
+	selfcheck *hello.Selfcheck
 	// collect is whether the request named files to return.
 	collect bool
 	// tests are the names of a judge's request's tests; nil: none.

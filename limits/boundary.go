@@ -91,7 +91,7 @@ func (b Boundary) AuditUnder(r Runtime) string {
 	return b.Audit
 }
 
-// Proof is one check of the runner's hello (protocol.Selfcheck). The code
+// Proof is one check of the runner's hello (hello.Selfcheck). The code
 // that reads the hello lives with the host (isolation), one judge per
 // Judge; its expected values are this package's.
 type Proof struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -16,22 +17,22 @@ import (
 // (strict.Decode): one JSON object with exactly the fields "v" and
 // "selfcheck", known fields inside, each once, nothing after it, of
 // protocol.Version. A line of another version is refused naming it.
-func DecodeHello(line []byte) (protocol.Hello, error) {
+func DecodeHello(line []byte) (hello.Frame, error) {
 	if len(line) > limits.MaxHelloBytes {
-		return protocol.Hello{}, fmt.Errorf("hello: larger than %d bytes", limits.MaxHelloBytes)
+		return hello.Frame{}, fmt.Errorf("hello: larger than %d bytes", limits.MaxHelloBytes)
 	}
 	if v, ok := PeekVersion(line); ok && v != protocol.Version {
-		return protocol.Hello{}, fmt.Errorf("hello: the runner speaks protocol version %d, want %d", v, protocol.Version)
+		return hello.Frame{}, fmt.Errorf("hello: the runner speaks protocol version %d, want %d", v, protocol.Version)
 	}
-	var h protocol.Hello
+	var h hello.Frame
 	if err := strict.Decode(line, &h); err != nil {
-		return protocol.Hello{}, fmt.Errorf("hello: %w", err)
+		return hello.Frame{}, fmt.Errorf("hello: %w", err)
 	}
 	switch {
 	case h.V != protocol.Version:
-		return protocol.Hello{}, fmt.Errorf("hello: protocol version %d, want %d", h.V, protocol.Version)
+		return hello.Frame{}, fmt.Errorf("hello: protocol version %d, want %d", h.V, protocol.Version)
 	case h.Selfcheck == nil:
-		return protocol.Hello{}, errors.New(`hello: missing field "selfcheck"`)
+		return hello.Frame{}, errors.New(`hello: missing field "selfcheck"`)
 	}
 	return h, nil
 }

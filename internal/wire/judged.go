@@ -12,7 +12,7 @@ import (
 // checkJudged holds a judge's response to its own rules: the compile
 // step's output within limits.MaxCompileOutput, a compile error exactly
 // when the step failed, and then no tests; each test's verdict one of
-// protocol.TestVerdicts and agreeing with its error and match; all the
+// testVerdicts and agreeing with its error and match; all the
 // kept output within limits.MaxOutputBytes.
 func checkJudged(r protocol.Response) error {
 	kept := len(r.Output) + len(r.Stderr)
@@ -49,8 +49,8 @@ func checkJudged(r protocol.Response) error {
 // checkTest holds one test's result to its rules.
 func checkTest(t protocol.TestResult) error {
 	name := fmt.Sprintf("test %q", t.Name)
-	if !slices.Contains(protocol.TestVerdicts, t.Verdict) {
-		return fmt.Errorf("response: %s: verdict %q is none of %v", name, t.Verdict, protocol.TestVerdicts)
+	if !slices.Contains(testVerdicts, t.Verdict) {
+		return fmt.Errorf("response: %s: verdict %q is none of %v", name, t.Verdict, testVerdicts)
 	}
 	judgedOK := t.Verdict == protocol.TestOK || t.Verdict == protocol.TestWrongAnswer
 	switch {
@@ -84,3 +84,7 @@ func checkStep(name string, s protocol.Step) error {
 	}
 	return nil
 }
+
+// testVerdicts are a test's verdicts, from the least serious.
+var testVerdicts = []string{protocol.TestOK, protocol.TestWrongAnswer, protocol.TestProgramError, protocol.TestTimeout,
+	protocol.TestCPUTimeout, protocol.TestOOM}

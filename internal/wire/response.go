@@ -15,7 +15,7 @@ import (
 // every frame (strict.Decode: one JSON object, known fields only and each
 // once, at every depth, nothing after it), then checks the protocol
 // version and that the fields agree with each other and with the output
-// cap, which output and stderr share (protocol.OutputShares). A
+// cap, which output and stderr share (capture.Shares). A
 // response that breaks any rule came from a broken or hostile container.
 func DecodeResponse(b []byte) (protocol.Response, error) {
 	if len(b) > limits.MaxResponseBytes {

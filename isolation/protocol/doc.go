@@ -5,7 +5,7 @@
 // bounds, can take the reference runner's place.
 //
 // The runner is the image's ENTRYPOINT. Its command line, after the image
-// in the docker argv, is Args: its own deadline (--timeout, counted from
+// in the docker argv, is runargs.Args (package runargs): its own deadline (--timeout, counted from
 // the request's arrival, so the work is bounded even if the host dies), an
 // optional --cpu-time limit and --idle wait, --threads N (in exec mode the
 // size of every numeric library's thread pool, limits.ThreadVars, set for
@@ -14,7 +14,7 @@
 // --source NAME (the source's file name) and --compile JSON (its compile
 // command, a JSON array), and its mode: Starlark (the
 // default), --exec CMD ARGS... (an interpreter runs the source from a
-// file its command line names, Args.Exec; its stdin is the request's, its
+// file its command line names, runargs.Args.Exec; its stdin is the request's, its
 // stdout and stderr are captured apart) or --selfcheck (a hello and
 // nothing more, for doctor). It writes nothing to stderr, so whatever appears on
 // the stderr of docker run is Docker's own, and it exits 0 whenever it
@@ -28,7 +28,7 @@
 //
 //  1. The hello, runner to host, written before the runner reads anything,
 //     so before any program exists in the container: {"v":6,"selfcheck":{...}},
-//     at most limits.MaxHelloBytes. Selfcheck is what the container shows
+//     at most limits.MaxHelloBytes (package hello). Its Selfcheck is what the container shows
 //     from inside: identity, capabilities, NoNewPrivs and seccomp mode, the
 //     errno of each syscall the policy's filter refuses (SyscallProbes; the
 //     filter answers limits.FilterErrno), what a child got opening the
@@ -77,7 +77,7 @@
 //     the program's stdout as "output" and its stderr as "stderr" (each
 //     with "_truncated", its total "_bytes" and "_replaced_bytes", the
 //     bytes that were not UTF-8, each run one U+FFFD; the two within
-//     limits.MaxOutputBytes together, split by OutputShares, a stream over
+//     limits.MaxOutputBytes together, split by capture.Shares, a stream over
 //     its share kept as its head and tail around one line
 //     "[... N bytes dropped ...]"), "error" (an Error
 //     whose type is one of the Err constants), "exit" (exec mode: the

@@ -3,9 +3,7 @@ package protocol
 import (
 	"encoding/json"
 
-	"github.com/synapse-lang/synapse-isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // Version is the protocol version; the hello and every response carry it
@@ -23,13 +21,6 @@ import (
 // source alone with stdout and stderr merged, so it is refused at its
 // hello.
 const Version = 6
-
-// Hello is the runner's first frame: its attestation, read before it read
-// anything from stdin, so before any program could exist in the container.
-type Hello struct {
-	V         int        `json:"v"`
-	Selfcheck *Selfcheck `json:"selfcheck"`
-}
 
 // Request is the whole request: the source, and the program's data as
 // text. There is no field for callables, objects or context, so none can
@@ -62,7 +53,8 @@ type Request struct {
 	Tests []Test `json:"tests,omitempty"`
 	// Compare is how a test's stdout is compared with its expected
 	// output: "lines" (the default: each line's trailing whitespace and
-	// the trailing empty lines ignored) or "exact".
+	// the trailing empty lines ignored) or "exact" (source.CompareLines,
+	// source.CompareExact).
 	Compare string `json:"compare,omitempty"`
 }
 
@@ -70,12 +62,6 @@ type Request struct {
 // stdin and its expected stdout (Expect nil: none). A caller sets Stdin
 // and Expect; the sizes are the wire's, set from them.
 type Test = source.Test
-
-// Compare modes.
-const (
-	CompareLines = source.CompareLines
-	CompareExact = source.CompareExact
-)
 
 // Error types a response can carry.
 const (
@@ -118,7 +104,7 @@ type Response struct {
 	// Output is the program's standard output (Starlark: print()), as
 	// valid UTF-8 (invalid bytes become U+FFFD, counted in
 	// OutputReplaced), within its share of
-	// limits.MaxOutputBytes, which it splits with Stderr by OutputShares:
+	// limits.MaxOutputBytes, which it splits with Stderr (capture.Shares):
 	// whole if it fits, else its head and its tail around one marker
 	// line, "[... N bytes dropped ...]".
 	Output string `json:"output"`
@@ -219,9 +205,6 @@ const (
 	TestOOM          = "oom"
 )
 
-// TestVerdicts are a test's verdicts, from the least serious.
-var TestVerdicts = []string{TestOK, TestWrongAnswer, TestProgramError, TestTimeout, TestCPUTimeout, TestOOM}
-
 // File is one collected file: its bytes, their count and SHA-256 (hex),
 // or, for a match that was not returned, why.
 type File struct {
@@ -249,12 +232,4 @@ type Usage struct {
 	// peak, it is the largest resident set of the program's process
 	// (wait4's rusage), without /tmp or the processes it left behind.
 	MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
-}
-
-// OutputShares splits limits.MaxOutputBytes between a response's output
-// and stderr by their total sizes: both whole while they fit together;
-// else a stream within half the bound whole, the other the rest; else
-// half each. A stream is truncated exactly when it is over its share.
-func OutputShares(outputBytes, stderrBytes int64) (output, stderr int) {
-	return capture.Shares(limits.MaxOutputBytes, outputBytes, stderrBytes)
 }

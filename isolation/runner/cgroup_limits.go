@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // readCgroup fills the limits from cgroup v2 if mounted, else from v1.
@@ -14,7 +14,7 @@ import (
 // (v1 memsw), and gVisor keeps no swap of its own; the host proves the
 // swap cap from its view of the sandbox, so SwapMax stays -1 and its
 // absence is no problem.
-func readCgroup(cg cgroup, s *protocol.Selfcheck, problem func(string, error)) {
+func readCgroup(cg cgroup, s *hello.Selfcheck, problem func(string, error)) {
 	if c, err := cg.openCPU(); err != nil {
 		problem("cpu counter", err)
 	} else {

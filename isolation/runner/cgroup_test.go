@@ -8,7 +8,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // TestParseInt: the one integer parser takes what cgroup and /proc files
@@ -36,11 +36,11 @@ func TestSelfcheckCgroupRecordedFiles(t *testing.T) {
 		dir     string
 		version int
 	}{{"testdata/cgroup-v1", 1}, {"testdata/cgroup-v2", 2}} {
-		var s protocol.Selfcheck
+		var s hello.Selfcheck
 		var problems []string
 		readCgroup(newCgroup(tc.dir), &s, func(what string, err error) { problems = append(problems, what+": "+err.Error()) })
 		assert.Check(t, is.Len(problems, 0), tc.dir)
-		assert.Check(t, is.DeepEqual(s, protocol.Selfcheck{
+		assert.Check(t, is.DeepEqual(s, hello.Selfcheck{
 			CgroupVersion: tc.version, MemoryMax: 512 << 20, SwapMax: 0, PidsMax: 64, CPUMax: "100000 100000", CPUCounter: true,
 		}), tc.dir)
 	}
@@ -58,11 +58,11 @@ func TestSelfcheckCgroupUnlimited(t *testing.T) {
 		assert.NilError(t, os.MkdirAll(filepath.Dir(filepath.Join(v1, name)), 0o755))
 		assert.NilError(t, os.WriteFile(filepath.Join(v1, name), []byte(value), 0o644))
 	}
-	var s protocol.Selfcheck
+	var s hello.Selfcheck
 	var problems []string
 	problem := func(what string, err error) { problems = append(problems, what+": "+err.Error()) }
 	readCgroup(newCgroup(v1), &s, problem)
-	assert.Check(t, is.DeepEqual(s, protocol.Selfcheck{CgroupVersion: 1, MemoryMax: -1, PidsMax: -1, CPUMax: "max 100000"}))
+	assert.Check(t, is.DeepEqual(s, hello.Selfcheck{CgroupVersion: 1, MemoryMax: -1, PidsMax: -1, CPUMax: "max 100000"}))
 	assert.Check(t, is.Len(problems, 1)) // the CPU counter: no cpuacct here
 
 	v2 := t.TempDir()
@@ -71,9 +71,9 @@ func TestSelfcheckCgroupUnlimited(t *testing.T) {
 	} {
 		assert.NilError(t, os.WriteFile(filepath.Join(v2, name), []byte(value), 0o644))
 	}
-	s, problems = protocol.Selfcheck{}, nil
+	s, problems = hello.Selfcheck{}, nil
 	readCgroup(newCgroup(v2), &s, problem)
-	assert.Check(t, is.DeepEqual(s, protocol.Selfcheck{CgroupVersion: 2, MemoryMax: -1, SwapMax: -1, PidsMax: -1, CPUMax: "max 100000"}))
+	assert.Check(t, is.DeepEqual(s, hello.Selfcheck{CgroupVersion: 2, MemoryMax: -1, SwapMax: -1, PidsMax: -1, CPUMax: "max 100000"}))
 	assert.Check(t, is.Len(problems, 3), "%q", problems) // the CPU counter, memory.swap.max, pids.max
 	assert.Check(t, is.Contains(problems[1], "memory.swap.max: not a decimal integer"))
 }

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // The program shares the runner's uid and PID namespace, so the runner
@@ -81,7 +81,7 @@ func reserveThreads(n int) {
 }
 
 // procFlags opens each of the runner's own /proc files the program must
-// not open (protocol.ProcProbeFiles) as an attacker would. The descriptors
+// not open (hello.ProcProbeFiles) as an attacker would. The descriptors
 // are probed through fd/0, the runner's stdin: runc closes the whole
 // directory of a non-dumpable process, gVisor lets it be listed but closes
 // each entry. Not fd/1: where it opens (Debian's 2022 gVisor) it reaches
@@ -131,7 +131,7 @@ const probeFD = 3
 // result returns the errno of each open, 0 where it opened, -1 where it
 // could not be probed.
 func (p *procProbe) result() map[string]int {
-	files := protocol.ProcProbeFiles
+	files := hello.ProcProbeFiles
 	out := make(map[string]int, len(files))
 	for _, name := range files {
 		out[name] = -1 // not probed: fails the judgement
@@ -179,7 +179,7 @@ func probeMain(pid string) int {
 // errnos on one line, 0 for an open that succeeded.
 func writeProbe(w io.Writer, pid string) error {
 	var errnos []string
-	for _, name := range protocol.ProcProbeFiles {
+	for _, name := range hello.ProcProbeFiles {
 		flags, ok := procFlags[name]
 		if !ok {
 			errnos = append(errnos, "-1") // a file this runner cannot probe: fails the judgement

@@ -14,6 +14,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -22,7 +23,7 @@ const judgeReserve = 50 * time.Millisecond
 
 // judged reports whether a request runs as a judge's: it has tests, or
 // its image declares a language (a source name, maybe a compile step).
-func judged(cfg protocol.Args, req protocol.Request) bool {
+func judged(cfg runargs.Args, req protocol.Request) bool {
 	return cfg.Exec != nil && (cfg.Source != "" || req.Tests != nil)
 }
 
@@ -33,7 +34,7 @@ func judged(cfg protocol.Args, req protocol.Request) bool {
 // CPU-time limit, its stdout compared with the test's expected output as
 // it is written. A later test runs whatever an earlier one did. Without
 // tests the program runs once, as exec mode runs an interpreter.
-func judgeRun(ctx context.Context, cfg protocol.Args, req protocol.Request, g *guard, pre *preloaded) protocol.Response {
+func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, pre *preloaded) protocol.Response {
 	pre.abortUnused() // a warm interpreter serves one program; these start fresh
 	name := cfg.Source
 	if name == "" {
@@ -104,7 +105,7 @@ func deadlineOf(ctx context.Context) time.Time {
 // limits.MaxCompileOutput. A compiler the image lacks is the response to
 // give (failed); a compiler that failed is a step with an error, whose
 // message names the compiler's first error line.
-func compile(ctx context.Context, cfg protocol.Args, w *workDir, g *guard) (*protocol.Step, *protocol.Response) {
+func compile(ctx context.Context, cfg runargs.Args, w *workDir, g *guard) (*protocol.Step, *protocol.Response) {
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		r := failure(protocol.ErrInternal, "compile: "+err.Error())
@@ -145,7 +146,7 @@ func firstError(text string) string {
 // command as it stands, whose first word "./NAME" is the file the compile
 // step left, opened as a sealed memfd (prog) to exec; an interpreter's
 // with the source's path in it (programArgv).
-func command(cfg protocol.Args, w *workDir) (argv []string, prog *os.File, err error) {
+func command(cfg runargs.Args, w *workDir) (argv []string, prog *os.File, err error) {
 	if cfg.Source == "" {
 		return programArgv(cfg.Exec, w.source), nil, nil
 	}

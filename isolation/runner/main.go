@@ -27,6 +27,8 @@ import (
 	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -112,7 +114,7 @@ func failure(typ, msg string) protocol.Response {
 func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (code int) {
 	r := &responder{out: stdout}
 	defer r.exit(&code)
-	cfg, err := protocol.ParseArgs(args)
+	cfg, err := runargs.Parse(args)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, "runner: "+err.Error()))
 		return
@@ -190,7 +192,7 @@ type ahead struct {
 // startAhead starts them. The Starlark child is started now, idle until
 // it is given the source: its start-up overlaps the attestation and the
 // wait for the request.
-func startAhead(cfg protocol.Args, cg cgroup) (*ahead, error) {
+func startAhead(cfg runargs.Args, cg cgroup) (*ahead, error) {
 	a := &ahead{starlark: cfg.Exec == nil && !cfg.Selfcheck}
 	if !a.starlark {
 		a.probe = startProcProbe()
@@ -220,7 +222,7 @@ func (a *ahead) handOver() *starlarkChildProc {
 // serve runs the program under the runner's deadline, whose watchdog
 // answers for it if it cannot be stopped, and the guard's limits, and
 // returns the response.
-func serve(cfg protocol.Args, req protocol.Request, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
+func serve(cfg runargs.Args, req protocol.Request, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
 	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
 		fmt.Errorf("runner deadline of %s", cfg.Timeout))
 	defer cancel()
@@ -269,11 +271,11 @@ func fromEval(r interp.Result) protocol.Response {
 // attest reads the sandbox as the runner sees it and writes it as the
 // hello line, in one write; it returns what it saw and when the hello was
 // written.
-func attest(stdout io.Writer, probe *procProbe, cg cgroup, seccompBy string) (protocol.Selfcheck, time.Time, error) {
+func attest(stdout io.Writer, probe *procProbe, cg cgroup, seccompBy string) (hello.Selfcheck, time.Time, error) {
 	began := time.Now()
 	sc := selfcheck(probe, cg, seccompBy)
 	sc.TookMicros = time.Since(began).Microseconds()
-	b, err := json.Marshal(protocol.Hello{V: protocol.Version, Selfcheck: &sc})
+	b, err := json.Marshal(hello.Frame{V: protocol.Version, Selfcheck: &sc})
 	if err != nil {
 		return sc, time.Time{}, err
 	}

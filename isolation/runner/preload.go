@@ -72,7 +72,7 @@ type preloaded struct {
 }
 
 // startPreload starts argv's interpreter (a Python reading its program
-// from "-", which protocol.CheckPreload holds to) through the trampoline,
+// from "-", which runargs.CheckPreload holds to) through the trampoline,
 // as execute would, running bootstrap with modules. nil, with the reason,
 // when it cannot: the request then starts its interpreter cold, as any
 // run does.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -53,7 +54,7 @@ func runRunner(t *testing.T, stdin string, args ...string) protocol.Response {
 	return resp
 }
 
-func runRunnerHello(t *testing.T, stdin string, args ...string) (protocol.Hello, protocol.Response) {
+func runRunnerHello(t *testing.T, stdin string, args ...string) (hello.Frame, protocol.Response) {
 	t.Helper()
 	cmd := exec.Command(runnerBin, args...)
 	cmd.Stdin = strings.NewReader(stdin)

@@ -1,10 +1,10 @@
 package main
 
-import "github.com/synapse-lang/synapse-isolation/isolation/protocol"
+import "github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 
 // ensureFilter puts the policy's seccomp filter in force, once, at the
 // start of the runner's main process, and says who installed the filter
-// in force (protocol.Selfcheck.SeccompBy). An engine that applied the
+// in force (hello.Selfcheck.SeccompBy). An engine that applied the
 // OCI profile (runc) left one: "engine". gVisor ignores the profile, so
 // there is none, and the runner installs the policy's own on all its
 // threads (installFilter): "runner". If that fails, or the status cannot
@@ -18,9 +18,9 @@ func ensureFilter(inForce func() (bool, error), install func() error) string {
 	case err != nil:
 		return ""
 	case on:
-		return protocol.SeccompByEngine
+		return hello.SeccompByEngine
 	case install() != nil:
 		return ""
 	}
-	return protocol.SeccompByRunner
+	return hello.SeccompByRunner
 }

@@ -8,7 +8,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // TestEnsureFilter: a filter the engine left is the engine's and none is
@@ -25,8 +25,8 @@ func TestEnsureFilter(t *testing.T) {
 		want       string
 		installs   int
 	}{
-		{"engine", true, nil, nil, protocol.SeccompByEngine, 0},
-		{"runner", false, nil, nil, protocol.SeccompByRunner, 1},
+		{"engine", true, nil, nil, hello.SeccompByEngine, 0},
+		{"runner", false, nil, nil, hello.SeccompByRunner, 1},
 		{"install fails", false, nil, broken, "", 1},
 		{"status unreadable", false, broken, nil, "", 0},
 	} {
@@ -49,9 +49,9 @@ func TestRunnerInstallsTheFilterOnce(t *testing.T) {
 	assert.NilError(t, err)
 	own, err := strconv.Atoi(status["Seccomp_filters"])
 	assert.NilError(t, err, "Linux 5.9 and later count a process's filters")
-	wantBy, wantFilters := protocol.SeccompByEngine, own
+	wantBy, wantFilters := hello.SeccompByEngine, own
 	if status["Seccomp"] != "2" {
-		wantBy, wantFilters = protocol.SeccompByRunner, 1
+		wantBy, wantFilters = hello.SeccompByRunner, 1
 	}
 	h, r := runRunnerHello(t, `{"source":"grep -E '^Seccomp(_filters)?:' /proc/self/status"}`, "--exec", "sh")
 	assert.Check(t, is.Equal(h.Selfcheck.SeccompBy, wantBy))

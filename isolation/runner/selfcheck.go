@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // selfcheck reports what this process actually sees. It only reads and
@@ -22,8 +22,8 @@ import (
 // Problems, so doctor fails that check instead of guessing. probe is the
 // /proc probe, started before; cg the runner's cgroup; seccompBy who
 // installed the filter in force (ensureFilter, at the runner's start).
-func selfcheck(probe *procProbe, cg cgroup, seccompBy string) protocol.Selfcheck {
-	s := protocol.Selfcheck{
+func selfcheck(probe *procProbe, cg cgroup, seccompBy string) hello.Selfcheck {
+	s := hello.Selfcheck{
 		UID: os.Getuid(), GID: os.Getgid(), NoNewPrivs: -1, Seccomp: -1, NoNewPrivsPrctl: -1,
 		MemoryMax: -1, SwapMax: -1, PidsMax: -1, NoFileSoft: -1, NoFileHard: -1, CoreSoft: -1, CoreHard: -1,
 		NProcSoft: -1, NProcHard: -1, TmpBytes: -1, TmpMknod: -1, SeccompBy: seccompBy,
@@ -45,7 +45,7 @@ func selfcheck(probe *procProbe, cg cgroup, seccompBy string) protocol.Selfcheck
 
 // readKernel reads uname's release and version: the host's kernel under
 // runc, gVisor's sentry under runsc.
-func readKernel(s *protocol.Selfcheck, problem func(string, error)) {
+func readKernel(s *hello.Selfcheck, problem func(string, error)) {
 	var u unix.Utsname
 	if err := unix.Uname(&u); err != nil {
 		problem("uname", err)
@@ -57,7 +57,7 @@ func readKernel(s *protocol.Selfcheck, problem func(string, error)) {
 // readStatus reads the capability, no_new_privs and seccomp lines of
 // /proc/self/status, and no_new_privs again by prctl: gVisor sets the bit
 // but its status file has no NoNewPrivs line.
-func readStatus(s *protocol.Selfcheck, problem func(string, error)) {
+func readStatus(s *hello.Selfcheck, problem func(string, error)) {
 	if n, err := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); err != nil {
 		problem("prctl no_new_privs", err)
 	} else {
@@ -74,7 +74,7 @@ func readStatus(s *protocol.Selfcheck, problem func(string, error)) {
 }
 
 // readRlimits reads the open-files, core-dump and process limits.
-func readRlimits(s *protocol.Selfcheck) {
+func readRlimits(s *hello.Selfcheck) {
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil {
 		s.NoFileSoft, s.NoFileHard = clampRlimit(rl.Cur), clampRlimit(rl.Max)
@@ -108,7 +108,7 @@ func mknodErrno(dir string) int {
 
 // readFilesystems reads /tmp's mount options, size and mode, and whether
 // the root is read-only.
-func readFilesystems(s *protocol.Selfcheck, problem func(string, error)) {
+func readFilesystems(s *hello.Selfcheck, problem func(string, error)) {
 	if mounts, err := os.ReadFile("/proc/self/mounts"); err != nil {
 		problem("mounts", err)
 	} else {
@@ -131,7 +131,7 @@ func readFilesystems(s *protocol.Selfcheck, problem func(string, error)) {
 
 // readExposure reads what the container shows of the outside: network
 // interfaces, a writable /dev/shm, a docker socket, environment keys.
-func readExposure(s *protocol.Selfcheck, problem func(string, error)) {
+func readExposure(s *hello.Selfcheck, problem func(string, error)) {
 	if ifs, err := net.Interfaces(); err != nil {
 		problem("interfaces", err)
 	} else {

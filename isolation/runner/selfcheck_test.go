@@ -12,7 +12,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // TestSelfcheckCgroupGVisor: gVisor's cgroupfs as a container given
@@ -23,15 +23,15 @@ import (
 func TestSelfcheckCgroupGVisor(t *testing.T) {
 	var problems []string
 	problem := func(what string, err error) { problems = append(problems, what+": "+err.Error()) }
-	s := protocol.Selfcheck{KernelVersion: protocol.GVisorKernelVersion, SwapMax: -1}
+	s := hello.Selfcheck{KernelVersion: hello.GVisorKernelVersion, SwapMax: -1}
 	readCgroup(newCgroup("testdata/cgroup-gvisor"), &s, problem)
 	assert.Check(t, is.Len(problems, 0))
-	assert.Check(t, is.DeepEqual(s, protocol.Selfcheck{
-		KernelVersion: protocol.GVisorKernelVersion,
+	assert.Check(t, is.DeepEqual(s, hello.Selfcheck{
+		KernelVersion: hello.GVisorKernelVersion,
 		CgroupVersion: 1, MemoryMax: 512 << 20, SwapMax: -1, PidsMax: -1, CPUMax: "100000 100000", CPUCounter: true,
 	}))
 
-	s = protocol.Selfcheck{KernelVersion: "#1 SMP PREEMPT_DYNAMIC Debian 6.1.0", SwapMax: -1}
+	s = hello.Selfcheck{KernelVersion: "#1 SMP PREEMPT_DYNAMIC Debian 6.1.0", SwapMax: -1}
 	readCgroup(newCgroup("testdata/cgroup-gvisor"), &s, problem)
 	assert.Check(t, is.Equal(s.SwapMax, int64(-1)))
 	assert.Check(t, is.Len(problems, 1))
@@ -41,7 +41,7 @@ func TestSelfcheckCgroupGVisor(t *testing.T) {
 // TestReadKernel: uname's release and version are the kernel's own, as
 // /proc/sys/kernel shows them.
 func TestReadKernel(t *testing.T) {
-	var s protocol.Selfcheck
+	var s hello.Selfcheck
 	readKernel(&s, func(what string, err error) { t.Errorf("%s: %v", what, err) })
 	release, err := os.ReadFile("/proc/sys/kernel/osrelease")
 	assert.NilError(t, err)
@@ -71,7 +71,7 @@ func TestRunnerSelfcheckNoNewPrivsAndNProc(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(h.Selfcheck.NoNewPrivsPrctl, h.Selfcheck.NoNewPrivs))
 	want := status["NoNewPrivs"] // inherited from the test
-	if h.Selfcheck.SeccompBy == protocol.SeccompByRunner {
+	if h.Selfcheck.SeccompBy == hello.SeccompByRunner {
 		want = "1" // set to install the filter
 	}
 	assert.Check(t, is.Equal(strconv.Itoa(h.Selfcheck.NoNewPrivs), want))

@@ -13,11 +13,12 @@ import (
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // childArg starts the runner as the Starlark child. It is not part of the
-// runner's command line (protocol.Args): only the runner passes it, to
+// runner's command line (runargs.Args): only the runner passes it, to
 // itself.
 const childArg = "--starlark-child"
 
@@ -55,7 +56,7 @@ func startStarlarkChild(timeout time.Duration, cg cgroup) (*starlarkChildProc, *
 		pw.Close()
 		return nil, nil, err
 	}
-	cmd := exec.Command("/proc/self/exe", append([]string{childArg}, protocol.Args{Timeout: timeout}.Args()...)...)
+	cmd := exec.Command("/proc/self/exe", append([]string{childArg}, runargs.Args{Timeout: timeout}.Args()...)...)
 	cmd.Stdin = pr
 	cmd.ExtraFiles = []*os.File{probeW}
 	out := capture.New(limits.MaxResponseBytes)
@@ -126,7 +127,7 @@ func answer(ctx context.Context, s supervised, out *capture.Buffer) protocol.Res
 // the program's own error.
 func starlarkChild(args []string, stdin io.Reader, stdout io.Writer) int {
 	timeout := limits.DefaultTimeout
-	if a, err := protocol.ParseArgs(args); err == nil {
+	if a, err := runargs.Parse(args); err == nil {
 		timeout = a.Timeout
 	}
 	in, err := io.ReadAll(io.LimitReader(stdin, maxChildRequest+1))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	expect "github.com/synapse-lang/synapse-isolation/isolation/runner/judge"
 )
 
@@ -33,7 +34,7 @@ type testRun struct {
 // 4 KiB a test), whatever the tests write, and a test can keep up to
 // twice its equal share when others need less; once all ran, shareOutput
 // fits them within budget.
-func runTests(ctx context.Context, cfg protocol.Args, req protocol.Request, g *guard, spec startSpec, budget int) ([]protocol.TestResult, *protocol.Response) {
+func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, spec startSpec, budget int) ([]protocol.TestResult, *protocol.Response) {
 	n := len(req.Tests)
 	spec.keep = max(budget/n, minTestKeep)
 	runs := make([]testRun, n)

@@ -1,6 +1,6 @@
 // Package attestation holds the runner selfchecks the test doubles claim:
 // the fake docker of the unit tests and the lying runners of the probe
-// image. Built from protocol.Selfcheck, so a renamed field breaks the
+// image. Built from hello.Selfcheck, so a renamed field breaks the
 // build, not a test.
 package attestation
 
@@ -10,18 +10,19 @@ import (
 	"strconv"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // Perfect is the selfcheck of a container that enforces the whole policy
 // with the given memory limit, under runc: the host's kernel, the
 // engine's filter, no RLIMIT_NPROC (the pids cgroup caps the program).
-func Perfect(memory int64) protocol.Selfcheck {
-	return protocol.Selfcheck{
+func Perfect(memory int64) hello.Selfcheck {
+	return hello.Selfcheck{
 		KernelRelease: "6.1.0-18-amd64", KernelVersion: "#1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01)",
 		UID: limits.UID, GID: limits.GID, Groups: []int{limits.GID},
 		CapEff: limits.CapEffNone, NoNewPrivs: limits.NoNewPrivsOn, Seccomp: limits.SeccompModeFilter,
-		NoNewPrivsPrctl: limits.NoNewPrivsOn, SeccompBy: protocol.SeccompByEngine,
+		NoNewPrivsPrctl: limits.NoNewPrivsOn, SeccompBy: hello.SeccompByEngine,
 		CgroupVersion: 1, MemoryMax: memory, SwapMax: 0, PidsMax: limits.PIDs, CPUMax: limits.CPUMax, CPUCounter: true,
 		NoFileSoft: limits.NoFile, NoFileHard: limits.NoFile, CoreSoft: limits.Core, CoreHard: limits.Core,
 		NProcSoft: -1, NProcHard: -1,
@@ -43,10 +44,10 @@ const eperm = 1
 // cgroupfs (the host proves both), RLIMIT_NPROC as the program's cap, and
 // /tmp's options as gVisor prints them, without nodev: mknod there is
 // refused (EPERM), which the host judges instead.
-func PerfectGVisor(memory int64) protocol.Selfcheck {
+func PerfectGVisor(memory int64) hello.Selfcheck {
 	s := Perfect(memory)
-	s.KernelRelease, s.KernelVersion = "4.19.0-gvisor", protocol.GVisorKernelVersion
-	s.NoNewPrivs, s.SeccompBy = -1, protocol.SeccompByRunner
+	s.KernelRelease, s.KernelVersion = "4.19.0-gvisor", hello.GVisorKernelVersion
+	s.NoNewPrivs, s.SeccompBy = -1, hello.SeccompByRunner
 	s.SwapMax, s.PidsMax = -1, -1
 	// RLIMIT_NPROC as the policy sets it under gVisor (--ulimit
 	// nproc=64:64), which gVisor enforces for the whole sandbox.
@@ -63,7 +64,7 @@ func tmpOptions() string {
 
 // Weak is the selfcheck under a runtime that drops limits (as gVisor does
 // here: /tmp executable and unbounded, no cgroups, /dev/shm writable).
-func Weak() protocol.Selfcheck {
+func Weak() hello.Selfcheck {
 	s := Perfect(-1)
 	s.SwapMax, s.PidsMax, s.CPUMax, s.CPUCounter = -1, -1, "", false
 	s.TmpOptions, s.TmpBytes, s.DevShmWritable = "rw,nosuid,nodev,relatime", 8<<30, true
@@ -83,16 +84,16 @@ func FilteredProbes() map[string]int {
 // ClosedProc is the runner's /proc as a non-dumpable runner shows it to
 // the program: every open refused.
 func ClosedProc() map[string]int {
-	m := make(map[string]int, len(protocol.ProcProbeFiles))
-	for _, name := range protocol.ProcProbeFiles {
+	m := make(map[string]int, len(hello.ProcProbeFiles))
+	for _, name := range hello.ProcProbeFiles {
 		m[name] = 13 // EACCES
 	}
 	return m
 }
 
 // Hello is the runner's first frame for s, newline included.
-func Hello(s protocol.Selfcheck) string {
-	b, err := json.Marshal(protocol.Hello{V: protocol.Version, Selfcheck: &s})
+func Hello(s hello.Selfcheck) string {
+	b, err := json.Marshal(hello.Frame{V: protocol.Version, Selfcheck: &s})
 	if err != nil {
 		panic(err)
 	}

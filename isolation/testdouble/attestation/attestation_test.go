@@ -9,12 +9,12 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // recorded is a hello the reference runner wrote under the policy's argv
 // with --memory 512m (testdata/hello-*.json).
-func recorded(t *testing.T, name string) protocol.Selfcheck {
+func recorded(t *testing.T, name string) hello.Selfcheck {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	assert.NilError(t, err)
@@ -29,7 +29,7 @@ func recorded(t *testing.T, name string) protocol.Selfcheck {
 func TestPerfectGVisorIsWhatRunscShows(t *testing.T) {
 	got := recorded(t, "hello-runsc.json")
 	assert.Assert(t, got.GVisor())
-	assert.DeepEqual(t, PerfectGVisor(512<<20), got, cmpopts.IgnoreFields(protocol.Selfcheck{}, "TookMicros"))
+	assert.DeepEqual(t, PerfectGVisor(512<<20), got, cmpopts.IgnoreFields(hello.Selfcheck{}, "TookMicros"))
 }
 
 // TestPerfectIsWhatRuncShows: the runc double is the hello the runner
@@ -40,6 +40,6 @@ func TestPerfectGVisorIsWhatRunscShows(t *testing.T) {
 func TestPerfectIsWhatRuncShows(t *testing.T) {
 	got := recorded(t, "hello-runc.json")
 	assert.Assert(t, !got.GVisor())
-	assert.DeepEqual(t, Perfect(512<<20), got, cmpopts.IgnoreFields(protocol.Selfcheck{},
+	assert.DeepEqual(t, Perfect(512<<20), got, cmpopts.IgnoreFields(hello.Selfcheck{},
 		"TookMicros", "KernelRelease", "KernelVersion", "NProcSoft", "NProcHard"))
 }

@@ -1,4 +1,16 @@
-package protocol
+// Package hello is the runner's first frame, its hello: its protocol
+// version and what it observed of its sandbox (Selfcheck), written before
+// it read anything from stdin, so before any program could exist in the
+// container. The host judges it against the policy before it sends the
+// request.
+package hello
+
+// Frame is the hello line: the runner's protocol version
+// (protocol.Version) and its attestation.
+type Frame struct {
+	V         int        `json:"v"`
+	Selfcheck *Selfcheck `json:"selfcheck"`
+}
 
 // Selfcheck is what the runner observed from inside its container; doctor
 // compares each value with the policy. Values it could not read are -1 or

@@ -1,4 +1,8 @@
-package protocol
+// Package runargs is the runner's command line, the part of the protocol
+// the host renders after the image in the docker argv and the runner
+// parses: its deadline, its mode (Starlark, a command, a selfcheck), its
+// language and its limits.
+package runargs
 
 import (
 	"encoding/json"
@@ -190,9 +194,9 @@ func (a Args) Args() []string {
 	return out
 }
 
-// ParseArgs reads the runner's argv; it is the inverse of Args. A missing
+// Parse reads the runner's argv; it is the inverse of Args. A missing
 // --timeout means the policy default.
-func ParseArgs(argv []string) (Args, error) {
+func Parse(argv []string) (Args, error) {
 	a := Args{Timeout: limits.DefaultTimeout}
 	for i := 0; i < len(argv); i++ {
 		switch argv[i] {

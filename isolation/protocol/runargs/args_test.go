@@ -1,4 +1,4 @@
-package protocol
+package runargs
 
 import (
 	"strings"
@@ -24,7 +24,7 @@ func TestArgsRoundTrip(t *testing.T) {
 		{Timeout: time.Second, Exec: []string{"sh", "--timeout", "--selfcheck", "--exec"}},
 	} {
 		t.Run(strings.Join(a.Args(), " "), func(t *testing.T) {
-			got, err := ParseArgs(a.Args())
+			got, err := Parse(a.Args())
 			assert.NilError(t, err)
 			assert.DeepEqual(t, got, a)
 		})
@@ -32,7 +32,7 @@ func TestArgsRoundTrip(t *testing.T) {
 }
 
 func TestParseArgsDefaultsAndRejects(t *testing.T) {
-	a, err := ParseArgs(nil)
+	a, err := Parse(nil)
 	assert.NilError(t, err)
 	assert.Equal(t, a.Timeout, 10*time.Second)
 	for _, tc := range []struct {
@@ -75,7 +75,7 @@ func TestParseArgsDefaultsAndRejects(t *testing.T) {
 		{[]string{"--idle", "30s", "--preload", ""}, `preload: "" is not a Python module name`},
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
-			_, err := ParseArgs(tc.argv)
+			_, err := Parse(tc.argv)
 			assert.Error(t, err, tc.want)
 		})
 	}
