@@ -115,6 +115,7 @@ var scenarios = map[string]scenario{
 	"gvisor-norecord": {run: runScript{hello: gvisorHello, reply: okReply}},
 	"by-source":       {run: runScript{bySource: true}}, // so one batch can mix scenarios
 	"slow":            {run: runScript{reply: &reply{delay: 400 * time.Millisecond, stdout: OKResponse + "\n"}}},
+	"slower":          {run: runScript{reply: &reply{delay: 2 * time.Second, stdout: OKResponse + "\n"}}},
 	"program-error":   {run: runScript{reply: answer(ErrResponse)}},
 	"hang":            {run: runScript{reply: hang}},
 	"flood":           {run: runScript{reply: &reply{act: flood}}},
