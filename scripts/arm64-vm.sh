@@ -155,11 +155,13 @@ start() {
   # -cpu max with pauth-impdef: all of ARMv8's features but a cheap pointer
   # authentication hash (the architected one is slow under TCG). -nodefaults:
   # no default NIC without restrict=on. panic=-1 with -no-reboot: a panic ends qemu.
+  # romfile= (none): the kernel is booted directly, so the NIC needs no boot
+  # ROM, and ipxe-qemu, which holds it, is not installed (no recommends).
   qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 2 -m 4G -accel tcg,thread=multi \
     -nodefaults -display none -monitor none -serial "file:$S/console.log" -no-reboot \
     -daemonize -pidfile "$S/qemu.pid" \
     -kernel "$S/vmlinuz" -initrd "$S/initrd" -append "console=ttyAMA0 rdinit=/init panic=-1 loglevel=4" \
-    -netdev "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:2375" -device virtio-net-pci,netdev=net0
+    -netdev "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:2375" -device virtio-net-pci,netdev=net0,romfile=
   t1=$(date +%s)
   while :; do
     # timeout: qemu accepts on the host side before the guest listens.
