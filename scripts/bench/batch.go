@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os/exec"
@@ -92,37 +91,25 @@ var runtime string
 // warmSamples writes n requests to one batch, 0.5 s apart, each once the
 // result of the one before was read, and returns each one's latency in ms.
 func warmSamples(tool, image string, n int) ([]float64, error) {
-	args := []string{"batch", "--image", image, "--parallel", "1"}
+	args := []string{"--image", image, "--parallel", "1"}
 	if runtime != "" {
 		args = append(args, "--runtime", runtime)
 	}
-	cmd := exec.Command(tool, args...)
-	stdin, err := cmd.StdinPipe()
+	s, err := startSession(tool, args...)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	r := bufio.NewReader(out)
+	defer s.close()
 	var lat []float64
 	time.Sleep(time.Second) // the first container starts
 	for i := 0; i < n; i++ {
-		start := time.Now()
-		fmt.Fprintf(stdin, `{"id": %d, "source": "1+2"}`+"\n", i)
-		line, err := r.ReadString('\n')
+		line, ms, err := s.ask([]byte(fmt.Sprintf(`{"id": %d, "source": "1+2"}`, i)))
 		if err != nil || !strings.Contains(line, `"verdict":"ok"`) {
 			return nil, fmt.Errorf("warm latency: %v: %s", err, line)
 		}
-		lat = append(lat, float64(time.Since(start).Microseconds())/1000)
+		lat = append(lat, ms)
 		time.Sleep(500 * time.Millisecond) // its replacement starts meanwhile
 	}
-	stdin.Close()
-	_ = cmd.Wait()
 	return lat, nil
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -73,32 +72,19 @@ const warmNumpy = "import numpy as np; print(int(np.arange(10).sum()))"
 // alternating pairs, each request once its container has had settle to
 // start and preload.
 func preloadCost(tool, image, numeric string, n int, settle time.Duration) error {
-	cmd := exec.Command(tool, "batch", "--image", image, "--parallel", "1", "--timeout", "60s")
-	stdin, err := cmd.StdinPipe()
+	s, err := startSession(tool, "--image", image, "--parallel", "1", "--timeout", "60s")
 	if err != nil {
 		return err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() { stdin.Close(); _ = cmd.Wait() }()
-	r := bufio.NewReader(out)
+	defer s.close()
 	ask := func(id int, src string) (float64, error) {
 		time.Sleep(settle)
 		line, _ := json.Marshal(map[string]any{"id": id, "source": src})
-		start := time.Now()
-		if _, err := stdin.Write(append(line, '\n')); err != nil {
-			return 0, err
-		}
-		res, err := r.ReadString('\n')
+		res, ms, err := s.ask(line)
 		if err != nil || !strings.Contains(res, `"verdict":"ok"`) {
 			return 0, fmt.Errorf("%q: %v: %s", src, err, res)
 		}
-		return float64(time.Since(start).Microseconds()) / 1000, nil
+		return ms, nil
 	}
 	if _, err := ask(-1, "print(1)"); err != nil { // the first container; not counted
 		return err

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -16,28 +14,17 @@ import (
 // and idle before either is timed. It prints the medians and the median
 // of the paired ratios warm / cold.
 func warmRatio(tool, image string, n int) error {
-	cmd := exec.Command(tool, "batch", "--image", image, "--parallel", "1")
-	stdin, err := cmd.StdinPipe()
+	s, err := startSession(tool, "--image", image, "--parallel", "1")
 	if err != nil {
 		return err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() { stdin.Close(); _ = cmd.Wait() }()
-	r := bufio.NewReader(out)
+	defer s.close()
 	line := func(i int) (float64, error) {
-		start := time.Now()
-		fmt.Fprintf(stdin, `{"id": %d, "source": "1+2"}`+"\n", i)
-		l, err := r.ReadString('\n')
+		l, ms, err := s.ask([]byte(fmt.Sprintf(`{"id": %d, "source": "1+2"}`, i)))
 		if err != nil || !strings.Contains(l, `"verdict":"ok"`) {
 			return 0, fmt.Errorf("warm line: %v: %s", err, l)
 		}
-		return float64(time.Since(start).Microseconds()) / 1000, nil
+		return ms, nil
 	}
 	if _, err := line(-1); err != nil { // the first container's start is not a warm line
 		return err
