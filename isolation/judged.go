@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -178,9 +179,9 @@ func judgedDeadline(req Request, deadline time.Time, timeout time.Duration) time
 // checkSourceName refuses a file named as the source's own file of the
 // image's language (name; "" for an interpreter, whose source file is
 // source.ProgramName, which the file rules refuse already).
-func checkSourceName(req Request, name string) error {
-	_, text := req.Files[name]
-	_, binary := req.Binary[name]
+func checkSourceName(in source.Input, name string) error {
+	_, text := in.Files[name]
+	_, binary := in.Binary[name]
 	if name != "" && (text || binary) {
 		return &Error{Verdict: Rejected, Err: fmt.Errorf("file %q: the name of the source's own file in this image's language", name)}
 	}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -208,9 +207,9 @@ func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, 
 }
 
 func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
-	body, err := encode(req)
+	enc, err := encode(req)
 	if err == nil {
-		err = checkLanguage(req, p.runner)
+		err = enc.checkLanguage(p.runner)
 	}
 	if err != nil {
 		return err
@@ -231,7 +230,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	// The request's context holds until the response: ended, the client
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
-	w.l.send(body, source.TestData(req.input().Tests), judgedDeadline(req, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
+	w.l.send(enc.body, enc.data, judgedDeadline(req, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
 	if resp, ok := exitedClean(w.l, w.died); ok {
 		stop()
 		go p.settle(w, len(resp))

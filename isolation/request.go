@@ -77,25 +77,35 @@ func testNames(req Request) []string {
 	return names
 }
 
+// encoded is a request as the host sends it, made once: its input as the
+// protocol's rules take it, the request line, and its tests' data, which
+// follows the line.
+type encoded struct {
+	in   source.Input
+	body []byte
+	data []byte
+}
+
 // encode is the one encoding of a request on the host
 // (source.EncodeInput: its source, stdin and files), by the rules every
 // interpreter shares.
-func encode(req Request) ([]byte, error) {
-	body, err := source.EncodeInput(req.input(), false)
+func encode(req Request) (encoded, error) {
+	in := req.input()
+	body, err := source.EncodeInput(in, false)
 	if err != nil {
-		return nil, &Error{Verdict: Rejected, Err: err}
+		return encoded{}, &Error{Verdict: Rejected, Err: err}
 	}
-	return body, nil
+	return encoded{in: in, body: body, data: source.TestData(in.Tests)}, nil
 }
 
-// checkLanguage holds req to the rules of the language its runner runs:
-// Starlark's own (no NUL byte), and a compiled language's source file
-// name, which no file of the request may take.
-func checkLanguage(req Request, r runargs.Args) error {
+// checkLanguage holds the request to the rules of the language its
+// runner runs: Starlark's own (no NUL byte), and a compiled language's
+// source file name, which no file of the request may take.
+func (e encoded) checkLanguage(r runargs.Args) error {
 	if r.Exec == nil {
-		if err := source.CheckRules(req.input(), true); err != nil {
+		if err := source.CheckRules(e.in, true); err != nil {
 			return &Error{Verdict: Rejected, Err: err}
 		}
 	}
-	return checkSourceName(req, r.Source)
+	return checkSourceName(e.in, r.Source)
 }

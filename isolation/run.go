@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
@@ -69,7 +68,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	// The request is encoded once, by the rules every interpreter shares,
 	// before the engine is asked which one the image declares; the rules
 	// of the program's own language after.
-	body, err := encode(req)
+	enc, err := encode(req)
 	if err != nil {
 		return err
 	}
@@ -78,7 +77,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 		return err
 	}
 	a.plan = &plan
-	if err := checkLanguage(req, plan.Runner); err != nil {
+	if err := enc.checkLanguage(plan.Runner); err != nil {
 		return err
 	}
 	l, err := launch(ctx, c, &plan)
@@ -90,7 +89,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
 		return err
 	}
-	l.send(body, source.TestData(req.input().Tests), judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
+	l.send(enc.body, enc.data, judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
 }
 
