@@ -97,6 +97,8 @@ func (c runCall) end(r *reply) int {
 	if r.act != nil {
 		return r.act(c)
 	}
+	defer appendFile(filepath.Join(c.state, endedLog), c.runID+"\n")
+	waitUntil(func() bool { return lines(filepath.Join(c.state, endedLog)) >= r.afterOthers })
 	time.Sleep(r.delay)
 	if r.stdout != "" {
 		os.Stdout.WriteString(r.stdout)
@@ -110,9 +112,19 @@ func (c runCall) end(r *reply) int {
 	if c.dies {
 		appendFile(filepath.Join(c.state, dieLog), fmt.Sprintf("%s %s %d\n", c.owner, c.runID, r.code))
 	}
-	time.Sleep(r.rmTime)
+	if r.held {
+		waitUntil(func() bool { _, err := os.Stat(filepath.Join(c.state, "release-"+c.runID)); return err == nil })
+	}
 	os.Remove(c.container)
 	return r.code
+}
+
+// waitUntil polls cond until it holds, a minute at the most: a fake that
+// waits for the test never outlives it by much.
+func waitUntil(cond func() bool) {
+	for end := time.Now().Add(time.Minute); !cond() && time.Now().Before(end); {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // flood writes output until the reader gives up.

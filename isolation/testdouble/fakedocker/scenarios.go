@@ -51,10 +51,15 @@ type reply struct {
 	delay  time.Duration // before anything is written: a slow or hung runner
 	stdout string
 	stderr string
-	code   int                 // docker run's exit status
-	kept   bool                // the container outlives the client: --rm does not remove it
-	rmTime time.Duration       // between the container's exit (its die) and --rm's removal
-	act    func(c runCall) int // instead of the fields above: a runner that floods, a create that lands late
+	code   int  // docker run's exit status
+	kept   bool // the container outlives the client: --rm does not remove it
+	// held: --rm's removal, after the container's exit (its die), waits
+	// until the test releases it (Release), a minute at the most.
+	held bool
+	// afterOthers: nothing is written until this many other containers
+	// of the state directory have ended (their clients exited).
+	afterOthers int
+	act         func(c runCall) int // instead of the fields above: a runner that floods, a create that lands late
 }
 
 // scenarios are the fake's modes by name, as tests select them in EnvMode
@@ -115,7 +120,7 @@ var scenarios = map[string]scenario{
 	"gvisor-norecord": {run: runScript{hello: gvisorHello, reply: okReply}},
 	"by-source":       {run: runScript{bySource: true}}, // so one batch can mix scenarios
 	"slow":            {run: runScript{reply: &reply{delay: 400 * time.Millisecond, stdout: OKResponse + "\n"}}},
-	"slower":          {run: runScript{reply: &reply{delay: 2 * time.Second, stdout: OKResponse + "\n"}}},
+	"last":            {run: runScript{reply: &reply{afterOthers: 2, delay: time.Second, stdout: OKResponse + "\n"}}}, // answers a second after two others ended
 	"program-error":   {run: runScript{reply: answer(ErrResponse)}},
 	"hang":            {run: runScript{reply: hang}},
 	"flood":           {run: runScript{reply: &reply{act: flood}}},
@@ -130,10 +135,10 @@ var scenarios = map[string]scenario{
 	"big-response": {run: runScript{reply: answer(fmt.Sprintf(`{"v":6,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`,
 		strings.Repeat("z", 1<<20)))}},
 	"nonzero-valid": {run: runScript{reply: &reply{stdout: OKResponse + "\n", code: 1}}},
-	// The engine's die events streamed: a removal that takes its time
-	// after the container exited 0, and a container that exits 1 after a
-	// valid response.
-	"slow-removal":      {dies: true, run: runScript{reply: &reply{stdout: OKResponse + "\n", rmTime: 1500 * time.Millisecond}}},
+	// The engine's die events streamed: a removal held after the
+	// container exited 0, and a container that exits 1 after a valid
+	// response.
+	"held-removal":      {dies: true, run: runScript{reply: &reply{stdout: OKResponse + "\n", held: true}}},
 	"dies-nonzero":      {dies: true, run: runScript{reply: &reply{stdout: OKResponse + "\n", code: 1}}},
 	"exit137-oom":       {oomEvent: true, run: runScript{reply: &reply{code: 137}}},
 	"exit137-kill":      {run: runScript{reply: &reply{code: 137}}},

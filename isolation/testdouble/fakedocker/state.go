@@ -23,6 +23,22 @@ const started = "started.log"
 // status" a line: what a `docker events` stream of die events follows.
 const dieLog = "die.log"
 
+// endedLog names the file that records each container whose client
+// ended, its run id a line.
+const endedLog = "ended.log"
+
+// Release lets the held removal of run runID's container go on (a reply
+// with held).
+func Release(state, runID string) error {
+	return os.WriteFile(filepath.Join(state, "release-"+runID), nil, 0o600)
+}
+
+// lines counts the lines of a file, 0 if there is none.
+func lines(path string) int {
+	b, _ := os.ReadFile(path)
+	return strings.Count(string(b), "\n")
+}
+
 // Stdin returns every byte the fake's containers read from their stdin.
 func Stdin(state string) string {
 	b, _ := os.ReadFile(filepath.Join(state, stdinLog))
