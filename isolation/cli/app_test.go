@@ -454,7 +454,7 @@ func TestArgvIsWhatRunExecutes(t *testing.T) {
 	self, state, env := useFakeDocker(t, "ok")
 	for _, flags := range [][]string{
 		{"--name", "synapse-iso-cmp1"},
-		{"--name", "synapse-iso-cmp2", "--memory", "1g", "--timeout", "3s", "--context", "default", "--runtime", "runc"},
+		{"--name", "synapse-iso-cmp2", "--memory", "1g", "--timeout", "30s", "--context", "default", "--runtime", "runc"},
 		{"--name", "synapse-iso-cmp3", "--", "python3", "-"},
 	} {
 		common := append([]string{"--image", testImage, "--cli", self}, flags...)
@@ -520,8 +520,15 @@ func TestRunExitCodes(t *testing.T) {
 		"exit137-kill":      {3, "sandbox_failure"},
 		"command-not-found": {127, "command_not_found"},
 	} {
+		// Only the fake that never answers meets the deadline; every other
+		// answer must not depend on how fast a loaded machine starts the fake
+		// (under -race a 2 s deadline once passed before an exit 137 was read).
+		timeout := "60s"
+		if want.verdict == "timeout" {
+			timeout = "2s"
+		}
 		self, _, env := useFakeDocker(t, mode)
-		code, out, errOut := runCLIEnv(t, env, "", "run", "--image", testImage, "--cli", self, "--timeout", "2s", "--code", "1+2")
+		code, out, errOut := runCLIEnv(t, env, "", "run", "--image", testImage, "--cli", self, "--timeout", timeout, "--code", "1+2")
 		assert.Check(t, is.Equal(code, want.code), "%s: %s", mode, errOut)
 		var res struct {
 			Verdict  string `json:"verdict"`
