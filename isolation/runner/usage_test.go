@@ -87,7 +87,9 @@ func TestGuardStopsAtTheCPULimit(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the guard did not stop the program at its CPU limit")
 	}
-	assert.Check(t, time.Since(reached) < 100*time.Millisecond, "stopped %s after the limit", time.Since(reached))
+	// Within polls, not seconds: the bound leaves a loaded machine (-race,
+	// every package at once) room to schedule the guard late.
+	assert.Check(t, time.Since(reached) < 100*guardEvery, "stopped %s after the limit", time.Since(reached))
 	assert.Equal(t, stops.Load(), int32(1))
 	why, cpu := g.stopped()
 	assert.Equal(t, why, "")
