@@ -177,7 +177,8 @@ func TestPoolOneEngineFailsItsHello(t *testing.T) {
 		assert.Check(t, is.ErrorContains(err, "pids.max not visible"))
 		assert.Check(t, !res.Sandboxed)
 	}
-	assert.Check(t, time.Since(start) < 5*time.Second, "took %s", time.Since(start))
+	// Refused at once, none waiting for its deadline (a minute, fake's).
+	assert.Check(t, time.Since(start) < 30*time.Second, "took %s", time.Since(start))
 	assert.NilError(t, p.Close())
 	assert.Check(t, len(runCalls(state)) <= 2, "containers started after the refusal: %d", len(runCalls(state)))
 	assert.Check(t, is.Equal(fakedocker.Stdin(state), ""), "a source reached a refused container")
@@ -242,7 +243,8 @@ func TestPoolClientVanishes(t *testing.T) {
 		res, _ := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
 		verdicts = append(verdicts, res.Verdict)
 	}
-	assert.Check(t, time.Since(start) < 10*time.Second, "took %s", time.Since(start))
+	// None waited for its deadline (a minute, fake's).
+	assert.Check(t, time.Since(start) < 30*time.Second, "took %s", time.Since(start))
 	assert.Check(t, is.Equal(verdicts[len(verdicts)-1], EngineFailure), "%v", verdicts)
 	assert.NilError(t, p.Close())
 }
@@ -259,7 +261,8 @@ func TestPoolRunHonoursItsContext(t *testing.T) {
 	res, err := p.Run(ctx, Request{Source: "1+2"}, time.Now())
 	took := time.Since(start)
 	assert.Check(t, is.Equal(res.Verdict, Interrupted), "%v", err)
-	assert.Check(t, took < 2*time.Second, "took %s", took)
+	// Far sooner than the run's own deadline (a minute, fake's).
+	assert.Check(t, took < 20*time.Second, "took %s", took)
 	assert.NilError(t, p.Close())
 	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
 }
@@ -284,19 +287,18 @@ func TestPoolCloseWaitsForRuns(t *testing.T) {
 		}
 		return poll.Continue("the request has not reached its container")
 	}, poll.WithTimeout(10*time.Second), poll.WithDelay(10*time.Millisecond))
-	// The container answers 400 ms after its request: Close waits for it.
-	start := time.Now()
+	// The container answers 400 ms after its request and is gone only
+	// then: a Close that returned without waiting for the run would find
+	// it still there, however slow or fast the machine.
 	assert.NilError(t, p.Close())
-	took := time.Since(start)
+	assert.Check(t, is.Len(fakedocker.Containers(state), 0), "Close returned before its run's container was gone")
 	select {
 	case o := <-done:
 		assert.Check(t, o.err)
 		assert.Check(t, is.Equal(o.res.Verdict, OK))
-	case <-time.After(time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("Close returned, the run did not")
 	}
-	assert.Check(t, took >= 200*time.Millisecond, "Close took %s: it did not wait for the run", took)
-	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
 }
 
 // TestIdleRangeIsTwiceTheMargin: the policy's shortest idle cap leaves a
