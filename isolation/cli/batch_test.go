@@ -202,12 +202,14 @@ func TestBatchRefusesWhatRunRefuses(t *testing.T) {
 
 // TestBatchFailFastWithParallel: with --fail-fast and --parallel 4, the
 // requests already running when the first failure comes finish and are
-// reported; none starts after it.
+// reported; none starts after it. Lines 2 to 4 answer only once line 1's
+// container has ended, and 400 ms after, so the failure is first however
+// slowly a loaded machine starts their containers.
 func TestBatchFailFastWithParallel(t *testing.T) {
 	t.Parallel()
 	input := `{"id":1,"source":"program-error"}` + "\n"
 	for i := 2; i <= 4; i++ {
-		input += fmt.Sprintf(`{"id":%d,"source":"slow"}`+"\n", i)
+		input += fmt.Sprintf(`{"id":%d,"source":"after-first"}`+"\n", i)
 	}
 	for i := 5; i <= 8; i++ {
 		input += fmt.Sprintf(`{"id":%d,"source":"ok"}`+"\n", i)

@@ -120,7 +120,8 @@ var scenarios = map[string]scenario{
 	"gvisor-norecord": {run: runScript{hello: gvisorHello, reply: okReply}},
 	"by-source":       {run: runScript{bySource: true}}, // so one batch can mix scenarios
 	"slow":            {run: runScript{reply: &reply{delay: 400 * time.Millisecond, stdout: OKResponse + "\n"}}},
-	"last":            {run: runScript{reply: &reply{afterOthers: 2, delay: time.Second, stdout: OKResponse + "\n"}}}, // answers a second after two others ended
+	"last":            {run: runScript{reply: &reply{afterOthers: 2, delay: time.Second, stdout: OKResponse + "\n"}}},            // answers a second after two others ended
+	"after-first":     {run: runScript{reply: &reply{afterOthers: 1, delay: 400 * time.Millisecond, stdout: OKResponse + "\n"}}}, // answers 400 ms after another ended
 	"program-error":   {run: runScript{reply: answer(ErrResponse)}},
 	"hang":            {run: runScript{reply: hang}},
 	"flood":           {run: runScript{reply: &reply{act: flood}}},
