@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
 // Log is the name of the call log in the state directory: one call per
-// line, arguments separated by \x1f.
+// line, its caller's pid, \x1e, then its arguments separated by \x1f.
 const Log = "calls.log"
 
 // stdinLog is the name of the file in the state directory that gets every
@@ -45,13 +46,26 @@ func Stdin(state string) string {
 	return string(b)
 }
 
-// Calls returns the logged calls.
+// Calls returns the logged calls, whoever made them.
 func Calls(state string) [][]string {
+	return callsFrom(state, "")
+}
+
+// CallsFrom returns the calls made by process pid: a run's supervisor
+// (the test's own process) apart from the reaper it started, which goes
+// on listing on its own once a removal was left unconfirmed.
+func CallsFrom(state string, pid int) [][]string {
+	return callsFrom(state, strconv.Itoa(pid))
+}
+
+// callsFrom is the calls whose caller is ppid, or all of them for "".
+func callsFrom(state, ppid string) [][]string {
 	b, _ := os.ReadFile(filepath.Join(state, Log))
 	var out [][]string
 	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		if line != "" {
-			out = append(out, strings.Split(line, "\x1f"))
+		caller, call, _ := strings.Cut(line, "\x1e")
+		if call != "" && (ppid == "" || caller == ppid) {
+			out = append(out, strings.Split(call, "\x1f"))
 		}
 	}
 	return out
@@ -131,7 +145,8 @@ func appendLog(state string, args []string) {
 		return
 	}
 	defer f.Close()
-	fmt.Fprintln(f, strings.Join(args, "\x1f"))
+	// Each call after its caller's pid (the fake's parent): see CallsFrom.
+	fmt.Fprintln(f, strconv.Itoa(os.Getppid())+"\x1e"+strings.Join(args, "\x1f"))
 }
 
 func appendFile(path, s string) {
