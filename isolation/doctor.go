@@ -3,6 +3,7 @@ package isolation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -56,7 +57,9 @@ type engineInfo struct {
 // Doctor checks that this engine can enforce every boundary: the CLI, the
 // daemon and its limit support, the docker config, and, given an image,
 // the image itself and what a container of it actually sees under the
-// exact argv of run. It never stops early: every check gets a line.
+// exact argv of run, within o.Limits.Timeout as a run would be (its
+// container's start included). It never stops early: every check gets a
+// line.
 func Doctor(ctx context.Context, o Options) []Check {
 	c, err := newClient(o.Engine)
 	if err != nil {
@@ -216,7 +219,7 @@ func selfcheckChecks(ctx context.Context, o Options) []Check {
 		if err == nil {
 			err = fmt.Errorf("the image's runner returned no selfcheck report")
 		}
-		return []Check{fail("selfcheck", err.Error())}
+		return []Check{fail("selfcheck", selfcheckFailure(err))}
 	}
 	// Run planned with these limits and this runtime, so they resolve.
 	lim, _ := o.Limits.Resolve()
@@ -226,4 +229,20 @@ func selfcheckChecks(ctx context.Context, o Options) []Check {
 		checks = append(checks, fail("engine record", res.recordErr.Error()))
 	}
 	return checks
+}
+
+// slowStartHint follows a selfcheck whose deadline passed before the
+// sandbox was ready: a slow host (software emulation, a loaded runner) can
+// take longer than the run's default timeout to start a container, which
+// proves nothing about the boundary, so the report says how to wait longer.
+const slowStartHint = "on a slow host raise the deadline with doctor --timeout"
+
+// selfcheckFailure is the selfcheck line's detail for a run that returned
+// no report: its error, with slowStartHint when the run's own deadline
+// passed before the runner's hello.
+func selfcheckFailure(err error) string {
+	if silent := (*noHelloError)(nil); errors.As(err, &silent) && silent.timedOut() {
+		return err.Error() + "; " + slowStartHint
+	}
+	return err.Error()
 }

@@ -2,12 +2,18 @@ package isolation
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -126,6 +132,69 @@ func TestDoctorCLIVersion(t *testing.T) {
 			// The fake has no daemon: that is the daemon check's failure alone.
 			assert.Equal(t, checks[1].Name, "daemon")
 			assert.Assert(t, !checks[1].OK)
+		})
+	}
+}
+
+// TestDoctorSlowStart: on a host slow to start a container (the fake's
+// hello comes 4 s after docker run), doctor's selfcheck fails under a
+// short timeout, saying how to wait longer, and passes under a long one:
+// the timeout bounds the selfcheck's run, and nothing else fails.
+func TestDoctorSlowStart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		failed  []string
+		detail  string
+	}{
+		// The hello comes at 4 s at the earliest, the deadline at 1.5 s.
+		{"short", 1500 * time.Millisecond, []string{"selfcheck"},
+			"timeout: the deadline of 1.5s passed before the sandbox was ready (no hello from the runner yet); " +
+				"the program was never sent; on a slow host raise the deadline with doctor --timeout"},
+		// Fifteen times the fake's start: no loaded machine meets it.
+		{"long", time.Minute, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			o, state := fake(t, "slow-start")
+			o.Limits.Timeout = tc.timeout
+			checks := Doctor(context.Background(), o)
+			assert.DeepEqual(t, failedNames(checks), tc.failed)
+			last := checks[len(checks)-1]
+			if tc.detail != "" {
+				assert.Equal(t, last.Detail, tc.detail)
+			} else {
+				assert.Assert(t, last.Proves != "", "the report ends with the selfcheck's attestation: %+v", last)
+			}
+			assert.Assert(t, is.Len(fakedocker.Containers(state), 0), "a container was left behind")
+		})
+	}
+}
+
+// TestSelfcheckFailureHint: the hint to raise doctor's --timeout follows
+// only the run's own deadline passing before the hello, found by its type
+// wherever it is wrapped, never by its words.
+func TestSelfcheckFailureHint(t *testing.T) {
+	late := &noHelloError{within: 10 * time.Second, own: true}
+	for name, tc := range map[string]struct {
+		err  error
+		hint bool
+	}{
+		"timed out":            {&Error{Verdict: Timeout, Err: fmt.Errorf("%w; the program was never sent", late)}, true},
+		"hello after stdin":    {&noHelloError{within: time.Second, own: true, version: protocol.Version}, true},
+		"part of a line":       {&noHelloError{within: time.Second, own: true, partial: true}, false},
+		"another protocol":     {&noHelloError{within: time.Second, own: true, version: 1}, false},
+		"a pool's start bound": {&noHelloError{within: time.Second}, false},
+		"exited first":         {&noHelloError{exit: 1}, false},
+		"the same words":       {errors.New(late.Error()), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			want := tc.err.Error()
+			if tc.hint {
+				want += "; " + slowStartHint
+			}
+			assert.Equal(t, selfcheckFailure(tc.err), want)
 		})
 	}
 }

@@ -123,6 +123,10 @@ func TestBadFlagsGolden(t *testing.T) {
 		{"doctor", "--cli", "/nonexistent/docker", "--memory", "99999g"},
 		{"doctor", "--cli", "/nonexistent/docker", "--image", "synapse-runtime:local"},
 		{"doctor", "--cli", "/nonexistent/docker", "--runtime=-x"},
+		// doctor's --timeout is run's: the same parse, the same range.
+		{"doctor", "--cli", "/nonexistent/docker", "--timeout", "0s"},
+		{"doctor", "--cli", "/nonexistent/docker", "--timeout", "500ms"},
+		{"doctor", "--cli", "/nonexistent/docker", "--timeout", "1h"},
 	}
 	var all strings.Builder
 	for _, args := range cases {

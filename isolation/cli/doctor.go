@@ -11,7 +11,7 @@ import (
 )
 
 // doctorOptions are doctor's flags: the run's options it checks (image,
-// memory, runtime, engine) and how to print the report.
+// memory, timeout, runtime, engine) and how to print the report.
 type doctorOptions struct {
 	sandbox sandboxOptions
 	format  oneOf
@@ -25,6 +25,7 @@ func doctorCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			imageFlag(&o.sandbox.image, "also check this image `ID` and run its --selfcheck under run's exact argv"),
 			memoryFlag(&o.sandbox.memory, "memory `SIZE` the selfcheck expects to see"),
+			o.sandbox.timeoutFlag("wall-clock limit `DURATION` of the selfcheck's run, its container's start included; raise it on a slow host"),
 			runtimeFlag(&o.sandbox.runtime),
 			reportFormatFlag(&o.format),
 		}, o.sandbox.engineFlags()...),

@@ -35,9 +35,9 @@ func (o *engineOptions) engine(c *cli.Context) isolation.Engine {
 
 // sandboxOptions are the flags of a run's options (isolation.Options):
 // run and argv have all of them, batch all but --name and --context,
-// doctor the image, memory, runtime and engine. Defaults and ranges are
-// the library's: the flags hold its defaults, and Options.Argv and Run
-// check the ranges.
+// doctor the image, memory, timeout, runtime and engine. Defaults and
+// ranges are the library's: the flags hold its defaults, and Options.Argv
+// and Run check the ranges.
 type sandboxOptions struct {
 	engineOptions
 	image   string // with $SYNAPSE_IMAGE standing in (imageOrEnv)
@@ -62,12 +62,18 @@ func (o *sandboxOptions) flags() []cli.Flag {
 	return []cli.Flag{
 		imageFlag(&o.image, "immutable image `ID` (sha256:<64 hex>) to run"),
 		memoryFlag(&o.memory, "memory `SIZE` per container (swap capped to the same), at least 64m"),
-		durationFlag(&o.timeout, "timeout", limits.DefaultTimeout, "wall-clock limit `DURATION` per program, like 10s"),
+		o.timeoutFlag("wall-clock limit `DURATION` per program, like 10s"),
 		cpuTime,
 		testTimeout,
 		runtimeFlag(&o.runtime),
 		o.cliFlag(),
 	}
+}
+
+// timeoutFlag is --timeout, run's and doctor's alike: one name, one
+// default and one parse, its range checked by checked, as every run's is.
+func (o *sandboxOptions) timeoutFlag(usage string) cli.Flag {
+	return durationFlag(&o.timeout, "timeout", limits.DefaultTimeout, usage)
 }
 
 // runFlags are shared by run and argv, so argv always prints exactly the

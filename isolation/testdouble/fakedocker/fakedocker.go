@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // Environment variables that select the fake and its behaviour.
@@ -82,6 +84,7 @@ var commands = map[string]func(f fake, args []string) int{
 		fmt.Println("20.10.24")
 		return 0
 	},
+	"info":      info,
 	"image":     imageInspect,
 	"container": containerInspect,
 	"rm":        rm,
@@ -90,7 +93,9 @@ var commands = map[string]func(f fake, args []string) int{
 	"run":       func(f fake, args []string) int { return f.run(args[1:]) },
 }
 
-// imageInspect answers `docker image inspect ... IMAGE`.
+// imageInspect answers `docker image inspect --format F IMAGE`: the
+// image's labels, or F with the fields run and doctor ask for filled in
+// (the image as its own ID, the policy's user, imageSize).
 func imageInspect(f fake, args []string) int {
 	image := args[len(args)-1]
 	if f.noImage {
@@ -102,7 +107,26 @@ func imageInspect(f fake, args []string) int {
 		fmt.Println(cmp.Or(f.labels, "null"))
 		return 0
 	}
-	fmt.Println(image)
+	fmt.Println(strings.NewReplacer("{{.Id}}", image, "{{.Config.User}}", limits.User, "{{.Size}}", imageSize).Replace(flagValue(args, "--format")))
+	return 0
+}
+
+// imageSize is the size in bytes of the fake's images.
+const imageSize = "52428800"
+
+// engineInfo is `docker info --format {{json .}}` of a daemon that
+// supports every limit: the fields the doctor reads.
+const engineInfo = `{"ServerVersion":"28.2.2","CgroupVersion":"2","CgroupDriver":"systemd","MemoryLimit":true,"SwapLimit":true,` +
+	`"PidsLimit":true,"CpuCfsQuota":true,"SecurityOptions":["name=seccomp,profile=builtin","name=cgroupns"],"Warnings":null}`
+
+// info answers `docker info` as the scenario's daemon, or as a client
+// that cannot reach one.
+func info(f fake, _ []string) int {
+	if !f.daemon {
+		fmt.Fprintln(os.Stderr, cannotConnect)
+		return 1
+	}
+	fmt.Println(engineInfo)
 	return 0
 }
 

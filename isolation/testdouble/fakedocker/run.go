@@ -66,6 +66,7 @@ func (f fake) run(args []string) int {
 	if s.warning != "" {
 		os.Stderr.WriteString(s.warning)
 	}
+	time.Sleep(s.start)
 	hello := s.hello
 	if hello == nil {
 		hello = perfectHello

@@ -19,6 +19,7 @@ type scenario struct {
 	labels      string        // the image's labels as `docker image inspect` prints them in JSON; empty is null
 	labelsDelay time.Duration // before `docker image inspect` prints the labels: a slow engine, over ssh say
 	psDown      bool          // `docker ps` cannot reach the daemon
+	daemon      bool          // `docker info` answers, as an engine with every limit (engineInfo); otherwise it cannot reach the daemon
 	eventsDown  bool          // `docker events` cannot reach the daemon
 	oomEvent    bool          // `docker events` reports the container's OOM kill
 	// dies: `docker events` of die events streams each container's die
@@ -38,6 +39,7 @@ type runScript struct {
 	refused   *reply                    // docker fails before any container exists
 	unstarted *reply                    // the container is created, never started, and left behind
 	warning   string                    // docker's stderr before the container starts
+	start     time.Duration             // before the hello: a container slow to start
 	hello     func(memory int64) string // the runner's first bytes; nil is the perfect hello for --memory
 	pause     time.Duration             // after the hello, before the request is read
 	early     *reply                    // after the hello, instead of reading the request
@@ -110,6 +112,10 @@ var scenarios = map[string]scenario{
 	"v1": {run: runScript{hello: noHello, reply: answer(strings.Replace(OKResponse, `"v":6`, `"v":1`, 1))}},
 	// A container slow to start: its hello comes only after the host stopped waiting.
 	"late-hello": {run: runScript{hello: noHello, reply: answer(perfectHello(512 << 20))}},
+	// A host slow to start a container (software emulation, a loaded
+	// runner): the perfect hello comes, but only after 4 s; the daemon
+	// answers, so doctor gets as far as its selfcheck.
+	"slow-start": {daemon: true, run: runScript{start: 4 * time.Second, reply: okReply}},
 
 	// The reply to the request.
 	"ok": {run: runScript{reply: okReply}},
