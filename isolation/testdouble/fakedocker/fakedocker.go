@@ -22,7 +22,6 @@ import (
 const (
 	EnvMode  = "FAKE_DOCKER_MODE"  // the scenario's name (see scenarios)
 	EnvState = "FAKE_DOCKER_STATE" // directory holding containers and the call log
-	envChild = "FAKE_DOCKER_LATE_CREATE"
 )
 
 // Responses the fake run writes.
@@ -48,12 +47,7 @@ func Main() {
 	if mode == "" {
 		return
 	}
-	state := os.Getenv(EnvState)
-	if child := os.Getenv(envChild); child != "" {
-		lateCreate(state, child)
-		os.Exit(0)
-	}
-	os.Exit(fake{mode, scenarios[mode], state}.docker(os.Args[1:]))
+	os.Exit(fake{mode, scenarios[mode], os.Getenv(EnvState)}.docker(os.Args[1:]))
 }
 
 // docker logs the call and runs its command; it returns the exit status.
@@ -157,15 +151,15 @@ func rm(f fake, args []string) int {
 	return 0
 }
 
-// psCommand answers `docker ps`, leaving a mark that it was asked (a
-// late create waits for it).
+// psCommand answers `docker ps`; a create still in flight lands once it
+// has (landLateCreate).
 func psCommand(f fake, args []string) int {
-	os.WriteFile(filepath.Join(f.state, "ps-called"), nil, 0o600)
 	if f.psDown {
 		fmt.Fprintln(os.Stderr, cannotConnect)
 		return 1
 	}
 	ps(f.state, args[1:])
+	landLateCreate(f.state)
 	return 0
 }
 

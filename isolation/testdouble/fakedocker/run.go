@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -138,31 +136,14 @@ func flood(runCall) int {
 	}
 }
 
-// startLateCreate removes the container and has a detached copy of the
-// fake create it again later (lateCreate), as a create still in flight
-// when the client died would land.
+// startLateCreate removes the container and leaves word that its create
+// is still in flight (lateLog): the next `docker ps` lands it once it has
+// answered (landLateCreate), as a create the daemon was still processing
+// when the client died lands after the supervisor's first listing. The
+// client hangs until it is killed.
 func startLateCreate(c runCall) int {
 	os.Remove(c.container)
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), envChild+"="+c.name+"\t"+c.runID)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	_ = cmd.Start()
+	appendFile(filepath.Join(c.state, lateLog), c.name+"\t"+c.runID+"\n")
 	time.Sleep(time.Hour)
-	os.Remove(c.container)
 	return 0
-}
-
-// lateCreate creates the container ("name\trunID") once the supervisor has
-// listed containers at least once and found none.
-func lateCreate(state, nameAndID string) {
-	name, runID, _ := strings.Cut(nameAndID, "\t")
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(filepath.Join(state, "ps-called")); err == nil {
-			time.Sleep(50 * time.Millisecond)
-			writeContainer(filepath.Join(state, "c-"+name), runID+"\t0\trunning\t")
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

@@ -78,7 +78,7 @@ var scenarios = map[string]scenario{
 	// An image that declares its interpreter, well or badly.
 	"python-label": {labels: `{"io.synapse-isolation.exec":"[\"python3\",\"-\"]"}`, run: runScript{reply: okReply}},
 	"bad-label":    {labels: `{"io.synapse-isolation.exec":"python3 -"}`, run: runScript{reply: okReply}},
-	"slow-labels":  {labelsDelay: 1200 * time.Millisecond, run: runScript{reply: okReply}},
+	"slow-labels":  {labelsDelay: 6 * time.Second, run: runScript{reply: okReply}}, // longer than a 5 s timeout
 	"exit125":      {run: runScript{unstarted: startFailure(125)}},
 	"exit126":      {run: runScript{unstarted: startFailure(126)}},
 	"exit127":      {run: runScript{unstarted: startFailure(127)}},
@@ -88,8 +88,8 @@ var scenarios = map[string]scenario{
 	}},
 	// The client fails (its transport died) and the container runs on.
 	"client-dies": {run: runScript{reply: &reply{stderr: "error during connect: the ssh command has exited with signal: killed\n", code: 1, kept: true}}},
-	// The client dies, the create lands later: a detached process creates
-	// the container after the supervisor's first listing.
+	// The client dies, the create lands later: after the supervisor's
+	// first listing, once that listing has answered.
 	"late-create": {run: runScript{reply: &reply{act: startLateCreate}}},
 
 	// The hello, written before anything is read from stdin, as the

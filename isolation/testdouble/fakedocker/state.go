@@ -28,6 +28,26 @@ const dieLog = "die.log"
 // ended, its run id a line.
 const endedLog = "ended.log"
 
+// lateLog names the file that holds the creates still in flight, "name
+// run-id" a line (tab-separated), that the next listing lands.
+const lateLog = "late.log"
+
+// landLateCreate creates the containers whose creates were in flight: a
+// listing calls it once it has printed, so the create lands after that
+// listing read the state and before the next one. Renaming the file
+// first claims it, so two listings at once land each create once.
+func landLateCreate(state string) {
+	claimed := filepath.Join(state, lateLog+".landed")
+	if os.Rename(filepath.Join(state, lateLog), claimed) != nil {
+		return
+	}
+	b, _ := os.ReadFile(claimed)
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		name, runID, _ := strings.Cut(line, "\t")
+		writeContainer(filepath.Join(state, "c-"+name), runID+"\t0\trunning\t")
+	}
+}
+
 // Release lets the held removal of run runID's container go on (a reply
 // with held).
 func Release(state, runID string) error {
