@@ -3,6 +3,7 @@ package isolation
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,12 +44,19 @@ func TestSlowLabelReadTakesNothingFromTheTimeout(t *testing.T) {
 
 // TestInterruptDuringLabelRead: a caller that gives up while the engine is
 // asked for the image's interpreter is interrupted, not an engine failure.
+// The interrupt comes once the fake logged the label read, which then
+// takes 6 s to answer.
 func TestInterruptDuringLabelRead(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "slow-labels")
 	uncached(t, &o, "7")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(200*time.Millisecond, func() { cancel(errors.New("interrupt")) })
+	asked := func() bool {
+		return slices.ContainsFunc(fakedocker.Calls(state), func(c []string) bool { return c[0] == "image" })
+	}
+	ran := make(chan struct{})
+	defer close(ran)
+	whenever(asked, ran, func() { cancel(errors.New("interrupt")) })
 	res, err := Run(ctx, Request{Source: "1+2"}, o)
 	assert.Equal(t, res.Verdict, Interrupted, "%v", err)
 	assert.Assert(t, is.Len(fakedocker.Containers(state), 0))

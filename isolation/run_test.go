@@ -53,6 +53,31 @@ func fake(t *testing.T, mode string) (Options, string) {
 // fake at 1 s before it had even logged its run.
 const meetTimeout = 5 * time.Second
 
+// whenever calls f, in a goroutine of its own, once cond holds (looked at
+// every 10 ms), or never if stop is closed first: a test acts on an event
+// the fake docker leaves in its state (a call logged, a request read),
+// however long the event takes, instead of after a guess at that time.
+func whenever(cond func() bool, stop <-chan struct{}, f func()) {
+	go func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for !cond() {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+		f()
+	}()
+}
+
+// requestRead reports whether a container of the fake's state read its
+// request: the fake logs what it read once its stdin was closed.
+func requestRead(state string) func() bool {
+	return func() bool { return fakedocker.Stdin(state) != "" }
+}
+
 func runFake(t *testing.T, mode string, edit ...func(*Options)) (Result, string, error) {
 	t.Helper()
 	o, state := fake(t, mode)
@@ -229,12 +254,19 @@ func TestRunCatchesLateCreate(t *testing.T) {
 	assert.Equal(t, last[0], "ps", "an empty listing after the removal confirms it")
 }
 
+// TestRunInterrupted: an interrupt while the program runs (its request
+// read, its runner silent) ends the run as interrupted, its container
+// removed. The interrupt waits for the request, not for a guess at when
+// it comes: one that came before docker run started would find the run
+// failing to start instead.
 func TestRunInterrupted(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "hang")
 	cause := errors.New("received interrupt")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(200*time.Millisecond, func() { cancel(cause) })
+	ran := make(chan struct{})
+	defer close(ran)
+	whenever(requestRead(state), ran, func() { cancel(cause) })
 	res, err := Run(ctx, Request{Source: "1"}, o)
 	assert.Equal(t, res.Verdict, Interrupted)
 	assert.Assert(t, errors.Is(err, cause))
