@@ -14,8 +14,14 @@ import (
 )
 
 // preloadArgs run python3 warm: modules imported once the host's newline
-// came, the program handed over with the request.
-var preloadArgs = []string{"--idle", "30s", "--threads", "1", "--preload", "json,decimal", "--exec", "python3", "-"}
+// came, the program handed over with the request. These tests meet no
+// deadline: theirs is far (a minute, coldArgs too), where the default
+// 10 s is only a few times what starting python3 takes on a loaded
+// machine (4 s was seen with every package's tests at once).
+var preloadArgs = []string{"--timeout", "1m", "--idle", "30s", "--threads", "1", "--preload", "json,decimal", "--exec", "python3", "-"}
+
+// coldArgs run python3 cold: started with the request.
+var coldArgs = []string{"--timeout", "1m", "--threads", "1", "--exec", "python3", "-"}
 
 // TestPreloadedRunsAsCold: a program run by a preloaded interpreter cannot
 // tell it from a cold one by what it prints, its name, argv, directory,
@@ -43,7 +49,7 @@ func TestPreloadedRunsAsCold(t *testing.T) {
 			t.Parallel()
 			b, err := json.Marshal(protocol.Request{Source: tc.src, Stdin: tc.stdin, Files: tc.files})
 			assert.NilError(t, err)
-			cold := runRunner(t, string(b), "--threads", "1", "--exec", "python3", "-")
+			cold := runRunner(t, string(b), coldArgs...)
 			warm := runRunner(t, "\n"+string(b), preloadArgs...)
 			assert.Check(t, is.Equal(warm.Output, cold.Output))
 			// Each run has a directory of its own; the paths in tracebacks
@@ -66,7 +72,7 @@ func TestPreloadedImportsAhead(t *testing.T) {
 	t.Parallel()
 	req := `{"source":"import sys; print('decimal' in sys.modules)"}`
 	assert.Equal(t, runRunner(t, "\n"+req, preloadArgs...).Output, "True\n")
-	assert.Equal(t, runRunner(t, req, "--threads", "1", "--exec", "python3", "-").Output, "False\n")
+	assert.Equal(t, runRunner(t, req, coldArgs...).Output, "False\n")
 
 	// Anything but a newline first is not the host's word: no program.
 	r := runRunner(t, req, preloadArgs...)
