@@ -26,6 +26,14 @@
 #        scripts/build-image.sh c|cpp|java [--update-lock] [--lock FILE]
 #                                               Debian's gcc-12, g++-12 or OpenJDK 17's
 #                                               JDK (compiler-root.sh)
+#
+# An image built from the same inputs is on the engine already when the
+# engine holds the tag synapse-inputs:KIND-<hash>: the hash of the kind,
+# the architecture, the runner's bytes (reproducible, so they are its
+# source's and its toolchain's), the lock's and the Dockerfiles' contents
+# and the build scripts. Then nothing is built and its ID is printed.
+# --rebuild builds anyway (a reproducibility check must); --update-lock
+# always builds.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=starlark
@@ -38,19 +46,29 @@ case $kind in
   python) tag=${SYNAPSE_IMAGE_TAG:-synapse-python:local} ;;
   science) tag=${SYNAPSE_IMAGE_TAG:-synapse-science:local} ;;
   c|cpp|java) tag=${SYNAPSE_IMAGE_TAG:-synapse-$kind:local} ;;
-  *) echo "usage: scripts/build-image.sh [starlark|python|science|c|cpp|java] [--arch amd64|arm64] [--update-lock] [--lock FILE] | python --base IMAGE" >&2; exit 2 ;;
+  *) echo "usage: scripts/build-image.sh [starlark|python|science|c|cpp|java] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] | python --base IMAGE" >&2; exit 2 ;;
 esac
-# --arch is taken out of the arguments; the rest are the kind's.
+# --arch and --rebuild are taken out of the arguments; the rest are the
+# kind's. The lock they name (--lock) is noted for the inputs' hash.
 arch=""
+rebuild=false
+lock=""
 n=$#
 while [ "$n" -gt 0 ]; do
   n=$((n - 1))
-  if [ "$1" = --arch ]; then
-    arch=${2:-}
-    shift 2
-    n=$((n - 1))
-    continue
-  fi
+  case $1 in
+    --arch)
+      arch=${2:-}
+      shift 2
+      n=$((n - 1))
+      continue ;;
+    --rebuild)
+      rebuild=true
+      shift
+      continue ;;
+    --update-lock) rebuild=true ;;
+    --lock) lock=${2:-} ;;
+  esac
   set -- "$@" "$1"
   shift
 done
@@ -97,7 +115,24 @@ step "building the runner for linux/$arch (static, reproducible)"
 # Static, path-free, build-id-free: the same source gives the same bytes.
 CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' \
   -o "$work/runner" ./isolation/runner
-go build -C "$root" -o "$work/reproducible" ./scripts/reproducible
+CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$work/reproducible" ./scripts/reproducible
+
+# inputs prints the hash of everything the image is made from.
+inputs() {
+  [ -n "$lock" ] || [ "$kind" = starlark ] || [ -n "$base" ] || lock=$root/isolation/$kind.$arch.lock
+  {
+    printf 'kind %s arch %s base %s\n' "$kind" "$arch" "$base"
+    cat "$work/runner" "$work/reproducible" ${lock:+"$lock"}
+    cat "$root"/isolation/*Dockerfile "$root"/scripts/*.sh
+  } | sha256sum | cut -c1-40
+}
+cached=synapse-inputs:$kind-$(inputs)
+if ! $rebuild && id=$(docker image inspect --format '{{.Id}}' "$cached" 2>/dev/null); then
+  docker tag "$id" "$tag"
+  step "done: $tag is $id, built before from the same inputs ($cached)"
+  echo "$id"
+  exit 0
+fi
 mkdir "$work/context"
 if [ -n "$base" ]; then
   # The base's /tmp, if it has one, gets mode 1777: COPY of a directory's
@@ -140,5 +175,6 @@ fi
 if [ "$id" != "$built" ]; then
   docker rmi "$built" >/dev/null 2>&1 || true
 fi
+docker tag "$id" "$cached"
 step "done: $tag is $id"
 echo "$id"
