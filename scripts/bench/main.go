@@ -44,6 +44,7 @@ func main() {
 	imports := flag.Bool("imports", false, "measure, on -image (the science image), a cold run importing numpy, scipy, pandas and matplotlib against print(1)")
 	stdin := flag.Bool("stdin", false, "measure a run with 60 KiB of stdin against one without (on -python's image if given)")
 	judgeTests := flag.Int("judge", 0, "measure, on -image (a Python image), one request of this many tests against a run per test and a batch line per test")
+	timeout := flag.Duration("timeout", 0, "measure how soon after a deadline this long a run of an endless program returns, its container gone (-n runs)")
 	flag.Parse()
 	run := func() error { return bench(*tool, *image, *n) }
 	if *warm {
@@ -75,6 +76,9 @@ func main() {
 	}
 	if *judgeTests > 0 {
 		run = func() error { return judgeCost(*tool, *image, *judgeTests, *n) }
+	}
+	if *timeout > 0 {
+		run = func() error { return timeoutReturn(*tool, *image, *timeout, *n) }
 	}
 	if *warmBase != "" {
 		baseTool, baseImage, _ := strings.Cut(*warmBase, ",")
