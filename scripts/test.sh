@@ -1,10 +1,31 @@
 #!/bin/sh
-# The project's test command: formatting, vet, then every test with the
-# race detector. The live boundary suite in tests/ builds its own images
-# and needs a Docker engine; under CI=true a missing engine fails it.
+# The project's test command: formatting, vet for amd64 and arm64, the
+# unit tests with the race detector, then the live boundary suite on the
+# Starlark, Python and C images under runc and gVisor (its quick part).
+# The suite builds its own images and needs a Docker engine; under
+# CI=true a missing engine fails it.
+#
+# scripts/test.sh --heavy runs what changes rarely and costs most: the
+# science, C++ and Java images, every image's second (reproducibility)
+# build, and the emulated arm64 host (scripts/arm64-check.sh). .ci/run
+# runs both.
 set -eu
 cd "$(dirname "$0")/.."
+part=quick
+case ${1:-} in
+  "") ;;
+  --heavy) part=heavy ;;
+  *) echo "usage: scripts/test.sh [--heavy]" >&2; exit 2 ;;
+esac
+began=$(date +%s)
+# lap NAME: one line on stderr with the seconds a step took.
+lap() {
+  now=$(date +%s)
+  echo "test.sh: $1 took $((now - ${mark:-$began})) s" >&2
+  mark=$now
+}
 
+if [ "$part" = quick ]; then
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change: $unformatted" >&2
@@ -15,6 +36,8 @@ go vet ./...
 # amd64 has (dup2, fork, pause) comes back unseen.
 GOARCH=arm64 go vet ./...
 GOARCH=arm64 go build ./...
+lap "gofmt and vet"
+fi
 # From Debian's packages: runsc, gVisor's release 20221219, which the
 # suite's second engine registers as runsc-debian, the old gVisor that the
 # tool must refuse (found by its absolute path: the current runsc, pinned
@@ -53,7 +76,9 @@ fi
 if command -v apt-get >/dev/null 2>&1; then
   apt-cache show python3.11-minimal >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; } || true
   arch=$(dpkg --print-architecture)
-  for kind in python science c cpp java; do
+  kinds="python c"
+  [ "$part" = quick ] || kinds="python c science cpp java"
+  for kind in $kinds; do
     lock=isolation/$kind.$arch.lock
     stale=""
     while read -r pkg version _; do
@@ -70,7 +95,11 @@ if command -v apt-get >/dev/null 2>&1; then
     fi
   done
 fi
-go test -race -count=1 $(go list ./... | grep -v -e '/tests$' -e '/tests/arm64$')
+lap "setting up the packages the tests need"
+if [ "$part" = quick ]; then
+  go test -race -count=1 $(go list ./... | grep -v -e '/tests$' -e '/tests/arm64$')
+  lap "unit tests"
+fi
 if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
   # The current gVisor, pinned in scripts/runsc.sh and built once into the
   # user's cache, which the second engine registers as runsc. Without it
@@ -82,10 +111,16 @@ if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
     echo "scripts/runsc.sh could not build the pinned runsc: the second-engine tests skip (and fail under CI=true)" >&2
     [ "${CI:-}" != true ] || exit 1
   fi
+  lap "the pinned runsc"
   # Verbose, so the log names every boundary test that ran and passed.
-  go test -race -count=1 -v -timeout 30m ./tests/
-  # arm64: the engine-free packages' tests compiled for arm64 and run under
-  # qemu-user, then an arm64 engine under qemu-system-aarch64 (its cost:
-  # scripts/arm64-check.sh).
-  scripts/arm64-check.sh
+  SYNAPSE_SUITE=$part go test -race -count=1 -v -timeout 30m ./tests/
+  lap "the live suite's $part part"
+  if [ "$part" = heavy ]; then
+    # arm64: the engine-free packages' tests compiled for arm64 and run under
+    # qemu-user, then an arm64 engine under qemu-system-aarch64 (its cost:
+    # scripts/arm64-check.sh).
+    scripts/arm64-check.sh
+    lap "the arm64 check"
+  fi
 fi
+echo "test.sh: the $part part passed in $(($(date +%s) - began)) s" >&2

@@ -46,21 +46,41 @@ func blobSum() (int, string) {
 	return b.Len(), hex.EncodeToString(s[:])
 }
 
-// TestCollectBlobAndPlot: a binary file and a matplotlib PNG come back
-// byte for byte, in the result and in --output-dir, through run and batch.
-func TestCollectBlobAndPlot(t *testing.T) {
+// TestCollectBlob: a binary file comes back byte for byte, in the
+// result and in --output-dir, through run and batch.
+func TestCollectBlob(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	src := blobSrc + "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.title('a plot')\nplt.savefig('plot.png')\n"
+	collectBack(t, pythonImage, blobSrc, "blob.bin")
+}
+
+// TestCollectPlot: TestCollectBlob's, with a matplotlib PNG beside the
+// binary file (the science image).
+func TestCollectPlot(t *testing.T) {
+	needHeavy(t)
+	t.Parallel()
+	files := collectBack(t, scienceImage, blobSrc+"import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.title('a plot')\nplt.savefig('plot.png')\n",
+		"blob.bin", "*.png")
+	assert.Check(t, files["plot.png"].Bytes > 1000 && files["plot.png"].Error == "", "%+v", files["plot.png"])
+}
+
+// collectBack runs src on img through run and batch, collecting the
+// patterns (blob.bin the first), checks that each file came back, and
+// returns run's files.
+func collectBack(t *testing.T, img, src string, patterns ...string) filesJSON {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	r := tool(t, nil, "", "run", "--image", scienceImage, "--timeout", "60s", "--code", src,
-		"--collect", "blob.bin", "--collect", "*.png", "--output-dir", out)
+	args := []string{"run", "--image", img, "--timeout", "60s", "--code", src, "--output-dir", out}
+	for _, p := range patterns {
+		args = append(args, "--collect", p)
+	}
+	r := tool(t, nil, "", args...)
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	files := filesOf(t, r.stdout)
 	n, sum := blobSum()
 	assert.Check(t, is.Equal(files["blob.bin"].Bytes, int64(n)))
 	assert.Check(t, is.Equal(files["blob.bin"].SHA256, sum))
-	assert.Check(t, files["plot.png"].Bytes > 1000 && files["plot.png"].Error == "", "%+v", files["plot.png"])
+	assert.Check(t, is.Len(files, len(patterns)))
 	for name, f := range files {
 		b, err := os.ReadFile(filepath.Join(out, name))
 		assert.NilError(t, err)
@@ -74,18 +94,19 @@ func TestCollectBlobAndPlot(t *testing.T) {
 
 	// batch: the line's "collect", its files under DIR/ID.
 	dir := t.TempDir()
-	line := mustJSON(t, map[string]any{"id": "plot", "source": src, "collect": []string{"blob.bin", "*.png"}})
-	b := tool(t, nil, line+"\n", "batch", "--image", scienceImage, "--timeout", "60s", "--output-dir", dir)
+	line := mustJSON(t, map[string]any{"id": "collected", "source": src, "collect": patterns})
+	b := tool(t, nil, line+"\n", "batch", "--image", img, "--timeout", "60s", "--output-dir", dir)
 	assert.Equal(t, b.code, 0, b.stdout+b.stderr)
 	batched := filesOf(t, b.stdout)
 	assert.Check(t, is.Equal(batched["blob.bin"].SHA256, sum))
-	assert.Check(t, is.Len(batched, 2))
+	assert.Check(t, is.Len(batched, len(patterns)))
 	for name, f := range batched {
-		got, err := os.ReadFile(filepath.Join(dir, "plot", name))
+		got, err := os.ReadFile(filepath.Join(dir, "collected", name))
 		assert.NilError(t, err)
 		s := sha256.Sum256(got)
 		assert.Check(t, is.Equal(hex.EncodeToString(s[:]), f.SHA256), name)
 	}
+	return files
 }
 
 // TestCollectAttacks: what a hostile program leaves to be collected is an

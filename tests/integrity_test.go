@@ -246,8 +246,10 @@ print(json.dumps(out, sort_keys=True))`)
 }
 
 // reaperBound is how long after its supervisor's SIGKILL a run's container
-// may still be listed.
-const reaperBound = 5 * time.Second
+// may still be listed: the reaper takes a second or two, and the runs'
+// own deadlines are 60 s, so a container gone within it was removed, not
+// ended by its deadline, on however slow a machine.
+const reaperBound = 30 * time.Second
 
 // killedSupervisor starts `run` with args, waits until the container's
 // program runs (or, with a hostile runner, its hello was judged), SIGKILLs

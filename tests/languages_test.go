@@ -25,6 +25,18 @@ type language struct {
 	hog string
 	// compiled: the image has a compile step; the broken source fails it.
 	compiled bool
+	// heavy: the image is the heavy part's (C++, Java).
+	heavy bool
+}
+
+// need skips a (sub)test of l that is not this part of the suite's.
+func (l language) need(t *testing.T) {
+	t.Helper()
+	if l.heavy {
+		needHeavy(t)
+	} else {
+		needEngine(t)
+	}
 }
 
 var languages = []language{
@@ -41,7 +53,7 @@ int main(void) {
 	return 0;
 }
 `, broken: "int main(void) { return x; }\n"},
-	{name: "cpp", file: "sum.cpp", image: func() string { return cppImage }, hog: "oom", compiled: true, src: `#include <iostream>
+	{name: "cpp", file: "sum.cpp", image: func() string { return cppImage }, hog: "oom", compiled: true, heavy: true, src: `#include <iostream>
 #include <vector>
 #include <stdexcept>
 int main() {
@@ -54,7 +66,7 @@ int main() {
 	std::cout << a + b << "\n";
 }
 `, broken: "int main() { return std::x; }\n"},
-	{name: "java", file: "Main.java", image: func() string { return javaImage }, hog: "program_error", compiled: true, src: `import java.util.*;
+	{name: "java", file: "Main.java", image: func() string { return javaImage }, hog: "program_error", compiled: true, heavy: true, src: `import java.util.*;
 public class Main {
 	public static void main(String[] args) {
 		Scanner in = new Scanner(System.in);
@@ -147,9 +159,9 @@ func verdictsOf(r judgeResult) []string {
 // the tests after it still run, a memory hog, and a source that does not
 // compile, named by the compiler's own message.
 func TestJudgeEachLanguage(t *testing.T) {
-	needEngine(t)
 	for _, l := range languages {
 		t.Run(l.name, func(t *testing.T) {
+			l.need(t)
 			t.Parallel()
 			// Three tests, the third's expected output wrong.
 			r := judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "20 22\n", "42\n"}, [3]string{"10", "5 5\n", "11\n"}),
@@ -235,14 +247,9 @@ int main(int argc, char **argv) {
 	assert.Equal(t, r.res.Output, "execv: Permission denied\n")
 	assertGone(t, r.res.Container)
 
-	for _, img := range []string{cImage, cppImage, javaImage, pythonImage} {
-		argv := tool(t, nil, "", "argv", "--image", img)
-		assert.Equal(t, argv.code, 0, argv.stderr)
-		assert.Check(t, is.Contains(argv.stdout, "--tmpfs /tmp:rw,noexec,nosuid,nodev,size=32m,mode=1777"), argv.stdout)
-		audit := tool(t, nil, argv.stdout, "audit")
-		assert.Check(t, is.Equal(audit.code, 0), "%s\n%s", audit.stdout, audit.stderr)
-	}
-	argv := tool(t, nil, "", "argv", "--image", cImage)
+	// The other compiler images' argv: TestCompilerImages.
+	assertTmpNoexec(t, pythonImage)
+	argv := assertTmpNoexec(t, cImage)
 	assert.Check(t, is.Contains(argv.stdout, `--source main.c --compile '["gcc-12",`), "argv shows the language: %s", argv.stdout)
 	assert.Check(t, strings.HasSuffix(strings.TrimSpace(argv.stdout), "--exec ./main"), argv.stdout)
 }
@@ -314,33 +321,55 @@ func TestJudgeInBatch(t *testing.T) {
 // memfd too (gVisor's execveat), and a judge's request is judged test by
 // test as under runc.
 func TestRunscJudge(t *testing.T) {
-	e := needGVisor(t)
-	t.Parallel()
 	for _, l := range []language{languages[0], languages[2]} { // C, Java
-		imageOnSecond(t, e, l.image())
-		file := filepath.Join(t.TempDir(), l.file)
-		assert.NilError(t, os.WriteFile(file, []byte(l.src), 0o644))
-		dir := testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-2 0\n", "0\n"}, [3]string{"3", "3 4\n", "8\n"})
-		r := underRunsc(t, e, nil, "", "run", "--image", l.image(), "--file", file, "--tests", dir, "--timeout", "60s", "--test-timeout", "5s")
-		var res judgeResult
-		assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
-		assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"ok", "timeout", "wrong_answer"}), "%s: %s", l.name, r.stdout)
-		assert.Check(t, is.Equal(res.Verdict, "timeout"), l.name)
+		t.Run(l.name, func(t *testing.T) {
+			l.need(t)
+			e := needSecondEngine(t)
+			t.Parallel()
+			imageOnSecond(t, e, l.image())
+			file := filepath.Join(t.TempDir(), l.file)
+			assert.NilError(t, os.WriteFile(file, []byte(l.src), 0o644))
+			dir := testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-2 0\n", "0\n"}, [3]string{"3", "3 4\n", "8\n"})
+			r := underRunsc(t, e, nil, "", "run", "--image", l.image(), "--file", file, "--tests", dir, "--timeout", "60s", "--test-timeout", "5s")
+			var res judgeResult
+			assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
+			assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"ok", "timeout", "wrong_answer"}), r.stdout)
+			assert.Check(t, is.Equal(res.Verdict, "timeout"))
+		})
 	}
 }
 
 // TestCompilerImages: each compiler image passes doctor (its hello judged
-// through run's own argv) and builds again, from the same lock, to the
-// same ID.
+// through run's own argv), and its argv mounts /tmp noexec.
 func TestCompilerImages(t *testing.T) {
-	needEngine(t)
 	for _, l := range languages[:3] {
 		t.Run(l.name, func(t *testing.T) {
+			l.need(t)
 			d := tool(t, nil, "", "doctor", "--image", l.image())
 			assert.Check(t, is.Equal(d.code, 0), d.stdout+d.stderr)
-			assertRebuilds(t, l.name, l.image())
+			assertTmpNoexec(t, l.image())
 		})
 	}
+}
+
+// TestCompilerImagesAreReproducible: each compiler image builds again,
+// from the same lock, to the same ID.
+func TestCompilerImagesAreReproducible(t *testing.T) {
+	for _, l := range languages[:3] {
+		t.Run(l.name, func(t *testing.T) { assertRebuilds(t, l.name, l.image()) })
+	}
+}
+
+// assertTmpNoexec checks that argv for img mounts /tmp noexec and that
+// audit passes it, and returns argv's result.
+func assertTmpNoexec(t *testing.T, img string) toolResult {
+	t.Helper()
+	argv := tool(t, nil, "", "argv", "--image", img)
+	assert.Equal(t, argv.code, 0, argv.stderr)
+	assert.Check(t, is.Contains(argv.stdout, "--tmpfs /tmp:rw,noexec,nosuid,nodev,size=32m,mode=1777"), argv.stdout)
+	audit := tool(t, nil, argv.stdout, "audit")
+	assert.Check(t, is.Equal(audit.code, 0), "%s\n%s", audit.stdout, audit.stderr)
+	return argv
 }
 
 // TestATestCannotReadAnotherTestsData: the program of one test looks for

@@ -2,6 +2,12 @@
 // images, then runs the real `synapse-isolation run` path against the
 // real Docker engine with payloads that really try to cross each boundary.
 // Without a reachable engine it skips loudly; under CI=true it fails.
+//
+// SYNAPSE_SUITE picks a part: "quick" (scripts/test.sh) is every boundary
+// on the Starlark, Python and C images under runc and gVisor; "heavy"
+// (scripts/test.sh --heavy) is the science, C++ and Java images and every
+// image's second, reproducibility build. Unset, both run. A test of the
+// other part skips, naming the command that runs it.
 package tests
 
 import (
@@ -14,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,11 +39,24 @@ var (
 	javaImage    string // Debian's OpenJDK 17: SYNAPSE_TEST_JAVA_IMAGE or built by scripts/build-image.sh java
 	gateway      string // the host's docker0 address, as containers would reach it
 	engineErr    error  // why the engine is unusable, if it is
+	suite        string // SYNAPSE_SUITE: quick, heavy, or "" for both
+)
+
+// The parts of the suite (SYNAPSE_SUITE).
+const (
+	quickSuite = "quick"
+	heavySuite = "heavy"
 )
 
 func TestMain(m *testing.M) { os.Exit(setup(m)) }
 
 func setup(m *testing.M) int {
+	switch suite = os.Getenv("SYNAPSE_SUITE"); suite {
+	case "", quickSuite, heavySuite:
+	default:
+		fmt.Fprintf(os.Stderr, "FAIL: SYNAPSE_SUITE=%q: want quick, heavy or nothing (both)\n", suite)
+		return 1
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, "docker", "version", "--format", "{{.Server.Version}}").CombinedOutput(); err != nil {
@@ -91,16 +111,31 @@ func build(dir string) error {
 		}
 		refImage = strings.TrimSpace(string(out))
 	}
-	if pythonImage, err = buildPython(root, "synapse-python:local"); err != nil {
-		return err
-	}
-	for _, img := range []struct {
+	// The images of this part of the suite, built side by side (each a
+	// Debian unpack and a docker build; build-image.sh skips one whose
+	// inputs an image on the engine was built from). The heavy part also
+	// runs tests on the quick part's images: with them built, those cost
+	// nothing there.
+	type kind struct {
 		id   *string
-		kind string
-	}{{&scienceImage, "science"}, {&cImage, "c"}, {&cppImage, "cpp"}, {&javaImage, "java"}} {
-		if *img.id, err = buildLocked(root, img.kind, "synapse-"+img.kind+":local"); err != nil {
-			return err
-		}
+		name string
+	}
+	kinds := []kind{{&pythonImage, "python"}, {&cImage, "c"}}
+	if suite != quickSuite {
+		kinds = append(kinds, kind{&scienceImage, "science"}, kind{&cppImage, "cpp"}, kind{&javaImage, "java"})
+	}
+	errs := make([]error, len(kinds))
+	var wg sync.WaitGroup
+	for i, k := range kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			*k.id, errs[i] = buildLocked(root, k.name, "synapse-"+k.name+":local")
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	if probeImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "probe.Dockerfile")); err != nil {
 		return err
@@ -116,21 +151,17 @@ func build(dir string) error {
 	return nil
 }
 
-// buildPython builds the Python image under tag, from the lock that
-// SYNAPSE_PYTHON_LOCK names if set (scripts/test.sh points it at a
-// refreshed copy when the repository's lock went stale), unless
-// SYNAPSE_TEST_PYTHON_IMAGE names one.
-func buildPython(root, tag string) (string, error) { return buildLocked(root, "python", tag) }
-
 // buildLocked builds the image of a kind whose packages a lock pins
 // (python, science, c, cpp, java) under tag, from the lock SYNAPSE_<KIND>_LOCK names if
-// set, unless SYNAPSE_TEST_<KIND>_IMAGE names one (for the suite's tag).
-func buildLocked(root, kind, tag string) (string, error) {
+// set, unless SYNAPSE_TEST_<KIND>_IMAGE names one (for the suite's tag);
+// flags go to build-image.sh (--rebuild: build even if an image of the
+// same inputs is on the engine).
+func buildLocked(root, kind, tag string, flags ...string) (string, error) {
 	up := strings.ToUpper(kind)
 	if id := os.Getenv("SYNAPSE_TEST_" + up + "_IMAGE"); id != "" && tag == "synapse-"+kind+":local" {
 		return id, nil
 	}
-	args := []string{kind}
+	args := append([]string{kind}, flags...)
 	if lock := os.Getenv("SYNAPSE_" + up + "_LOCK"); lock != "" {
 		args = append(args, "--lock", lock)
 	}
@@ -158,11 +189,33 @@ func buildImage(dir, dockerfile string) (string, error) {
 }
 
 // needEngine skips (loudly) without an engine; TestMain has already failed
-// the run under CI=true.
-func needEngine(t *testing.T) {
+// the run under CI=true. It is the first call of every test of the quick
+// part, which skips in the heavy part.
+func needEngine(t testing.TB) {
+	t.Helper()
+	needPart(t, quickSuite)
+}
+
+// needHeavy is needEngine for a test (or subtest) of the heavy part: the
+// science, C++ and Java images, or a second build of an image.
+func needHeavy(t *testing.T) {
+	t.Helper()
+	needPart(t, heavySuite)
+}
+
+// needPart skips without an engine, and a test of part (quick, heavy;
+// "" for both) where SYNAPSE_SUITE names the other.
+func needPart(t testing.TB, part string) {
 	t.Helper()
 	if engineErr != nil {
 		t.Skipf("SKIPPED, NOT PASSED: %v", engineErr)
+	}
+	switch {
+	case part == "" || suite == "" || suite == part:
+	case part == quickSuite:
+		t.Skip("quick part of the suite: scripts/test.sh runs it")
+	default:
+		t.Skip("heavy part of the suite: scripts/test.sh --heavy runs it")
 	}
 }
 
@@ -204,7 +257,7 @@ type runJSON struct {
 }
 
 // tool runs synapse-isolation with extra environment and stdin.
-func tool(t *testing.T, env []string, stdin string, args ...string) toolResult {
+func tool(t testing.TB, env []string, stdin string, args ...string) toolResult {
 	t.Helper()
 	cmd := exec.Command(toolBin, args...)
 	cmd.Env = append(os.Environ(), env...)

@@ -261,7 +261,7 @@ func fakeBuildImage(t *testing.T, dir string) {
 // parallel: the gc example removes what a killed run left, and another
 // test's leftover must not be in its way.
 func TestReadmeExamples(t *testing.T) {
-	needEngine(t)
+	needPart(t, "") // each example is one part's
 	readme := readmeText(t)
 	shown := map[string]bool{}
 	toolCmd := regexp.MustCompile(`\./synapse-isolation (\w+)`)
@@ -271,7 +271,17 @@ func TestReadmeExamples(t *testing.T) {
 		if m := toolCmd.FindStringSubmatch(readme[strings.Index(readme, steps[0].cmd):]); m != nil {
 			name += "-" + m[1]
 		}
+		for _, s := range steps {
+			for _, f := range toolCmd.FindAllStringSubmatch(s.cmd, -1) {
+				shown[f[1]] = true
+			}
+		}
 		t.Run(name, func(t *testing.T) {
+			if strings.Contains(steps[0].cmd, "build-image.sh science") {
+				needHeavy(t)
+			} else {
+				needEngine(t)
+			}
 			dir := workdir(t)
 			fakeBuildImage(t, dir)
 			leftover := ""
@@ -282,9 +292,6 @@ func TestReadmeExamples(t *testing.T) {
 			}
 			got := runConsole(t, dir, []string{"SYNAPSE_IMAGE=" + refImage}, steps)
 			for i, s := range steps {
-				for _, f := range toolCmd.FindAllStringSubmatch(s.cmd, -1) {
-					shown[f[1]] = true
-				}
 				if leftover != "" && strings.HasPrefix(s.cmd, "./synapse-isolation gc") {
 					got[i] = linesNaming(got[i], leftover)
 				}
@@ -348,9 +355,12 @@ func TestReadmeSetUp(t *testing.T) {
 
 	second := readmeBlock(t, "sh", "scripts/")
 	assert.Check(t, is.Contains(top, "```sh\n"+second+"```"), "the test command is not in the first 40 lines")
+	heavy := "`" + strings.TrimSpace(second) + " --heavy`"
+	assert.Check(t, is.Contains(top, heavy), "the README does not name the second test command, %s", heavy)
 	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
 	assert.NilError(t, err)
-	assert.Check(t, is.Contains(string(ci), "\nexec "+second), ".ci/run does not run the README's test command")
+	assert.Check(t, is.Contains(string(ci), "\n"+second), ".ci/run does not run the README's test command")
+	assert.Check(t, is.Contains(string(ci), "\nexec "+strings.Trim(heavy, "`")+"\n"), ".ci/run does not then run the second test command")
 }
 
 // TestReadmeShape holds the README to a newcomer's guide: at most 250

@@ -327,7 +327,7 @@ func TestRunscTimeoutLeavesNoContainer(t *testing.T) {
 		assert.Check(t, is.Equal(r.code, 124), "%s: %s", name, r.stderr)
 		assert.Check(t, is.Equal(r.res.Verdict, "timeout"), name)
 		assert.Check(t, is.Equal(r.res.Output, ""), "%s: output is discarded on timeout", name)
-		assert.Check(t, took < 10*time.Second, "%s took %s", name, took)
+		assert.Check(t, took < timedOutWithin, "%s took %s", name, took)
 		assert.Check(t, r.res.RunID != "", "%s: no run id", name)
 	}
 }
@@ -446,7 +446,9 @@ func TestRunscHostCgroupAndOneCPU(t *testing.T) {
 	rate := float64(c1-c0) / float64(t1.Sub(t0).Nanoseconds())
 	t.Logf("four busy processes under runsc: %.2f CPU-s per s on the host's count (%s)", rate, cpuFile)
 	assert.Check(t, rate < 1.3, "%.2f CPUs used", rate)
-	assert.Check(t, rate > 0.5, "the workers did spin: %.2f CPUs", rate)
+	// Only that they spun at all: a machine busy with other work gives
+	// them less than their quota.
+	assert.Check(t, rate > 0.1, "the workers did spin: %.2f CPUs", rate)
 
 	assert.Check(t, cmd.Wait(), stdout.String())
 	var res runJSON

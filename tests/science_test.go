@@ -33,7 +33,7 @@ func sci(t *testing.T, src string, flags ...string) toolResult {
 // read-only root, noexec /tmp), with OpenBLAS as the BLAS; the same
 // report comes from a bare docker run under the engine's default profile.
 func TestScienceEverydayChecks(t *testing.T) {
-	needEngine(t)
+	needHeavy(t)
 	t.Parallel()
 	src, err := os.ReadFile(filepath.Join("testdata", "science.py"))
 	assert.NilError(t, err)
@@ -69,7 +69,7 @@ func TestScienceEverydayChecks(t *testing.T) {
 // numpy loads (its own business) gets a thread per CPU it sees, up to
 // the PID cap.
 func TestScienceThreadsHeldToOneCPU(t *testing.T) {
-	needEngine(t)
+	needHeavy(t)
 	t.Parallel()
 	const product = "import numpy as np\na = np.random.rand(800, 800)\nb = a @ a\nprint(len(os.listdir('/proc/self/task')), os.cpu_count(), os.environ.get('OPENBLAS_NUM_THREADS'))"
 	r := sci(t, "import os\n"+product)
@@ -96,7 +96,7 @@ func TestScienceThreadsHeldToOneCPU(t *testing.T) {
 // limit below what they need is a clear oom (137), never a sandbox or
 // engine failure.
 func TestScienceMemory(t *testing.T) {
-	needEngine(t)
+	needHeavy(t)
 	t.Parallel()
 	const imports = "import numpy, scipy.linalg, scipy.optimize, pandas, sympy, networkx, matplotlib.pyplot\nprint('imported')"
 	r := sci(t, imports, "--memory", "256m")
@@ -114,7 +114,7 @@ func TestScienceMemory(t *testing.T) {
 // image's does; it declares Python as its interpreter, so the README's
 // example runs with no command after --; argv shows the thread bound.
 func TestScienceImage(t *testing.T) {
-	needEngine(t)
+	needHeavy(t)
 	t.Parallel()
 	d := tool(t, nil, "", "doctor", "--image", scienceImage)
 	assert.Check(t, is.Equal(d.code, 0), d.stdout+d.stderr)
@@ -138,7 +138,7 @@ func TestScienceImageIsReproducible(t *testing.T) { assertRebuilds(t, "science",
 // label); a cold run imports nothing ahead. Either way a program fails
 // the same: the same traceback, the same status.
 func TestScienceWarmPreload(t *testing.T) {
-	needEngine(t)
+	needHeavy(t)
 	t.Parallel()
 	const loaded = "import sys; print(sorted(m for m in ('numpy', 'scipy', 'pandas', 'matplotlib') if m in sys.modules))"
 	const fails = "def f():\n    return 1 / 0\nf()"

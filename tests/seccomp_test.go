@@ -70,7 +70,7 @@ exec docker "$@"
 `
 	assert.NilError(t, fakedocker.WriteExecutable(path, []byte(script)))
 	start := time.Now()
-	r := tool(t, nil, "", "run", "--cli", path, "--image", refImage, "--timeout", "30s", "--code", spin)
+	r := tool(t, nil, "", "run", "--cli", path, "--image", refImage, "--timeout", refusedTimeout, "--code", spin)
 	assertRefused(t, r, time.Since(start), "the policy's seccomp profile is not in force", "io_uring_setup got")
 }
 

@@ -143,7 +143,7 @@ func TestOldRunscIsRefusedByTheAttestation(t *testing.T) {
 	// stdout under runsc in about half of them.
 	for i := 0; i < 4; i++ {
 		start := time.Now()
-		r := tool(t, e.env(), "", "run", "--context", e.context, "--runtime", oldRunsc, "--image", refImage, "--timeout", "30s", "--code", spin)
+		r := tool(t, e.env(), "", "run", "--context", e.context, "--runtime", oldRunsc, "--image", refImage, "--timeout", refusedTimeout, "--code", spin)
 		took := time.Since(start)
 		t.Logf("%s: exit %d in %s: %s", oldRunsc, r.code, took.Round(time.Millisecond), strings.TrimSpace(r.stderr))
 		assert.Check(t, is.Equal(r.code, 3), r.stderr)
