@@ -86,7 +86,27 @@ func (e *secondEngine) docker(args ...string) ([]byte, error) {
 	return out, nil
 }
 
+// storageDrivers are the second engine's storage drivers, in the order
+// tried: overlay2, where a container's root is a mount of the image's
+// layers, then vfs, which copies the whole image for each container
+// (seconds for the Python image) but works on any filesystem.
+var storageDrivers = []string{"overlay2", "vfs"}
+
+// startSecondEngine starts the engine on the first storage driver that
+// works here.
 func startSecondEngine() (*secondEngine, error) {
+	var errs []error
+	for _, driver := range storageDrivers {
+		e, err := startSecondEngineOn(driver)
+		if err == nil {
+			return e, nil
+		}
+		errs = append(errs, fmt.Errorf("storage driver %s: %w", driver, err))
+	}
+	return nil, errors.Join(errs...)
+}
+
+func startSecondEngineOn(driver string) (*secondEngine, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("starting a Docker daemon needs root")
 	}
@@ -148,7 +168,7 @@ func startSecondEngine() (*secondEngine, error) {
 		"--bridge", e.bridge,
 		"--iptables=false", "--ip-masq=false",
 		"--cgroup-parent", e.cgroup,
-		"--storage-driver", "vfs",
+		"--storage-driver", driver,
 	)
 	e.cmd.Stdout, e.cmd.Stderr = logf, logf
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

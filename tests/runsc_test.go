@@ -52,8 +52,8 @@ func runscStarlark(t *testing.T, e *secondEngine, src string, flags ...string) t
 func runscPy(t *testing.T, e *secondEngine, src string, flags ...string) toolResult {
 	t.Helper()
 	imageOnSecond(t, e, pythonImage)
-	// Each container of the second engine's vfs storage is a copy of the
-	// whole image, slow to make while the suite runs beside it.
+	// gVisor's start of Python is slow while the suite runs beside it (and
+	// on vfs storage each container is a copy of the whole image).
 	if !slices.Contains(flags, "--timeout") {
 		flags = append(flags, "--timeout", "30s")
 	}
