@@ -18,6 +18,9 @@ case ${1:-} in
   *) echo "usage: scripts/test.sh [--heavy]" >&2; exit 2 ;;
 esac
 began=$(date +%s)
+# The Debian-based images of this part (the reference image is built too).
+kinds="python c"
+[ "$part" = quick ] || kinds="python c science cpp java"
 # lap NAME: one line on stderr with the seconds a step took.
 lap() {
   now=$(date +%s)
@@ -76,8 +79,6 @@ fi
 if command -v apt-get >/dev/null 2>&1; then
   apt-cache show python3.11-minimal >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; } || true
   arch=$(dpkg --print-architecture)
-  kinds="python c"
-  [ "$part" = quick ] || kinds="python c science cpp java"
   for kind in $kinds; do
     lock=isolation/$kind.$arch.lock
     stale=""
@@ -96,22 +97,42 @@ if command -v apt-get >/dev/null 2>&1; then
   done
 fi
 lap "setting up the packages the tests need"
+# The live suite's images and the pinned runsc are made while the unit
+# tests run: the images' builds wait mostly on the disk and the engine.
+# The suite then finds each image built (build-image.sh skips a build of
+# unchanged inputs); one whose build failed here is built there again,
+# and its failure said there.
+ahead=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$ahead"' EXIT
+(scripts/runsc.sh >"$ahead/runsc" 2>"$ahead/runsc.log"; echo $? >"$ahead/runsc.rc") &
+for kind in starlark $kinds; do
+  lockvar=SYNAPSE_$(echo "$kind" | tr a-z A-Z)_LOCK
+  eval "lock=\${$lockvar:-}"
+  (scripts/build-image.sh "$kind" ${lock:+--lock "$lock"} >/dev/null 2>"$ahead/$kind.log" || echo "$kind" >>"$ahead/failed") &
+done
 if [ "$part" = quick ]; then
   go test -race -count=1 $(go list ./... | grep -v -e '/tests$' -e '/tests/arm64$')
   lap "unit tests"
 fi
+wait
+for kind in $(cat "$ahead/failed" 2>/dev/null); do
+  echo "test.sh: building the $kind image ahead failed; the suite builds it again:" >&2
+  tail -n 5 "$ahead/$kind.log" >&2
+done
+lap "the images and the pinned runsc, made beside the unit tests"
 if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
   # The current gVisor, pinned in scripts/runsc.sh and built once into the
   # user's cache, which the second engine registers as runsc. Without it
   # the second-engine tests skip; under CI=true that is a failure, so stop
   # here rather than after the suite.
-  if SYNAPSE_RUNSC=$(scripts/runsc.sh); then
+  if [ "$(cat "$ahead/runsc.rc")" = 0 ]; then
+    SYNAPSE_RUNSC=$(cat "$ahead/runsc")
     export SYNAPSE_RUNSC
   else
+    cat "$ahead/runsc.log" >&2
     echo "scripts/runsc.sh could not build the pinned runsc: the second-engine tests skip (and fail under CI=true)" >&2
     [ "${CI:-}" != true ] || exit 1
   fi
-  lap "the pinned runsc"
   # Verbose, so the log names every boundary test that ran and passed.
   SYNAPSE_SUITE=$part go test -race -count=1 -v -timeout 30m ./tests/
   lap "the live suite's $part part"
