@@ -36,9 +36,12 @@ const (
 //
 // A listing that finds nothing is trusted only if it was asked once the
 // run's client had been gone for settle (a create it sent may still
-// land). Once a container of the run was found and removed, no other can
-// come: one `docker run` creates one container, so an empty listing after
-// that is final.
+// land). Once a container of the run was found and removed, or is known
+// to have existed (it wrote to the client: created), no other can come:
+// one `docker run` creates one container, so an empty listing after that
+// is final. That is every run whose runner said its hello, and a run
+// whose container ended by itself is removed by --rm before its client
+// returns: its first listing decides, with no wait.
 type removal struct {
 	c     *client
 	runID string
@@ -48,6 +51,12 @@ type removal struct {
 	// maxErrs ends the loop, unconfirmed, after that many failed listings
 	// in a row; 0 never does (the loop then ends at cleanupTimeout).
 	maxErrs int
+	// created says the run's container is known to have been created.
+	created bool
+	// removing, if set, is the result of a removal of the run's
+	// container already under way (launched.deadlinePassed): awaited
+	// first, and if it removed it, found.
+	removing <-chan error
 }
 
 // run removes until the removal is confirmed, or it is not after
@@ -58,6 +67,9 @@ func (r removal) run() (found bool, err error) {
 	defer cancel()
 	var lastErr error
 	errs := 0
+	if r.removing != nil && <-r.removing == nil {
+		found = true
+	}
 	for {
 		// A listing sees the engine as it was when it was asked, so its
 		// start, not its end, is what must come settle after the client
@@ -74,7 +86,7 @@ func (r removal) run() (found bool, err error) {
 			continue
 		default:
 			errs = 0
-			if gone, ok := r.clientGone(); ok && (found || asked.Sub(gone) >= settle) {
+			if gone, ok := r.clientGone(); ok && (found || r.created || asked.Sub(gone) >= settle) {
 				return found, nil
 			}
 		}
@@ -97,9 +109,10 @@ func (r removal) run() (found bool, err error) {
 // container belongs to the daemon and keeps running, and --rm only applies
 // once it exits. So this runs synchronously, on a fresh context (the run's
 // own may be cancelled already), before Run returns. The client ended at
-// clientDied; it gives up after maxErrs listings in a row fail.
-func removeRun(c *client, runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
-	return removal{c: c, runID: runID, maxErrs: maxErrs, clientGone: func() (time.Time, bool) { return clientDied, true }}.run()
+// clientDied; created says its container is known to have been created;
+// it gives up after maxErrs listings in a row fail.
+func removeRun(c *client, runID string, clientDied time.Time, created bool, maxErrs int) (found bool, err error) {
+	return removal{c: c, runID: runID, maxErrs: maxErrs, created: created, clientGone: func() (time.Time, bool) { return clientDied, true }}.run()
 }
 
 // unconfirmedError is a removal that could not be confirmed: the container

@@ -232,9 +232,10 @@ func (c *client) ours(ctx context.Context, runID string) ([]string, error) {
 }
 
 // rm removes containers by full ID. A failure (one being removed by --rm
-// already, say) is left to the next listing to judge.
-func (c *client) rm(ctx context.Context, ids []string) {
-	_, _ = c.output(ctx, rmArgs(ids...)...)
+// already, say) is for the next listing to judge.
+func (c *client) rm(ctx context.Context, ids []string) error {
+	_, err := c.output(ctx, rmArgs(ids...)...)
+	return err
 }
 
 // eventQueryTimeout bounds an events query.

@@ -26,6 +26,7 @@ type frames struct {
 
 	mu    sync.Mutex
 	line  []byte // the hello line, at most MaxHelloBytes+1 bytes
+	wrote bool   // a byte came: the container exists
 	done  bool   // ended is closed
 	open  bool   // the request was written: what follows is the response
 	early bool   // bytes came between the hello and the request
@@ -40,6 +41,7 @@ func newFrames(resp *firstByte) *frames {
 func (f *frames) Write(p []byte) (int, error) {
 	n := len(p)
 	f.mu.Lock()
+	f.wrote = f.wrote || n > 0
 	if !f.done {
 		i := bytes.IndexByte(p, '\n')
 		head := p
@@ -72,6 +74,14 @@ func (f *frames) Write(p []byte) (int, error) {
 	}
 	f.mu.Unlock()
 	return f.resp.Write(p)
+}
+
+// spoke reports whether a byte came from the container: only its runner
+// writes to the client's stdout, so then its create has landed.
+func (f *frames) spoke() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.wrote
 }
 
 // hello returns the hello line once ended is closed.

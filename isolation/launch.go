@@ -41,7 +41,20 @@ type launched struct {
 
 	mu    sync.Mutex
 	timer *time.Timer
+	// ahead lists the container shortly before the host deadline
+	// (listAhead), until the client was waited for: aheadStop.
+	ahead     *time.Timer
+	aheadStop context.CancelFunc
+	// known are the container's IDs, listed ahead; removing, the result
+	// of their removal, started the moment the deadline passed.
+	known    []string
+	removing chan error
 }
+
+// listAhead is how long before the host deadline a run still going has
+// its container listed, so that a run meeting its deadline is removed at
+// once, without a listing first.
+const listAhead = time.Second
 
 // Causes of an early stop. Each abort of a run sets one; the first wins,
 // and the verdict is decided from it.
@@ -134,7 +147,10 @@ func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 func (l *launched) send(body, data []byte, deadline time.Time) {
 	l.mu.Lock()
 	l.sent = time.Now()
-	l.timer = time.AfterFunc(time.Until(deadline), func() { l.abort(errHostDeadline) })
+	l.timer = time.AfterFunc(time.Until(deadline), l.deadlinePassed)
+	var ctx context.Context
+	ctx, l.aheadStop = context.WithCancel(context.Background())
+	l.ahead = time.AfterFunc(time.Until(deadline.Add(-listAhead)), func() { l.listAhead(ctx) })
 	l.mu.Unlock()
 	go func() {
 		// One line: the runner answers at the newline, without waiting
@@ -147,6 +163,35 @@ func (l *launched) send(body, data []byte, deadline time.Time) {
 		}
 		_ = l.stdin.Close()
 	}()
+}
+
+// listAhead lists the run's container, for deadlinePassed.
+func (l *launched) listAhead(ctx context.Context) {
+	ids, err := l.client.ours(ctx, l.plan.RunID)
+	if err != nil || len(ids) == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.known = ids
+	l.mu.Unlock()
+}
+
+// deadlinePassed aborts the run at its host deadline and, if its
+// container was listed ahead, starts removing it at once, beside the
+// client's kill: the removal (removeWithin) waits for it.
+func (l *launched) deadlinePassed() {
+	l.abort(errHostDeadline)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.known) == 0 {
+		return
+	}
+	l.removing = make(chan error, 1)
+	go func(ids []string) {
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		l.removing <- l.client.rm(ctx, ids)
+	}(l.known)
 }
 
 // ready tells a warm container's runner that its hello passed (one
@@ -168,7 +213,12 @@ func (l *launched) remove(clientDied time.Time) (found bool, err error) {
 
 // removeWithin is remove giving up after attempts failed listings.
 func (l *launched) removeWithin(clientDied time.Time, attempts int) (found bool, err error) {
-	found, err = removeRun(l.client, l.plan.RunID, clientDied, attempts)
+	l.mu.Lock()
+	removing := l.removing
+	l.mu.Unlock()
+	r := removal{c: l.client, runID: l.plan.RunID, maxErrs: attempts, created: l.out.spoke(), removing: removing,
+		clientGone: func() (time.Time, bool) { return clientDied, true }}
+	found, err = r.run()
 	l.reaper.settle(err == nil)
 	return found, err
 }
@@ -194,6 +244,8 @@ func (l *launched) wait() (clientEnd, error) {
 	l.mu.Lock()
 	if l.timer != nil {
 		l.timer.Stop()
+		l.ahead.Stop()
+		l.aheadStop()
 	}
 	l.mu.Unlock()
 	l.stderr.finish() // a last WARNING line without a newline still aborts
