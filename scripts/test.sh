@@ -82,10 +82,14 @@ if command -v apt-get >/dev/null 2>&1; then
   for kind in $kinds; do
     lock=isolation/$kind.$arch.lock
     stale=""
-    while read -r pkg version _; do
-      [ -n "$pkg" ] || continue
-      apt-get download --print-uris "$pkg=$version" >/dev/null 2>&1 || stale="$stale $pkg"
-    done <"$lock"
+    # One question for the whole lock; only if the mirror lacks one
+    # package, one per package, to name each.
+    if ! apt-get download --print-uris $(awk 'NF { print $1 "=" $2 }' "$lock") >/dev/null 2>&1; then
+      while read -r pkg version _; do
+        [ -n "$pkg" ] || continue
+        apt-get download --print-uris "$pkg=$version" >/dev/null 2>&1 || stale="$stale $pkg"
+      done <"$lock"
+    fi
     if [ -n "$stale" ]; then
       scratch=$(mktemp -d)
       cp "$lock" "$scratch/$kind.lock"
