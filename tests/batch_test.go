@@ -132,6 +132,7 @@ func TestBatchInterrupted(t *testing.T) {
 // everything it left at once, running and ready containers alike.
 func TestBatchKilledThenGC(t *testing.T) {
 	needEngine(t)
+	holdGC(t)
 	cmd, _ := startBatch(t, 2, nil)
 	owner := fmt.Sprintf("%s:%d:%s", bootID(t), cmd.Process.Pid, startTicks(t, cmd.Process.Pid))
 	killWithReapers(t, cmd)

@@ -26,6 +26,22 @@ import (
 // startRun starts `run` with a long-running program under a known name and
 // waits until the engine lists its container as running.
 // randomHex is 16 random hex digits, as the tool's run ids are.
+// gcLock is the file whose lock a test holds while it runs gc on the
+// machine's engine, or leaves a container for gc to find: a second copy
+// of the suite on the same engine (or any program of this machine's
+// tests) would otherwise remove what this one's gc must find, as a killed
+// run's leftover is anyone's gc's to remove.
+var gcLock = filepath.Join(os.TempDir(), "synapse-isolation-tests-gc.lock")
+
+// holdGC takes gcLock until the test ends.
+func holdGC(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(gcLock, os.O_CREATE|os.O_RDWR, 0o600)
+	assert.NilError(t, err)
+	assert.NilError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	t.Cleanup(func() { f.Close() }) // closing the last descriptor unlocks
+}
+
 func randomHex() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
@@ -142,6 +158,7 @@ func killWithReapers(t *testing.T, cmd *exec.Cmd) {
 // parallel: other tests' supervisors must be alive while it runs gc.
 func TestGCRemovesLeftoverOfKilledRun(t *testing.T) {
 	needEngine(t)
+	holdGC(t)
 	name := killedRun(t)
 	time.Sleep(500 * time.Millisecond)
 	out, err := exec.Command("docker", "ps", "--quiet", "--filter", "name=^/?"+name+"$").Output()

@@ -287,6 +287,7 @@ func TestReadmeExamples(t *testing.T) {
 			leftover := ""
 			for _, s := range steps {
 				if strings.HasPrefix(s.cmd, "./synapse-isolation gc") {
+					holdGC(t)
 					leftover = killedRun(t)
 				}
 			}

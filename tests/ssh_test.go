@@ -201,6 +201,7 @@ func TestSSHEngine(t *testing.T) {
 		assertRunGone(t, res.RunID)
 	}
 
+	holdGC(t)
 	r = tool(t, e.env(), "", "gc", "--context", e.context)
 	assert.Equal(t, r.code, 0, r.stderr)
 }
