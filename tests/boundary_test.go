@@ -267,6 +267,7 @@ func TestBoundaryOOM(t *testing.T) {
 // at 64m and 512m. (scripts/oom.sh runs each 20 times.)
 func TestBoundaryOOMIsAlwaysOOM(t *testing.T) {
 	needEngine(t)
+	t.Parallel()
 	for _, mem := range []string{"64m", "512m"} {
 		for _, tc := range []struct {
 			kind string

@@ -162,6 +162,7 @@ func repeat(t *testing.T, n int, f func() toolResult) map[string]int {
 // program runs. 20 runs.
 func TestIntegrityForkBomb(t *testing.T) {
 	needEngine(t)
+	t.Parallel()
 	seen := repeat(t, 20, func() toolResult {
 		return py(t, nil, "import os\nwhile True:\n    os.fork()", "--timeout", "20s")
 	})
@@ -176,6 +177,7 @@ func TestIntegrityForkBomb(t *testing.T) {
 // ok with its output, 20 of 20 runs.
 func TestIntegrityPidsFullThenWrite(t *testing.T) {
 	needEngine(t)
+	t.Parallel()
 	seen := repeat(t, 20, func() toolResult {
 		r := py(t, nil, `import os, sys, threading, time
 kids = 0

@@ -240,12 +240,13 @@ func TestRunscRunnerProcIsClosed(t *testing.T) {
 	}
 }
 
-// TestRunscForkBomb is not parallel: it fills the sandbox's task table.
-// The program's tasks stop at RLIMIT_NPROC (fork: EAGAIN before 64), and
+// TestRunscForkBomb: the program fills the sandbox's task table. The
+// program's tasks stop at RLIMIT_NPROC (fork: EAGAIN before 64), and
 // a classic fork bomb is the program's failure, never the sandbox's: the
 // sandbox survives it and the run returns its response.
 func TestRunscForkBomb(t *testing.T) {
 	e := needGVisor(t)
+	t.Parallel()
 	for i := 0; i < 4; i++ {
 		start := time.Now()
 		p := runscPy(t, e, "import os\nwhile True:\n    os.fork()", "--timeout", "20s")

@@ -76,6 +76,7 @@ func assertExists(t *testing.T, id string) {
 func TestSecondEngineTimeoutAndOOMStayThere(t *testing.T) {
 	needEngine(t)
 	e := needSecondEngine(t)
+	t.Parallel()
 	s := foreignLeftover(t)
 
 	// While a run on the second engine works, its container is there, not here.
@@ -139,6 +140,7 @@ func TestSecondEngineDoctor(t *testing.T) {
 func TestOldRunscIsRefusedByTheAttestation(t *testing.T) {
 	needEngine(t)
 	e := needSecondEngine(t)
+	t.Parallel()
 	// Several runs: a runner that forked before its hello once lost its
 	// stdout under runsc in about half of them.
 	for i := 0; i < 4; i++ {

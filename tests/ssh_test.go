@@ -43,6 +43,17 @@ var (
 
 // needSSH starts the private sshd once, or skips loudly (fails under
 // CI=true, where scripts/test.sh installs openssh-server).
+// sshMu keeps the SSH engine's tests apart, the suite's other tests
+// running beside them: one of them kills every ssh client of the suite's
+// config, which the other's runs use.
+var sshMu sync.Mutex
+
+// sshOneAtATime holds sshMu until the test ends.
+func sshOneAtATime(t testing.TB) {
+	sshMu.Lock()
+	t.Cleanup(sshMu.Unlock)
+}
+
 func needSSH(t testing.TB) *sshEngine {
 	t.Helper()
 	sshOnce.Do(func() { sshEng, sshErr = startSSH() })
@@ -187,6 +198,8 @@ func stopSSH() {
 func TestSSHEngine(t *testing.T) {
 	needEngine(t)
 	e := needSSH(t)
+	t.Parallel()
+	sshOneAtATime(t)
 	r := tool(t, e.env(), "", "run", "--context", e.context, "--image", refImage, "--code", "1+2")
 	assert.Equal(t, r.code, 0, r.stderr)
 	assert.Equal(t, string(r.res.Result), "3")
@@ -212,6 +225,8 @@ func TestSSHEngine(t *testing.T) {
 func TestSSHTransportKilledMidRun(t *testing.T) {
 	needEngine(t)
 	e := needSSH(t)
+	t.Parallel()
+	sshOneAtATime(t)
 	for _, context := range []string{e.context, e.contextCM} {
 		t.Run(context, func(t *testing.T) { killTransportMidRun(t, e, context) })
 	}
