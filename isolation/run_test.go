@@ -191,9 +191,13 @@ func TestRunTimeoutRemovesContainer(t *testing.T) {
 	assert.Equal(t, res.Output, "")
 	calls := fakedocker.Calls(state)
 	assert.Assert(t, slices.ContainsFunc(calls, func(c []string) bool { return c[0] == "rm" && c[2] == res.Container }), "%q", calls)
-	// Found and removed: one listing confirms it, with no settle wait for a
-	// create that cannot come (that wait would list again and again).
-	assert.DeepEqual(t, verbs(state), []string{"run", "ps", "rm", "ps"})
+	// Found and removed, with no settle wait for a create that cannot come
+	// (that wait would list again and again): listed a second before the
+	// deadline, removed at it and confirmed by one listing; or, where that
+	// listing had not answered by the deadline (a loaded machine), listed,
+	// removed and confirmed after it. Which one is the machine's doing.
+	v := verbs(state)
+	assert.Assert(t, slices.Equal(v, []string{"run", "ps", "rm", "ps"}) || slices.Equal(v, []string{"run", "ps", "ps", "rm", "ps"}), "%q", v)
 	// Ended at its deadline, not by its runner, which would answer in an
 	// hour: the deadline and three docker calls (half a second on a quiet
 	// machine) leave 55 s of room.
@@ -235,15 +239,17 @@ func TestRunSharedNameTouchesOnlyItsOwnContainer(t *testing.T) {
 }
 
 // TestRunCatchesLateCreate: the client is killed at the deadline with its
-// create still in flight; the create lands as the removal's first listing
-// (empty) ends, so only a removal that trusts no empty listing until
-// settle has passed finds it. The fake lands it with that listing, not a
-// guessed time after it, so the order holds on any machine.
+// create still in flight, its container silent; the create lands as the
+// removal's first listing (empty) ends, so only a removal that trusts no
+// empty listing until settle has passed finds it. The fake lands it with
+// that listing, not a guessed time after it, so the order holds on any
+// machine; the deadline (meetTimeout) comes long after the fake started
+// and left word of its create.
 func TestRunCatchesLateCreate(t *testing.T) {
 	t.Parallel()
 	res, state, err := runFake(t, "late-create", func(o *Options) { o.Limits.Timeout = meetTimeout })
 	assert.Equal(t, res.Verdict, Timeout, "%v", err)
-	assert.ErrorContains(t, err, "passed the host deadline")
+	assert.ErrorContains(t, err, "passed before the sandbox was ready")
 	calls := fakedocker.Calls(state)
 	firstPS := slices.IndexFunc(calls, func(c []string) bool { return c[0] == "ps" })
 	rm := slices.IndexFunc(calls, func(c []string) bool { return c[0] == "rm" })

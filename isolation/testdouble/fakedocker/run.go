@@ -136,13 +136,12 @@ func flood(runCall) int {
 	}
 }
 
-// startLateCreate removes the container and leaves word that its create
-// is still in flight (lateLog): the next `docker ps` lands it once it has
-// answered (landLateCreate), as a create the daemon was still processing
-// when the client died lands after the supervisor's first listing. The
-// client hangs until it is killed.
+// startLateCreate leaves word that the container's create is still in
+// flight (lateLog), creating nothing: the next `docker ps` lands it once
+// it has answered (landLateCreate), as a create the daemon was still
+// processing when the client died lands after the supervisor's first
+// listing. The client hangs until it is killed.
 func startLateCreate(c runCall) int {
-	os.Remove(c.container)
 	appendFile(filepath.Join(c.state, lateLog), c.name+"\t"+c.runID+"\n")
 	time.Sleep(time.Hour)
 	return 0

@@ -36,7 +36,7 @@ type scenario struct {
 // A runScript is what `docker run` does, in the order docker and the
 // runner do it; a nil or zero field is a step that does not happen.
 type runScript struct {
-	refused   *reply                    // docker fails before any container exists
+	refused   *reply                    // before any container exists: docker fails, or (late-create) hangs with its create in flight
 	unstarted *reply                    // the container is created, never started, and left behind
 	warning   string                    // docker's stderr before the container starts
 	start     time.Duration             // before the hello: a container slow to start
@@ -88,9 +88,11 @@ var scenarios = map[string]scenario{
 	}},
 	// The client fails (its transport died) and the container runs on.
 	"client-dies": {run: runScript{reply: &reply{stderr: "error during connect: the ssh command has exited with signal: killed\n", code: 1, kept: true}}},
-	// The client dies, the create lands later: after the supervisor's
-	// first listing, once that listing has answered.
-	"late-create": {run: runScript{reply: &reply{act: startLateCreate}}},
+	// The client dies with its create still in flight, before its
+	// container said a word (one that spoke was created: an empty listing
+	// after it is final); the create lands after the supervisor's first
+	// listing, once that listing has answered.
+	"late-create": {run: runScript{refused: &reply{act: startLateCreate}}},
 
 	// The hello, written before anything is read from stdin, as the
 	// runner writes it.
