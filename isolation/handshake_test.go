@@ -19,21 +19,23 @@ import (
 func TestHandshakeRefusesHostileRunners(t *testing.T) {
 	t.Parallel()
 	for mode, want := range map[string]string{
-		"hello-endless-line": "no hello from the runner within 1.5s",
+		"hello-endless-line": "no hello from the runner within 5s",
 		"hello-not-json":     "hello: want a JSON object",
 		"hello-oversized":    "hello: larger than 16384 bytes",
 		"hello-weak":         "the container does not enforce the policy: memory limit not visible; swap limit not visible; pids.max not visible;",
 		"hello-twice":        "the runner wrote more after its hello, before it was sent a request",
-		"v1":                 "no hello from the runner within 1.5s (its stdin closed, it answered with protocol version 1, want 6)",
+		"v1":                 "no hello from the runner within 5s (its stdin closed, it answered with protocol version 1, want 6)",
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			// Only a refusal that waits for the hello meets the run's
-			// deadline; every other one comes long before a far deadline,
-			// however slowly a loaded machine starts the fake.
+			// deadline, which must come after the fake has started and
+			// written what it writes (meetTimeout: 25 times that); every
+			// other one comes long before a far deadline, however slowly a
+			// loaded machine starts the fake.
 			deadline := time.Minute
-			if strings.Contains(want, "within 1.5s") {
-				deadline = 1500 * time.Millisecond
+			if strings.Contains(want, "within 5s") {
+				deadline = meetTimeout
 			}
 			start := time.Now()
 			res, state, err := runFake(t, mode, func(o *Options) { o.Limits.Timeout = deadline })
