@@ -138,7 +138,9 @@ if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
     [ "${CI:-}" != true ] || exit 1
   fi
   # Verbose, so the log names every boundary test that ran and passed.
-  SYNAPSE_SUITE=$part go test -race -count=1 -v -timeout 30m ./tests/
+  # Four tests at a time, not one per core: a live test spends its time
+  # waiting for the engine.
+  SYNAPSE_SUITE=$part go test -race -count=1 -v -parallel 4 -timeout 30m ./tests/
   lap "the live suite's $part part"
   if [ "$part" = heavy ]; then
     # arm64: the engine-free packages' tests compiled for arm64 and run under

@@ -200,14 +200,16 @@ func TestSSHEngine(t *testing.T) {
 	e := needSSH(t)
 	t.Parallel()
 	sshOneAtATime(t)
-	r := tool(t, e.env(), "", "run", "--context", e.context, "--image", refImage, "--code", "1+2")
+	// A minute, not the default 10 s: over ssh, beside the rest of the
+	// suite, a container's start has taken longer than 10 s.
+	r := tool(t, e.env(), "", "run", "--context", e.context, "--image", refImage, "--timeout", "60s", "--code", "1+2")
 	assert.Equal(t, r.code, 0, r.stderr)
 	assert.Equal(t, string(r.res.Result), "3")
 	assert.Assert(t, r.res.Sandboxed)
 	assertRunGone(t, r.res.RunID)
 
 	in := strings.Repeat(`{"source": "6 * 7"}`+"\n", 4)
-	r = tool(t, e.env(), in, "batch", "--image", refImage, "--parallel", "2", "--context", "default", "--context", e.context)
+	r = tool(t, e.env(), in, "batch", "--image", refImage, "--timeout", "60s", "--parallel", "2", "--context", "default", "--context", e.context)
 	assert.Equal(t, r.code, 0, r.stderr)
 	for _, res := range parseBatch(t, r.stdout) {
 		assert.Check(t, is.Equal(res.Verdict, "ok"))

@@ -13,32 +13,35 @@ import (
 // benchBatch measures batch: warm latency from outside (write one request,
 // wait for its result line, pause, repeat), throughput of n requests
 // against n bare docker runs of the same argv at the same parallelism, in
-// alternating rounds, and the batch process's peak RSS at --parallel 8.
+// alternating rounds (each round's ratio paired), and the batch process's peak RSS at --parallel 8.
 func benchBatch(tool, image string, n int) error {
 	if err := warmLatency(tool, image, 20); err != nil {
 		return err
 	}
+	const rounds = 4
 	for _, p := range []int{1, 2, 4} {
-		var batchRate, bareRate []float64
-		for round := 0; round < 2; round++ {
+		var batchRate, bareRate, ratios []float64
+		for round := 0; round < rounds; round++ {
+			var b, x float64
 			for _, batchFirst := range []bool{round%2 == 0, round%2 != 0} {
 				if batchFirst {
 					took, _, err := runBatch(tool, image, n, p)
 					if err != nil {
 						return err
 					}
-					batchRate = append(batchRate, float64(n)/took.Seconds())
+					b = float64(n) / took.Seconds()
 				} else {
 					took, err := bareParallel(tool, image, n, p)
 					if err != nil {
 						return err
 					}
-					bareRate = append(bareRate, float64(n)/took.Seconds())
+					x = float64(n) / took.Seconds()
 				}
 			}
+			batchRate, bareRate, ratios = append(batchRate, b), append(bareRate, x), append(ratios, b/x)
 		}
-		fmt.Printf("throughput at %d: batch %.2f runs/s, bare docker run %.2f runs/s, ratio %.3f (%d requests, 2 alternating rounds, medians)\n",
-			p, median(batchRate), median(bareRate), median(batchRate)/median(bareRate), n)
+		fmt.Printf("throughput at %d: batch %.2f runs/s, bare docker run %.2f runs/s, paired ratio %.3f (min %.3f, max %.3f; %d requests, %d alternating rounds, medians)\n",
+			p, median(batchRate), median(bareRate), median(ratios), slices.Min(ratios), slices.Max(ratios), n, rounds)
 	}
 	_, hwm, err := runBatch(tool, image, n, 8)
 	if err != nil {
