@@ -109,10 +109,10 @@ func (r removal) run() (found bool, err error) {
 // container belongs to the daemon and keeps running, and --rm only applies
 // once it exits. So this runs synchronously, on a fresh context (the run's
 // own may be cancelled already), before Run returns. The client ended at
-// clientDied; created says its container is known to have been created;
-// it gives up after maxErrs listings in a row fail.
-func removeRun(c *client, runID string, clientDied time.Time, created bool, maxErrs int) (found bool, err error) {
-	return removal{c: c, runID: runID, maxErrs: maxErrs, created: created, clientGone: func() (time.Time, bool) { return clientDied, true }}.run()
+// clientDied; it gives up after maxErrs listings in a row fail. A run's
+// own removal, which knows more, is launched.removeWithin.
+func removeRun(c *client, runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
+	return removal{c: c, runID: runID, maxErrs: maxErrs, clientGone: func() (time.Time, bool) { return clientDied, true }}.run()
 }
 
 // unconfirmedError is a removal that could not be confirmed: the container

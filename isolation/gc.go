@@ -87,7 +87,7 @@ func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Lefto
 		return found, nil
 	}
 	for i := range found {
-		if _, err := removeRun(c, found[i].RunID, time.Time{}, false, maxListErrors); err != nil {
+		if _, err := removeRun(c, found[i].RunID, time.Time{}, maxListErrors); err != nil {
 			return found, fmt.Errorf("gc: %w", err)
 		}
 		found[i].Removed = true
