@@ -107,7 +107,9 @@ lap "setting up the packages the tests need"
 # unchanged inputs); one whose build failed here is built there again,
 # and its failure said there.
 ahead=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$ahead"' EXIT
+# Under set -e a failing command in the EXIT trap becomes the script's
+# status: kill with no jobs left fails, hence the || true.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$ahead"' EXIT
 (scripts/runsc.sh >"$ahead/runsc" 2>"$ahead/runsc.log"; echo $? >"$ahead/runsc.rc") &
 for kind in starlark $kinds; do
   lockvar=SYNAPSE_$(echo "$kind" | tr a-z A-Z)_LOCK

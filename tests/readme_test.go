@@ -376,3 +376,30 @@ func TestReadmeShape(t *testing.T) {
 		assert.Check(t, strings.Index(readme, open) < strings.Index(readme, end), section)
 	}
 }
+
+// TestTestShKeepsItsStatus runs scripts/test.sh's EXIT trap as the script
+// sets it, under set -eu with no job left: the script's status must be
+// its own, 0 when it passed, not the trap's.
+func TestTestShKeepsItsStatus(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "scripts", "test.sh"))
+	assert.NilError(t, err)
+	var trap string
+	for _, line := range strings.Split(string(script), "\n") {
+		if strings.HasPrefix(line, "trap ") && strings.HasSuffix(line, " EXIT") {
+			trap = line
+		}
+	}
+	assert.Assert(t, trap != "", "scripts/test.sh sets no EXIT trap")
+	for _, status := range []int{0, 3} {
+		cmd := exec.Command("sh", "-c", fmt.Sprintf("set -eu\nahead=$(mktemp -d)\n%s\nexit %d", trap, status))
+		err := cmd.Run()
+		got := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			got = exit.ExitCode()
+		} else {
+			assert.NilError(t, err)
+		}
+		assert.Check(t, is.Equal(got, status), "a script that exits %d under %q", status, trap)
+	}
+}
