@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -24,7 +25,7 @@ func TestHandshakeRefusesHostileRunners(t *testing.T) {
 		"hello-oversized":    "hello: larger than 16384 bytes",
 		"hello-weak":         "the container does not enforce the policy: memory limit not visible; swap limit not visible; pids.max not visible;",
 		"hello-twice":        "the runner wrote more after its hello, before it was sent a request",
-		"v1":                 "no hello from the runner within 5s (its stdin closed, it answered with protocol version 1, want 6)",
+		"v1":                 "no hello from the runner within 5s (its stdin closed, it answered with protocol version 1, want 7)",
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
@@ -130,7 +131,7 @@ func TestStarlarkRefusesNUL(t *testing.T) {
 	res, err = Run(context.Background(), Request{Source: "a\x00b"}, o)
 	assert.NilError(t, err)
 	assert.Equal(t, res.Verdict, OK)
-	assert.Equal(t, fakedocker.Stdin(state), `{"source":"a\u0000b"}`+"\n")
+	assert.Check(t, is.Regexp(`^\{"stop_ms":[0-9]+,"source":"a\\u0000b"\}\n$`, fakedocker.Stdin(state)))
 }
 
 // TestPoolRefusesAnIdleItCannotServe: an idle cap within the pool's margin

@@ -12,6 +12,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/internal/wire"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -49,7 +50,26 @@ type launched struct {
 	// of their removal, started the moment the deadline passed.
 	known    []string
 	removing chan error
+	// graced says the deadline found the runner's answer already, and
+	// gave the run exitGrace.
+	graced bool
 }
+
+// stopLead is how long before the host deadline the runner is told to stop
+// a program that runs once (protocol.WithStop): about what the engine
+// takes to end and remove a container whose program stopped (die to
+// destroy, then docker run's return: 60 to 150 ms here), so a run that
+// meets its deadline returns near it with its container gone, instead of
+// being killed and removed from outside after it (docker rm -f took about
+// 200 ms). The program's time is the run's deadline less its start and
+// this.
+const stopLead = 100 * time.Millisecond
+
+// exitGrace is how long past the host deadline a run whose runner has
+// answered is left to end by itself: its container is on its way out, and
+// a kill then would only race --rm's removal. It only ever delays a runner
+// that answered and then did not exit.
+const exitGrace = 3 * time.Second
 
 // listAhead is how long before the host deadline a run still going has
 // its container listed, so that a run meeting its deadline is removed at
@@ -143,10 +163,16 @@ func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 }
 
 // send writes the request and closes stdin; the host deadline is armed to
-// end at deadline. Only a run whose hello passed gets here.
-func (l *launched) send(body, data []byte, deadline time.Time) {
+// end at deadline. A program that runs once (not a judge's, whose
+// runner keeps its own deadline) is sent the host's stop, stopLead before
+// it. Only a run whose hello passed gets here.
+func (l *launched) send(enc encoded, deadline time.Time) {
 	l.mu.Lock()
 	l.sent = time.Now()
+	body, data := enc.body, enc.data
+	if enc.in.Tests == nil {
+		body = protocol.WithStop(body, deadline.Sub(l.sent)-stopLead)
+	}
 	l.timer = time.AfterFunc(time.Until(deadline), l.deadlinePassed)
 	var ctx context.Context
 	ctx, l.aheadStop = context.WithCancel(context.Background())
@@ -178,11 +204,22 @@ func (l *launched) listAhead(ctx context.Context) {
 
 // deadlinePassed aborts the run at its host deadline and, if its
 // container was listed ahead, starts removing it at once, beside the
-// client's kill: the removal (removeWithin) waits for it.
+// client's kill: the removal (removeWithin) waits for it. A run whose
+// runner answered already (it stopped the program at the host's stop)
+// is given exitGrace to end by itself first.
 func (l *launched) deadlinePassed() {
-	l.abort(errHostDeadline)
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	select {
+	case <-l.resp.ended:
+		if !l.graced {
+			l.graced = true
+			l.timer = time.AfterFunc(exitGrace, l.deadlinePassed)
+			return
+		}
+	default:
+	}
+	l.abort(errHostDeadline)
 	if len(l.known) == 0 {
 		return
 	}

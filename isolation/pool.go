@@ -230,7 +230,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 	// The request's context holds until the response: ended, the client
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
-	w.l.send(enc.body, enc.data, judgedDeadline(req, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
+	w.l.send(enc, judgedDeadline(req, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
 	if resp, ok := exitedClean(w.l, w.died); ok {
 		stop()
 		go p.settle(w, len(resp))

@@ -89,7 +89,7 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
 		return err
 	}
-	l.send(enc.body, enc.data, judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
+	l.send(enc, judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
 }
 
@@ -219,7 +219,7 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 		return &Error{Verdict: OOM, Err: fmt.Errorf("the program exhausted its %s memory limit: %s", a.plan.Limits.Memory, resp.Error.Message)}
 	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
-		return &Error{Verdict: Timeout, Err: fmt.Errorf("the runner stopped the program at its deadline of %s: %s",
+		return &Error{Verdict: Timeout, Err: fmt.Errorf("the runner stopped the program at the deadline of %s: %s",
 			a.plan.Limits.Timeout, resp.Error.Message)}
 	}
 	if resp.Error != nil && resp.Error.Type == protocol.ErrCommand {

@@ -210,7 +210,7 @@ func TestRunnerTimeoutIsATimeoutError(t *testing.T) {
 	assert.Assert(t, verdictOf(err) == Timeout, "%v", err)
 	assert.Equal(t, res.Verdict, Timeout)
 	assert.Equal(t, res.Output, "", "a stopped program's partial output is discarded")
-	assert.ErrorContains(t, err, "the runner stopped the program at its deadline")
+	assert.ErrorContains(t, err, "the runner stopped the program at the deadline")
 }
 
 func TestRunMissingInterpreterIsNotAProgramError(t *testing.T) {

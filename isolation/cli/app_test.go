@@ -343,7 +343,7 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "version")
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.HasPrefix(out, "synapse-isolation "), out)
-	assert.Assert(t, is.Contains(out, "protocol v6"))
+	assert.Assert(t, is.Contains(out, "protocol v7"))
 
 	code, flagOut, _ := runCLI(t, "", "--version")
 	assert.Equal(t, code, 0)
@@ -355,7 +355,7 @@ func TestVersion(t *testing.T) {
 	var v buildVersion
 	assert.NilError(t, json.Unmarshal([]byte(js), &v))
 	assert.DeepEqual(t, v, readBuildVersion())
-	assert.Equal(t, v.Protocol, 6)
+	assert.Equal(t, v.Protocol, 7)
 }
 
 func TestHelpConventions(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package protocol defines wire protocol v6 between the host supervisor and
+// Package protocol defines wire protocol v7 between the host supervisor and
 // the in-container runner: the frames, their bounds and the one strict
 // decoding rule both sides share. It is written for whoever builds a runner
 // image: a runner that speaks these frames, in this order, within these
@@ -27,7 +27,7 @@
 // strictly (unknown fields, trailing data and invalid UTF-8 are refused):
 //
 //  1. The hello, runner to host, written before the runner reads anything,
-//     so before any program exists in the container: {"v":6,"selfcheck":{...}},
+//     so before any program exists in the container: {"v":7,"selfcheck":{...}},
 //     at most limits.MaxHelloBytes (package hello). Its Selfcheck is what the container shows
 //     from inside: identity, capabilities, NoNewPrivs and seccomp mode, the
 //     errno of each syscall the policy's filter refuses (SyscallProbes; the
@@ -71,6 +71,11 @@
 //     tests' bytes, each test's stdin then its expected output, in order,
 //     exactly as many as the sizes say (at most limits.MaxTestData in all,
 //     so data past the request's own bound travels outside it).
+//     A request of a program that runs once may begin with the host's
+//     stop, "stop_ms" (WithStop; DecodeFrame reads it): the runner stops
+//     the program that many milliseconds after it read the request, if
+//     that comes before its own --timeout, and answers "timeout". The
+//     stop is outside the request's bound (MaxFrameBytes).
 //  3. The response, runner to host, at most limits.MaxResponseBytes:
 //     Response, with "v", "ok" (true exactly when "error" is absent), the
 //     last expression's "result" with "result_type" and "result_repr",

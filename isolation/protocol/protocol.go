@@ -7,7 +7,9 @@ import (
 )
 
 // Version is the protocol version; the hello and every response carry it
-// in "v". Version 6 added a judge's request: the request's "tests" and
+// in "v". Version 7 added the request frame's "stop_ms", the host's stop
+// (WithStop): a version 6 runner would refuse it as an unknown field.
+// Version 6 added a judge's request: the request's "tests" and
 // "compare", their data after the request, and the response's "compile"
 // and "tests". Version 5 added the request's "binary" and "collect" and the
 // response's "files": a version 4 runner would ignore neither silently (it
@@ -20,7 +22,7 @@ import (
 // alone, head and tail kept. A version 2 runner would answer a request of
 // source alone with stdout and stderr merged, so it is refused at its
 // hello.
-const Version = 6
+const Version = 7
 
 // Request is the whole request: the source, and the program's data as
 // text. There is no field for callables, objects or context, so none can

@@ -29,7 +29,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
-	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // hardStopGrace is how long after its deadline the runner waits for a
@@ -147,7 +146,7 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 		pre, _ = startPreload(cfg.Exec, cfg.Preload, cfg.Threads, cg) // nil: the program starts cold
 		defer pre.abortUnused()
 	}
-	req, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
+	req, stop, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, err.Error()))
 		return
@@ -165,7 +164,7 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
 		return
 	}
-	r.send(serve(cfg, req, g, a.handOver(), pre.handOver(), r))
+	r.send(serve(cfg, req, stop, g, a.handOver(), pre.handOver(), r))
 	return
 }
 
@@ -219,15 +218,19 @@ func (a *ahead) handOver() *starlarkChildProc {
 	return sl
 }
 
-// serve runs the program under the runner's deadline, whose watchdog
-// answers for it if it cannot be stopped, and the guard's limits, and
-// returns the response.
-func serve(cfg runargs.Args, req protocol.Request, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
-	ctx, cancel := context.WithTimeoutCause(context.Background(), cfg.Timeout,
-		fmt.Errorf("runner deadline of %s", cfg.Timeout))
+// serve runs the program under the runner's deadline, or the host's stop
+// if that comes first (protocol.WithStop), whose watchdog answers for it
+// if it cannot be stopped, and the guard's limits, and returns the
+// response.
+func serve(cfg runargs.Args, req protocol.Request, stop time.Duration, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
+	timeout, why := cfg.Timeout, fmt.Errorf("runner deadline of %s", cfg.Timeout)
+	if stop > 0 && stop < timeout {
+		timeout, why = stop, fmt.Errorf("the host's stop, %s after the request", stop)
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, why)
 	defer cancel()
-	watchdog := time.AfterFunc(cfg.Timeout+hardStopGrace, func() {
-		if r.send(failure(protocol.ErrTimeout, fmt.Sprintf("runner deadline of %s: program did not stop", cfg.Timeout))) {
+	watchdog := time.AfterFunc(timeout+hardStopGrace, func() {
+		if r.send(failure(protocol.ErrTimeout, fmt.Sprintf("%s: program did not stop", why))) {
 			os.Exit(0)
 		}
 	})
@@ -285,24 +288,25 @@ func attest(stdout io.Writer, probe *procProbe, cg cgroup, seccompBy string) (he
 
 // readRequestWithin waits at most idle (timeout when idle is zero) for the
 // request: a runner nobody sends work to ends on its own.
-func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bool) (protocol.Request, error) {
+func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bool) (protocol.Request, time.Duration, error) {
 	if idle <= 0 {
 		idle = timeout
 	}
 	type read struct {
-		req protocol.Request
-		err error
+		req  protocol.Request
+		stop time.Duration
+		err  error
 	}
 	got := make(chan read, 1)
 	go func() {
-		req, err := readRequest(stdin, starlark)
-		got <- read{req, err}
+		req, stop, err := readRequest(stdin, starlark)
+		got <- read{req, stop, err}
 	}()
 	select {
 	case r := <-got:
-		return r.req, r.err
+		return r.req, r.stop, r.err
 	case <-time.After(idle):
-		return protocol.Request{}, fmt.Errorf("request: none within %s", idle)
+		return protocol.Request{}, 0, fmt.Errorf("request: none within %s", idle)
 	}
 }
 
@@ -311,30 +315,31 @@ func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bo
 // bytes the request announced (source.ReadTestData). It does not wait for EOF after the newline: the end
 // of stdin crosses the docker client, the daemon and the shim, and costs
 // milliseconds the request itself does not. It reads at most one byte more
-// than the limit, so an oversized request is detected without reading it
-// all.
-func readRequest(stdin io.Reader, starlark bool) (protocol.Request, error) {
+// than the limit (protocol.MaxFrameBytes, the request's and room for the
+// host's stop), so an oversized request is detected without reading it
+// all; the frame's own decoding holds the request to its bound.
+func readRequest(stdin io.Reader, starlark bool) (protocol.Request, time.Duration, error) {
 	b := make([]byte, 0, 4<<10)
 	buf := make([]byte, 4<<10)
-	for len(b) <= limits.MaxRequestBytes {
-		n, err := stdin.Read(buf[:min(len(buf), limits.MaxRequestBytes+1-len(b))])
+	for len(b) <= protocol.MaxFrameBytes {
+		n, err := stdin.Read(buf[:min(len(buf), protocol.MaxFrameBytes+1-len(b))])
 		b = append(b, buf[:n]...)
-		if i := bytes.IndexByte(b, '\n'); i >= 0 && i <= limits.MaxRequestBytes {
-			req, err := protocol.DecodeRequest(b[:i], starlark)
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i <= protocol.MaxFrameBytes {
+			req, stop, err := protocol.DecodeFrame(b[:i], starlark)
 			if err == nil && req.Tests != nil {
 				err = source.ReadTestData(io.MultiReader(bytes.NewReader(b[i+1:]), stdin), req.Tests)
 				if err != nil {
 					err = fmt.Errorf("request: %w", err)
 				}
 			}
-			return req, err
+			return req, stop, err
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return protocol.Request{}, fmt.Errorf("request: reading stdin: %w", err)
+			return protocol.Request{}, 0, fmt.Errorf("request: reading stdin: %w", err)
 		}
 	}
-	return protocol.DecodeRequest(b, starlark) // refuses b over the limit
+	return protocol.DecodeFrame(b, starlark) // refuses b over the limit
 }

@@ -98,14 +98,29 @@ func TestRunnerSelfDeadline(t *testing.T) {
 	assert.Equal(t, r.Error.Type, protocol.ErrTimeout)
 }
 
+// TestRunnerHostStop: the host's stop in the request ends the program
+// before the runner's own --timeout, and the answer names it.
+func TestRunnerHostStop(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	r := runRunner(t, `{"stop_ms":300,"source":"while True:\n  pass"}`, "--timeout", "60s")
+	// 300 ms against 60 s: 30 s tells the two apart on any machine.
+	assert.Assert(t, time.Since(start) < 30*time.Second, time.Since(start))
+	assert.Equal(t, r.Error.Type, protocol.ErrTimeout)
+	assert.Equal(t, r.Error.Message, "stopped: the host's stop, 300ms after the request")
+	// A stop after the runner's own deadline changes nothing.
+	r = runRunner(t, `{"stop_ms":600000,"source":"while True:\n  pass"}`, "--timeout", "300ms")
+	assert.Equal(t, r.Error.Message, "stopped: runner deadline of 300ms")
+}
+
 func TestRunnerBadRequests(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		``:                              `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests" and "compare"`,
-		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin", "files", "binary", "collect", "tests" and "compare" only)`,
+		``:                              `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare" and "stop_ms"`,
+		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin", "files", "binary", "collect", "tests", "compare" and "stop_ms" only)`,
 		`{"source":"1"}{"source":"2"}`:  "request: trailing data after the JSON value",
 		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
-		`[1]`:                           `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests" and "compare"`,
+		`[1]`:                           `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare" and "stop_ms"`,
 		strings.Repeat(" ", 64<<10+100): "request: more than 65536 bytes encoded, over the limit of 65536",
 	} {
 		r := runRunner(t, in)

@@ -54,6 +54,12 @@ func Release(state, runID string) error {
 	return os.WriteFile(filepath.Join(state, "release-"+runID), nil, 0o600)
 }
 
+// Started returns the run ids of the containers that started, in order.
+func Started(state string) []string {
+	b, _ := os.ReadFile(filepath.Join(state, started))
+	return strings.Fields(string(b))
+}
+
 // lines counts the lines of a file, 0 if there is none.
 func lines(path string) int {
 	b, _ := os.ReadFile(path)
