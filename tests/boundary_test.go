@@ -314,15 +314,23 @@ const timedOutWithin = 40 * time.Second
 func TestBoundaryTimeoutLeavesNoContainer(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	for name, args := range map[string][]string{
-		"starlark spin": {"run", "--image", refImage, "--timeout", "2s", "--code", "while True:\n  pass"},
-		"exec sleep":    {"run", "--image", probeImage, "--timeout", "2s", "--code", "sleep", "--", "/probe"},
+	// The runner stops the program at the host's stop, 100 ms before the
+	// deadline; a runner that ignores it is killed and removed from
+	// outside at the deadline.
+	for name, c := range map[string]struct {
+		args []string
+		how  string
+	}{
+		"starlark spin":  {[]string{"run", "--image", refImage, "--timeout", "2s", "--code", "while True:\n  pass"}, "the host's stop"},
+		"exec sleep":     {[]string{"run", "--image", probeImage, "--timeout", "2s", "--code", "sleep", "--", "/probe"}, "the host's stop"},
+		"runner ignores": {[]string{"run", "--image", hostileImage, "--timeout", "2s", "--code", "hang"}, "passed the host deadline"},
 	} {
 		start := time.Now()
-		r := tool(t, nil, "", args...)
+		r := tool(t, nil, "", c.args...)
 		took := time.Since(start)
 		assert.Check(t, is.Equal(r.code, 124), "%s: %s", name, r.stderr)
 		assert.Check(t, is.Equal(r.res.Verdict, "timeout"), name)
+		assert.Check(t, is.Contains(r.stderr, c.how), name)
 		assert.Check(t, is.Equal(r.res.Output, ""), "%s: output is discarded on timeout", name)
 		assert.Check(t, took < timedOutWithin, "%s took %s", name, took)
 		assertGone(t, r.res.Container)
