@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
-	"github.com/synapse-lang/synapse-isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/environ"
 )
 

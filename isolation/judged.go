@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 

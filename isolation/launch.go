@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/internal/wire"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )

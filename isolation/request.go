@@ -1,7 +1,7 @@
 package isolation
 
 import (
-	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 )
 

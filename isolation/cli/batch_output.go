@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 )
 
 // batchOutput writes one result line per input line, in input order or as

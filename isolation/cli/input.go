@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 )
 
 // inputOptions are the program's data: --stdin PATH|- and --from-file

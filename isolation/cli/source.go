@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 )
 
 // sourceOptions select the program: --code SRC, --code - (stdin) or

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

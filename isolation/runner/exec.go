@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/synapse-lang/synapse-isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )

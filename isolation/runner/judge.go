@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 

@@ -9,8 +9,8 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/internal/wire"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"

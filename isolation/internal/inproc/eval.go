@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

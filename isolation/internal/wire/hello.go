@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/synapse-lang/synapse-isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"

@@ -1,7 +1,7 @@
 package wire
 
 import (
-	"github.com/synapse-lang/synapse-isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 )
 
 // lineTest is a test as a batch line carries it: its data as text, within

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/synapse-lang/synapse-isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 )
 
 // cutLine reads what a reader kept of a batch line longer than the line

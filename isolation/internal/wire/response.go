@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/synapse-lang/synapse-isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
