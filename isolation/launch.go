@@ -65,6 +65,13 @@ type launched struct {
 // this.
 const stopLead = 100 * time.Millisecond
 
+// stopGrace is how long past the deadline the host waits for a runner it
+// told to stop before it kills the run from outside: a runner answers
+// within a few ms of its stop on a quiet machine, and within about 200 ms
+// with two copies of the test suite alongside; two seconds is ten times
+// that, and only a runner that ignored its stop ever waits it out.
+const stopGrace = 2 * time.Second
+
 // exitGrace is how long past the host deadline a run whose runner has
 // answered is left to end by itself: its container is on its way out, and
 // a kill then would only race --rm's removal. It only ever delays a runner
@@ -165,18 +172,21 @@ func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
 // send writes the request and closes stdin; the host deadline is armed to
 // end at deadline. A program that runs once (not a judge's, whose
 // runner keeps its own deadline) is sent the host's stop, stopLead before
-// it. Only a run whose hello passed gets here.
+// it, and is killed from outside only stopGrace after it. Only a run whose
+// hello passed gets here.
 func (l *launched) send(enc encoded, deadline time.Time) {
 	l.mu.Lock()
 	l.sent = time.Now()
 	body, data := enc.body, enc.data
+	kill := deadline
 	if enc.in.Tests == nil {
 		body = protocol.WithStop(body, deadline.Sub(l.sent)-stopLead)
+		kill = deadline.Add(stopGrace)
 	}
-	l.timer = time.AfterFunc(time.Until(deadline), l.deadlinePassed)
+	l.timer = time.AfterFunc(time.Until(kill), l.deadlinePassed)
 	var ctx context.Context
 	ctx, l.aheadStop = context.WithCancel(context.Background())
-	l.ahead = time.AfterFunc(time.Until(deadline.Add(-listAhead)), func() { l.listAhead(ctx) })
+	l.ahead = time.AfterFunc(time.Until(kill.Add(-listAhead)), func() { l.listAhead(ctx) })
 	l.mu.Unlock()
 	go func() {
 		// One line: the runner answers at the newline, without waiting

@@ -38,14 +38,14 @@ func TestRunSendsTheHostsStop(t *testing.T) {
 }
 
 // TestRunAnsweredAtTheStopIsNotKilled: a runner that answered at the
-// host's stop is left to exit past the host deadline (its removal held
-// until 300 ms after the deadline, a tenth of exitGrace): no kill, no
-// docker rm -f, and the verdict is the runner's.
+// host's stop is left to exit past the time it would be killed (its
+// removal held until 300 ms after the deadline and stopGrace, a tenth of
+// exitGrace): no kill, no docker rm -f, and the verdict is the runner's.
 func TestRunAnsweredAtTheStopIsNotKilled(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "runner-stop-held")
 	o.Limits.Timeout = meetTimeout
-	release := time.Now().Add(meetTimeout + exitGrace/10)
+	release := time.Now().Add(meetTimeout + stopGrace + exitGrace/10)
 	stop := make(chan struct{})
 	defer close(stop)
 	whenever(func() bool { return time.Now().After(release) && len(fakedocker.Started(state)) == 1 }, stop, func() {

@@ -81,11 +81,20 @@ func setup(m *testing.M) int {
 	code := m.Run()
 	stopSecondEngine()
 	stopSSH()
-	for _, img := range []string{probeImage, hostileImage} {
-		_ = exec.Command("docker", "rmi", "-f", img).Run()
+	// By the suite's own tags, never by ID: a second copy of the suite
+	// builds the same bytes into the same image, which its tag keeps.
+	for _, tag := range []string{probeTag, hostileTag} {
+		_ = exec.Command("docker", "rmi", tag).Run()
 	}
 	return code
 }
+
+// The suite's own tags of the probe and hostile images: this process's,
+// so a second copy of the suite on the engine has others.
+var (
+	probeTag   = fmt.Sprintf("synapse-test-probe:%d", os.Getpid())
+	hostileTag = fmt.Sprintf("synapse-test-hostile:%d", os.Getpid())
+)
 
 func build(dir string) error {
 	root, err := filepath.Abs("..")
@@ -137,10 +146,10 @@ func build(dir string) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	if probeImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "probe.Dockerfile")); err != nil {
+	if probeImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "probe.Dockerfile"), probeTag); err != nil {
 		return err
 	}
-	if hostileImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "hostile.Dockerfile")); err != nil {
+	if hostileImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "hostile.Dockerfile"), hostileTag); err != nil {
 		return err
 	}
 	out, _ := exec.Command("docker", "network", "inspect", "bridge", "--format", "{{range .IPAM.Config}}{{.Gateway}}{{end}}").Output()
@@ -176,8 +185,8 @@ func buildLocked(root, kind, tag string, flags ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-func buildImage(dir, dockerfile string) (string, error) {
-	out, err := exec.Command("docker", "build", "--quiet", "--file", dockerfile, dir).Output()
+func buildImage(dir, dockerfile, tag string) (string, error) {
+	out, err := exec.Command("docker", "build", "--quiet", "--tag", tag, "--file", dockerfile, dir).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

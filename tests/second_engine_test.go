@@ -33,9 +33,12 @@ func labelled(t *testing.T, e *secondEngine, runID string) []string {
 
 // foreignLeftover puts a container on the machine's engine that looks left
 // behind by the tool (its label, a deadline long past): nothing aimed at
-// the second engine may touch it.
+// the second engine may touch it. A gc on the machine's engine would, by
+// right: the gc lock is held while it exists, so a second copy of the
+// suite runs none then.
 func foreignLeftover(t *testing.T) string {
 	t.Helper()
+	holdGC(t)
 	out, err := exec.Command("docker", "create", "--network", "none",
 		"--label", "io.synapse-isolation.run-id=sentinel"+time.Now().Format("150405.000000"),
 		"--label", "io.synapse-isolation.deadline=1", refImage).Output()

@@ -20,6 +20,12 @@ func cpuMS(t *testing.T, r toolResult) int64 {
 	return *r.res.Usage.CPUMS
 }
 
+// cpuBoundTimeout is the deadline of a run that needs a second or two of
+// CPU: with a second copy of the suite alongside on two cores, such a run
+// took over 10 s; a minute leaves ten times what a quiet machine takes
+// (under 6 s, start included).
+const cpuBoundTimeout = "60s"
+
 // TestUsageCPUOfABusyProgram: a Python program busy for 1 s of its own CPU
 // time (time.process_time, its own count) reports at least that: the
 // cgroup counted the whole process, forked after the run's counter was
@@ -30,7 +36,7 @@ func cpuMS(t *testing.T, r toolResult) int64 {
 func TestUsageCPUOfABusyProgram(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	r := py(t, nil, "import time\nwhile time.process_time() < 1.0:\n    pass\nprint(time.process_time_ns())")
+	r := py(t, nil, "import time\nwhile time.process_time() < 1.0:\n    pass\nprint(time.process_time_ns())", "--timeout", cpuBoundTimeout)
 	assert.Equal(t, r.code, 0, r.stderr)
 	own, err := strconv.ParseInt(strings.TrimSpace(r.res.Output), 10, 64)
 	assert.NilError(t, err)
@@ -77,7 +83,7 @@ for _ in range(4):
 for p in pids:
     os.waitpid(p, 0)
 print(round((time.monotonic() - start) * 1000))`
-	r := py(t, nil, src)
+	r := py(t, nil, src, "--timeout", cpuBoundTimeout)
 	assert.Equal(t, r.code, 0, r.stderr)
 	wall, err := strconv.ParseInt(strings.TrimSpace(r.res.Output), 10, 64)
 	assert.NilError(t, err, r.res.Output)
@@ -119,7 +125,7 @@ func TestCPUTimeLimit(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			r := py(t, nil, src, "--cpu-time", "1s", "--timeout", "10s")
+			r := py(t, nil, src, "--cpu-time", "1s", "--timeout", cpuBoundTimeout)
 			assert.Equal(t, r.code, 124, r.stderr)
 			assert.Equal(t, r.res.Verdict, "cpu_timeout")
 			got := cpuMS(t, r)
@@ -130,7 +136,7 @@ func TestCPUTimeLimit(t *testing.T) {
 	}
 	t.Run("starlark", func(t *testing.T) {
 		t.Parallel()
-		r := tool(t, nil, "", "run", "--image", refImage, "--cpu-time", "1s", "--code", "while True:\n  pass")
+		r := tool(t, nil, "", "run", "--image", refImage, "--cpu-time", "1s", "--timeout", cpuBoundTimeout, "--code", "while True:\n  pass")
 		assert.Equal(t, r.code, 124, r.stderr)
 		assert.Equal(t, r.res.Verdict, "cpu_timeout")
 		got := cpuMS(t, r)
@@ -139,7 +145,7 @@ func TestCPUTimeLimit(t *testing.T) {
 	})
 	t.Run("sleeper", func(t *testing.T) {
 		t.Parallel()
-		r := py(t, nil, "import time\ntime.sleep(3)\nprint('awake')", "--cpu-time", "1s", "--timeout", "10s")
+		r := py(t, nil, "import time\ntime.sleep(3)\nprint('awake')", "--cpu-time", "1s", "--timeout", cpuBoundTimeout)
 		assert.Equal(t, r.code, 0, r.stderr)
 		assert.Equal(t, r.res.Output, "awake\n")
 	})
@@ -152,7 +158,7 @@ func TestUsageInBatch(t *testing.T) {
 	t.Parallel()
 	in := `{"id": 1, "source": "n = 0\nfor i in range(300000):\n  n += i\nn"}` + "\n" +
 		`{"id": 2, "source": "while True:\n  pass"}` + "\n"
-	r := tool(t, nil, in, "batch", "--image", refImage, "--cpu-time", "1s", "--ordered")
+	r := tool(t, nil, in, "batch", "--image", refImage, "--cpu-time", "1s", "--timeout", cpuBoundTimeout, "--ordered")
 	assert.Check(t, is.Equal(r.code, 124), r.stderr)
 	rs := parseBatch(t, r.stdout)
 	assert.Assert(t, is.Len(rs, 2))

@@ -36,7 +36,7 @@ var verdicts = []verdictRow{
 	{isolation.Rejected, 2, 4, "bad flags or input, before any container starts"},
 	{isolation.SandboxFailure, 3, 9, "the sandbox failed its hello (nothing was sent), or its response was bad"},
 	{isolation.WrongAnswer, 4, 1, "with tests: a test's stdout differs from its expected output, and no test did worse"},
-	{isolation.Timeout, 124, 5, "the run's deadline (--timeout: start and removal included; the program is stopped 100 ms before it) passed, its output discarded; or a test's limit"},
+	{isolation.Timeout, 124, 5, "the run's deadline (--timeout: start and removal included; the program is stopped 100 ms before it, a runner that ignores that killed 2 s after it) passed, its output discarded; or a test's limit"},
 	// As a timeout, as timeout(1) exits: the JSON verdict tells them apart.
 	{isolation.CPUTimeout, 124, 6, "the program (or a test) used its --cpu-time of CPU and was stopped"},
 	{isolation.EngineFailure, 125, 10, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
