@@ -212,7 +212,8 @@ func (l *launched) listAhead(ctx context.Context) {
 	l.mu.Unlock()
 }
 
-// deadlinePassed aborts the run at its host deadline and, if its
+// deadlinePassed aborts the run when its kill time comes (the host
+// deadline, or stopGrace after it for a run sent a stop) and, if its
 // container was listed ahead, starts removing it at once, beside the
 // client's kill: the removal (removeWithin) waits for it. A run whose
 // runner answered already (it stopped the program at the host's stop)

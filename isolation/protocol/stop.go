@@ -16,8 +16,9 @@ import (
 // before the runner's own --timeout. The host sets it to its own deadline
 // less the time the engine takes to remove a stopped container, so a run
 // that meets its deadline ends there, its container already gone, instead
-// of being killed and removed from outside after it. The host's deadline
-// stays the bound: a runner that ignored the stop would be killed there.
+// of being killed and removed from outside after it. The host still bounds
+// the run: a runner that ignores the stop is killed shortly after the
+// deadline.
 //
 // The stop rides outside the request's bound (limits.MaxRequestBytes): a
 // frame that begins with it may be stopBytesMax longer.
