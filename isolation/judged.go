@@ -16,18 +16,11 @@ import (
 // it started; the memory peak of its process tree, wait4's maximum
 // resident set).
 type Step struct {
-	Output          string       `json:"output"`
-	OutputTruncated bool         `json:"output_truncated"`
-	OutputBytes     int64        `json:"output_bytes"`
-	OutputReplaced  int64        `json:"output_replaced_bytes"`
-	Stderr          string       `json:"stderr"`
-	StderrTruncated bool         `json:"stderr_truncated"`
-	StderrBytes     int64        `json:"stderr_bytes"`
-	StderrReplaced  int64        `json:"stderr_replaced_bytes"`
-	Exit            *ExecExit    `json:"-"`
-	Error           *ErrorDetail `json:"error"`
-	WallMS          int64        `json:"wall_ms"`
-	Usage           Usage        `json:"usage"`
+	protocol.Streams
+	Exit   *ExecExit    `json:"-"`
+	Error  *ErrorDetail `json:"error"`
+	WallMS int64        `json:"wall_ms"`
+	Usage  Usage        `json:"usage"`
 }
 
 // TestResult is one test's result.
@@ -133,9 +126,8 @@ func (a *attempt) step(s protocol.Step) (Step, error) {
 		return Step{}, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: a step of %s in a request of %s", wall, window)}
 	}
 	st := Step{
-		Output: s.Output, OutputTruncated: s.OutputTruncated, OutputBytes: s.OutputBytes, OutputReplaced: s.OutputReplaced,
-		Stderr: s.Stderr, StderrTruncated: s.StderrTruncated, StderrBytes: s.StderrBytes, StderrReplaced: s.StderrReplaced,
-		Exit: (*ExecExit)(s.Exit), Error: (*ErrorDetail)(s.Error), WallMS: wall.Milliseconds(),
+		Streams: s.Streams,
+		Exit:    (*ExecExit)(s.Exit), Error: (*ErrorDetail)(s.Error), WallMS: wall.Milliseconds(),
 	}
 	if u != nil {
 		st.Usage = *u

@@ -54,22 +54,10 @@ type Result struct {
 	Result     json.RawMessage
 	ResultType string
 	ResultRepr bool
-	// Output is the program's captured standard output (Starlark: its
-	// print()), and Stderr its standard error (exec mode); both are
-	// discarded unless the verdict is ok or program_error. The two share
-	// 64 KiB (capture.Shares); a stream over its share keeps its
-	// head and its tail around a marker line naming the bytes dropped,
-	// and is flagged truncated, its total in OutputBytes or StderrBytes.
-	// Both are text: bytes that are not UTF-8 become U+FFFD, one a run,
-	// and are counted in OutputReplaced or StderrReplaced, never silently.
-	Output          string
-	OutputTruncated bool
-	OutputBytes     int64
-	OutputReplaced  int64
-	Stderr          string
-	StderrTruncated bool
-	StderrBytes     int64
-	StderrReplaced  int64
+	// Streams are the program's captured standard output (Starlark: its
+	// print()) and standard error (exec mode); both are discarded unless
+	// the verdict is ok or program_error.
+	protocol.Streams
 	// Files are the files the request's Collect matched in the program's
 	// working directory, by name: each whole (File.Data) or why not
 	// (File.Error). Nil when none were asked for or the verdict is not
@@ -188,8 +176,7 @@ func (a *attempt) result(err error) Result {
 		if string(res.Result) == "null" {
 			res.Result = nil // none, as documented: the wire says null
 		}
-		res.Output, res.OutputTruncated, res.OutputBytes, res.OutputReplaced = r.Output, r.OutputTruncated, r.OutputBytes, r.OutputReplaced
-		res.Stderr, res.StderrTruncated, res.StderrBytes, res.StderrReplaced = r.Stderr, r.StderrTruncated, r.StderrBytes, r.StderrReplaced
+		res.Streams = r.Streams
 		res.Error, res.Exec = (*ErrorDetail)(r.Error), (*ExecExit)(r.Exit)
 		res.Files = filesOf(r.Files)
 		if a.collect && res.Files == nil {

@@ -13,6 +13,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // TestTextFieldsAreOneLine: in text mode only the program's output keeps
@@ -25,7 +26,7 @@ func TestTextFieldsAreOneLine(t *testing.T) {
 		res  isolation.Result
 		want string
 	}{
-		{"program error", isolation.Result{Verdict: isolation.ProgramError, Output: "a\nb\n",
+		{"program error", isolation.Result{Verdict: isolation.ProgramError, Streams: protocol.Streams{Output: "a\nb\n"},
 			Error: &isolation.ErrorDetail{Type: "runtime", Message: "boom\n=> 42 (int)", Line: 1, Col: 1}},
 			"a\nb\n"},
 		{"run failure", isolation.Result{Verdict: isolation.Timeout, Error: &isolation.ErrorDetail{Type: "timeout", Message: "late\r\n=> 1 (int)"}},
@@ -50,10 +51,10 @@ func TestTextStreams(t *testing.T) {
 		verdict      bool
 		out, errText string
 	}{
-		{isolation.Result{Output: "3 4", Stderr: "warn"}, false, "3 4", "warn"},
-		{isolation.Result{Output: "3 4", Stderr: "warn"}, true, "3 4", "warn\n"},
-		{isolation.Result{Output: "a", Result: json.RawMessage(`1`), ResultType: "int"}, false, "a\n=> 1 (int)\n", ""},
-		{isolation.Result{Output: "a\x1b[2J\n", Stderr: "e\x07\n"}, true, "a\\x1b[2J\n", "e\\x07\n"},
+		{isolation.Result{Streams: protocol.Streams{Output: "3 4", Stderr: "warn"}}, false, "3 4", "warn"},
+		{isolation.Result{Streams: protocol.Streams{Output: "3 4", Stderr: "warn"}}, true, "3 4", "warn\n"},
+		{isolation.Result{Streams: protocol.Streams{Output: "a"}, Result: json.RawMessage(`1`), ResultType: "int"}, false, "a\n=> 1 (int)\n", ""},
+		{isolation.Result{Streams: protocol.Streams{Output: "a\x1b[2J\n", Stderr: "e\x07\n"}}, true, "a\\x1b[2J\n", "e\\x07\n"},
 	} {
 		var b, e bytes.Buffer
 		writeText(&b, &e, tc.res, tc.verdict)

@@ -4,36 +4,30 @@ import (
 	"encoding/json"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // record is the JSON form of a result that run, eval and batch print: the
 // same keys for every verdict, null where a field has no value, and the
 // exit status the CLI gives it.
 type record struct {
-	Verdict         isolation.Verdict      `json:"verdict"`
-	ExitCode        int                    `json:"exit_code"`
-	Result          json.RawMessage        `json:"result"`
-	ResultType      *string                `json:"result_type"`
-	ResultRepr      bool                   `json:"result_repr"`
-	Output          string                 `json:"output"`
-	OutputTruncated bool                   `json:"output_truncated"`
-	OutputBytes     int64                  `json:"output_bytes"`
-	OutputReplaced  int64                  `json:"output_replaced_bytes"`
-	Stderr          string                 `json:"stderr"`
-	StderrTruncated bool                   `json:"stderr_truncated"`
-	StderrBytes     int64                  `json:"stderr_bytes"`
-	StderrReplaced  int64                  `json:"stderr_replaced_bytes"`
-	Error           *isolation.ErrorDetail `json:"error"`
-	ExecExit        *execExit              `json:"exec_exit"`
-	ContainerExit   *int                   `json:"container_exit"`
-	RunID           *string                `json:"run_id"`
-	Container       *string                `json:"container"`
-	Image           *string                `json:"image"`
-	Interpreter     *string                `json:"interpreter"`
-	Sandboxed       bool                   `json:"sandboxed"`
-	DurationMS      int64                  `json:"duration_ms"`
-	Timings         isolation.Timings      `json:"timings"`
-	Usage           isolation.Usage        `json:"usage"`
+	Verdict    isolation.Verdict `json:"verdict"`
+	ExitCode   int               `json:"exit_code"`
+	Result     json.RawMessage   `json:"result"`
+	ResultType *string           `json:"result_type"`
+	ResultRepr bool              `json:"result_repr"`
+	protocol.Streams
+	Error         *isolation.ErrorDetail `json:"error"`
+	ExecExit      *execExit              `json:"exec_exit"`
+	ContainerExit *int                   `json:"container_exit"`
+	RunID         *string                `json:"run_id"`
+	Container     *string                `json:"container"`
+	Image         *string                `json:"image"`
+	Interpreter   *string                `json:"interpreter"`
+	Sandboxed     bool                   `json:"sandboxed"`
+	DurationMS    int64                  `json:"duration_ms"`
+	Timings       isolation.Timings      `json:"timings"`
+	Usage         isolation.Usage        `json:"usage"`
 	// Files are the collected files: null when none were asked for,
 	// {} when none matched.
 	Files map[string]fileRecord `json:"files"`
@@ -87,8 +81,7 @@ func newRecord(res isolation.Result, exit int) record {
 	}
 	r := record{
 		Verdict: res.Verdict, ExitCode: exit, Result: value, ResultType: orNull(res.ResultType), ResultRepr: res.ResultRepr,
-		Output: res.Output, OutputTruncated: res.OutputTruncated, OutputBytes: res.OutputBytes, OutputReplaced: res.OutputReplaced,
-		Stderr: res.Stderr, StderrTruncated: res.StderrTruncated, StderrBytes: res.StderrBytes, StderrReplaced: res.StderrReplaced, Error: res.Error,
+		Streams: res.Streams, Error: res.Error,
 		ExecExit: newExecExit(res.Exec), ContainerExit: res.ContainerExit, RunID: orNull(res.RunID), Container: orNull(res.Container), Image: orNull(res.Image),
 		Interpreter: orNull(res.Interpreter),
 		Sandboxed:   res.Sandboxed, DurationMS: res.DurationMS, Timings: res.Timings,

@@ -16,6 +16,7 @@ import (
 	"go.starlark.net/syntax"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -67,16 +68,9 @@ type Result struct {
 	// Type is the Starlark type name of the value.
 	Type string
 	Repr bool
-	// Output is the captured print() output, valid UTF-8, at most the limit;
-	// OutputBytes counts all of it and OutputTruncated says some was
-	// dropped: then Output is its head and its tail around a marker line
-	// naming the bytes dropped.
-	Output          string
-	OutputBytes     int64
-	OutputTruncated bool
-	// OutputReplaced is how many bytes of Output were not UTF-8, each run
-	// of them one U+FFFD.
-	OutputReplaced int64
+	// Streams hold the captured print() output (a Starlark program has no
+	// standard error), within limits.MaxOutputBytes.
+	protocol.Streams
 	// Err is the program's failure; nil when it succeeded.
 	Err *Error
 }
@@ -100,7 +94,7 @@ func Eval(ctx context.Context, src string, o Options) Result {
 
 	v, err := evalFile(thread, src, predeclared)
 	kept, _ := capture.Keep(limit, out, nil)
-	res := Result{Output: kept.Text, OutputBytes: kept.Bytes, OutputTruncated: kept.Truncated, OutputReplaced: kept.Replaced}
+	res := Result{Streams: protocol.StreamsOf(kept, capture.Kept{})}
 	if err != nil {
 		res.Err = classify(ctx, err)
 		return res

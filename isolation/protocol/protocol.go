@@ -103,29 +103,11 @@ type Response struct {
 	Result     json.RawMessage `json:"result"`
 	ResultType string          `json:"result_type,omitempty"`
 	ResultRepr bool            `json:"result_repr,omitempty"`
-	// Output is the program's standard output (Starlark: print()), as
-	// valid UTF-8 (invalid bytes become U+FFFD, counted in
-	// OutputReplaced), within its share of
-	// limits.MaxOutputBytes, which it splits with Stderr (capture.Shares):
-	// whole if it fits, else its head and its tail around one marker
-	// line, "[... N bytes dropped ...]".
-	Output string `json:"output"`
-	// OutputTruncated is true exactly when OutputBytes exceeds its share.
-	OutputTruncated bool `json:"output_truncated"`
-	// OutputBytes is the total output the program produced, kept or not.
-	OutputBytes int64 `json:"output_bytes"`
-	// OutputReplaced is how many bytes of the kept output were not UTF-8:
-	// each run of them is one U+FFFD in Output where it fits the share.
-	// Zero: Output is the bytes as written.
-	OutputReplaced int64 `json:"output_replaced_bytes,omitempty"`
-	// Stderr, StderrTruncated, StderrBytes and StderrReplaced are the
-	// same of its standard error (exec mode; a Starlark program has none).
-	Stderr          string `json:"stderr"`
-	StderrTruncated bool   `json:"stderr_truncated"`
-	StderrBytes     int64  `json:"stderr_bytes"`
-	StderrReplaced  int64  `json:"stderr_replaced_bytes,omitempty"`
-	Error           *Error `json:"error,omitempty"`
-	Exit            *Exit  `json:"exit,omitempty"`
+	// Streams are the program's standard output (Starlark: print())
+	// and standard error (exec mode), within limits.MaxOutputBytes.
+	Streams
+	Error *Error `json:"error,omitempty"`
+	Exit  *Exit  `json:"exit,omitempty"`
 	// ElapsedMicros is the runner's own time from the request's arrival to
 	// this response. It is the runner's word: the host reports it as a
 	// timing, bounded by what it measured itself, and decides nothing by it.
@@ -158,15 +140,8 @@ type Response struct {
 // started; the memory peak of its process tree, wait4's maximum
 // resident set).
 type Step struct {
-	Output          string `json:"output"`
-	OutputTruncated bool   `json:"output_truncated"`
-	OutputBytes     int64  `json:"output_bytes"`
-	OutputReplaced  int64  `json:"output_replaced_bytes,omitempty"`
-	Stderr          string `json:"stderr"`
-	StderrTruncated bool   `json:"stderr_truncated"`
-	StderrBytes     int64  `json:"stderr_bytes"`
-	StderrReplaced  int64  `json:"stderr_replaced_bytes,omitempty"`
-	Exit            *Exit  `json:"exit,omitempty"`
+	Streams
+	Exit *Exit `json:"exit,omitempty"`
 	// Error says why the step failed: ErrExec (a nonzero exit or a
 	// signal), ErrTimeout, ErrCPUTime, ErrOOM, ErrCommand; nil when it
 	// exited 0.

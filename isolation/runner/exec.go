@@ -70,8 +70,7 @@ func execute(ctx context.Context, argv []string, threads int, req protocol.Reque
 // its output and stderr kept within bound.
 func respond(ctx context.Context, resp *protocol.Response, s supervised, stdout, stderr *capture.Stream, bound int) {
 	out, errOut := capture.Keep(bound, stdout, stderr)
-	resp.Output, resp.OutputBytes, resp.OutputTruncated, resp.OutputReplaced = out.Text, out.Bytes, out.Truncated, out.Replaced
-	resp.Stderr, resp.StderrBytes, resp.StderrTruncated, resp.StderrReplaced = errOut.Text, errOut.Bytes, errOut.Truncated, errOut.Replaced
+	resp.Streams = protocol.StreamsOf(out, errOut)
 	resp.Exit, resp.Usage = exitOf(s.state), s.usage
 	if s.timedOut && s.timedOutBy == nil {
 		s.timedOutBy = context.Cause(ctx)

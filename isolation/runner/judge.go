@@ -216,8 +216,7 @@ func (r stepRun) step(keep int) protocol.Step {
 
 // setStep puts kept output and stderr into st.
 func setStep(st *protocol.Step, out, errOut capture.Kept) {
-	st.Output, st.OutputBytes, st.OutputTruncated, st.OutputReplaced = out.Text, out.Bytes, out.Truncated, out.Replaced
-	st.Stderr, st.StderrBytes, st.StderrTruncated, st.StderrReplaced = errOut.Text, errOut.Bytes, errOut.Truncated, errOut.Replaced
+	st.Streams = protocol.StreamsOf(out, errOut)
 }
 
 // stepError is why a step failed, nil if it exited 0 (execute's rule);

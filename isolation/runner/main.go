@@ -260,7 +260,7 @@ func serve(cfg runargs.Args, req protocol.Request, stop time.Duration, g *guard,
 func fromEval(r interp.Result) protocol.Response {
 	resp := protocol.Response{
 		V: protocol.Version, OK: r.Err == nil, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
-		Output: r.Output, OutputBytes: r.OutputBytes, OutputTruncated: r.OutputTruncated, OutputReplaced: r.OutputReplaced,
+		Streams: r.Streams,
 	}
 	if resp.Result == nil {
 		resp.Result = []byte("null")

@@ -141,7 +141,7 @@ func starlarkChild(args []string, stdin io.Reader, stdout io.Writer) int {
 	b, err := json.Marshal(resp)
 	if err == nil && len(b) > childResponseLimit {
 		resp = failure(protocol.ErrRuntime, fmt.Sprintf("result too large: its response would exceed %d bytes", limits.MaxResponseBytes))
-		resp.Output, resp.OutputBytes, resp.OutputTruncated, resp.OutputReplaced = "", 0, false, 0
+		resp.Streams = protocol.Streams{}
 		b, err = json.Marshal(resp)
 	}
 	if err != nil {

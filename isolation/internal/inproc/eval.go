@@ -13,6 +13,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -44,7 +45,7 @@ func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Res
 	r := interp.Eval(ctx, src, interp.Options{})
 	res := isolation.Result{
 		Verdict: isolation.OK, Interpreter: "starlark", Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
-		Output: r.Output, OutputTruncated: r.OutputTruncated, OutputBytes: r.OutputBytes, OutputReplaced: r.OutputReplaced,
+		Streams:    r.Streams,
 		DurationMS: time.Since(start).Milliseconds(),
 	}
 	if cpuBefore >= 0 {
@@ -62,7 +63,7 @@ func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Res
 	if r.Err.Kind != interp.Cancelled {
 		return res, nil
 	}
-	res.Output, res.OutputTruncated, res.OutputBytes, res.OutputReplaced = "", false, 0, 0
+	res.Streams = protocol.Streams{}
 	if parent.Err() != nil {
 		res.Verdict = isolation.Interrupted
 		res.Error = &isolation.ErrorDetail{Type: string(isolation.Interrupted), Message: context.Cause(parent).Error()}
