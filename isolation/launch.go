@@ -252,6 +252,23 @@ func (l *launched) ready() error {
 	return nil
 }
 
+// teardown ends the run's container, the one way every run that sent its
+// request ends it: a clean exit (f.clean) was removed by docker run --rm
+// before it returned, and the reaper stands down; a client that was never
+// waited for leaves the removal to the reaper; any other end has the
+// container removed daemon-side and confirmed gone (remove), what it found
+// and how it failed noted in f.
+func (l *launched) teardown(f *facts) {
+	switch {
+	case f.waitErr != nil:
+		l.reaper.settle(false) // no exit status: the reaper makes sure
+	case f.clean():
+		l.reaper.settle(true)
+	default:
+		f.stillRan, f.rmErr = l.remove(f.end)
+	}
+}
+
 // remove removes the run's container daemon-side and confirms it gone
 // (removeRun), then tells the reaper: confirmed, it stands down;
 // unconfirmed, it goes on trying on its own.

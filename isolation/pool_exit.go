@@ -37,14 +37,9 @@ func (p *Pool) settle(w *warm, answered int) {
 	defer p.running.Done()
 	defer p.release(w.e)
 	l := w.l
-	defer l.abort(nil)
-	end, err := l.wait()
-	if err == nil && end.code == 0 && l.cause() == nil {
-		l.reaper.settle(true) // --rm removed it when docker run returned
-	} else {
-		_, err := l.remove(end.at)
-		p.note(err)
-	}
+	f := l.gather()
+	l.teardown(&f)
+	p.note(f.rmErr)
 	if n := len(l.resp.Bytes()); n != answered {
 		p.note(&Error{Verdict: SandboxFailure, Err: fmt.Errorf("run %s: the runner wrote %d bytes more after its response line, which was answered already",
 			l.plan.RunID, n-answered)})

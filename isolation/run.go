@@ -3,7 +3,6 @@ package isolation
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -130,62 +129,96 @@ func (a *attempt) assign(w *warm) {
 const judgeGrace = 2 * time.Second
 
 // complete finishes a run whose hello passed and whose request was sent:
-// waits for it, removes its container unless it exited cleanly, and takes
-// the response.
+// it waits for docker run and gathers how it ended (gather), tears its
+// container down (teardown), reads the response of a clean exit, and
+// decides the verdict from all of it (decide).
 func (a *attempt) complete(l *launched) error {
 	a.sent = l.sent
-	stdout, err := a.finish(l)
+	f := l.gather()
+	a.ended(clientEnd{at: f.end, code: f.code}, f.waitErr == nil, f.waitErr == nil && f.code >= 0)
 	a.responded = l.resp.arrived()
-	if !a.started {
-		l.reaper.settle(false) // no exit status: the reaper makes sure
-		return err
+	l.teardown(&f)
+	if f.clean() {
+		a.readResponse(&f, l.resp.Bytes())
 	}
-	clean := err == nil && *a.exit == 0
-	if clean {
-		l.reaper.settle(true) // --rm removed it when docker run returned
-	} else {
-		found, rmErr := l.remove(a.end)
-		if rmErr != nil {
-			// A container that may still exist outranks why the run
-			// stopped: the verdict is engine failure, the reason kept as text.
-			if err != nil {
-				return fmt.Errorf("%v; then %w", err, rmErr)
-			}
-			return rmErr
-		}
-		var exit *exitError
-		if found && errors.As(err, &exit) {
-			// docker run --rm returns once its container is gone; one still
-			// there when the client ended was not what ended it: the
-			// client failed (its transport died, say), not the sandbox.
-			return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d while its container still ran; it was removed: %s",
-				exit.code, l.stderr.quoted())}
-		}
-	}
-	if err != nil {
-		return err
-	}
-	return a.accept(l.client, stdout)
+	return a.decide(l, f)
 }
 
 // completeAtExit takes the response of a warm run whose container exited
-// 0 with its response line ended (exitedClean); the pool confirms the
-// removal afterwards (Pool.settle).
+// 0 with its response line ended (exitedClean); the pool tears it down
+// afterwards (Pool.settle).
 func (a *attempt) completeAtExit(l *launched, resp []byte) error {
 	a.ended(clientEnd{at: time.Now()}, true, true)
 	a.sent, a.responded = l.sent, l.resp.arrived()
-	return a.accept(l.client, resp)
+	f := l.planned()
+	a.readResponse(&f, resp)
+	return a.decide(l, f)
 }
 
-// accept decodes the response of a clean exit and takes it as the
-// result, unless it reports a stop that is not the program's own doing.
-func (a *attempt) accept(c *client, stdout []byte) error {
+// gather waits for docker run after its request was sent and returns how
+// it ended and why the run was stopped early, if it was.
+func (l *launched) gather() facts {
+	defer l.abort(nil)
+	end, err := l.wait()
+	f := l.planned()
+	f.waitErr, f.end, f.code = err, end.at, end.code
+	if err != nil {
+		return f
+	}
+	if l.parent.Err() != nil {
+		f.interrupted = context.Cause(l.parent)
+	}
+	cause := l.cause()
+	var ended *requestEnded
+	var warning *warningError
+	switch {
+	case errors.As(cause, &ended):
+		f.requestEnded = ended.cause
+	case errors.Is(cause, errHostDeadline):
+		f.hostDeadline = true
+	case errors.As(cause, &warning):
+		f.warning = warning.line
+	case errors.Is(cause, errResponseTooLarge):
+		f.tooLarge = true
+	}
+	if f.code == -1 {
+		f.killedBy = l.cmd.ProcessState.String()
+	}
+	f.stderr = l.stderr.joined()
+	return f
+}
+
+// planned are the run's facts as its plan names them, nothing learned yet.
+func (l *launched) planned() facts {
+	p := l.plan
+	return facts{name: p.Name, image: p.Image, command: strings.Join(p.Runner.Exec, " "), memory: p.Limits.Memory.String(), timeout: p.Limits.Timeout}
+}
+
+// decide is the run's verdict (decide), with the daemon's OOM evidence
+// asked where a rule needs it.
+func (a *attempt) decide(l *launched, f facts) error {
+	err := decide(f)
+	if errors.Is(err, errNeedOOMEvidence) {
+		f.oom.asked = true
+		f.oom.seen, f.oom.err = l.client.recorded(a.plan.RunID, a.start, "oom")
+		err = decide(f)
+	}
+	if err == nil && f.resp != nil {
+		a.response = f.resp
+	}
+	return err
+}
+
+// readResponse checks the response of a clean exit and takes what it
+// holds (its timings, usage and judgement), or why it was refused.
+func (a *attempt) readResponse(f *facts, stdout []byte) {
 	resp, err := wire.DecodeResponse(stdout)
 	if err == nil {
 		err = wire.CheckFiles(resp, a.collect)
 	}
 	if err != nil {
-		return &Error{Verdict: SandboxFailure, Err: err}
+		f.respErr = &Error{Verdict: SandboxFailure, Err: err}
+		return
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
 	a.handshook = time.Duration(resp.HandshakeMicros) * time.Microsecond
@@ -193,78 +226,18 @@ func (a *attempt) accept(c *client, stdout []byte) error {
 	if j.compile != nil || isJudged {
 		a.judged = &j
 	}
-	if isJudged {
-		if err != nil {
-			return err
-		}
-		if a.usage, err = a.bound(resp.Usage); err != nil {
-			return &Error{Verdict: SandboxFailure, Err: err}
-		}
-		a.response = &resp
-		return nil
+	f.judged = isJudged
+	if err != nil {
+		f.respErr = err
+		return
 	}
-	cpuStop := resp.Error != nil && resp.Error.Type == protocol.ErrCPUTime
-	if cpuStop && a.plan.Limits.CPUTime == 0 {
-		return &Error{Verdict: SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
+	if !isJudged && resp.Error != nil && resp.Error.Type == protocol.ErrCPUTime && a.plan.Limits.CPUTime == 0 {
+		f.respErr = &Error{Verdict: SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
+		return
 	}
 	if a.usage, err = a.bound(resp.Usage); err != nil {
-		return &Error{Verdict: SandboxFailure, Err: err}
+		f.respErr = &Error{Verdict: SandboxFailure, Err: err}
+		return
 	}
-	if cpuStop {
-		return &Error{Verdict: CPUTimeout, Err: fmt.Errorf("the runner stopped the program: %s", resp.Error.Message)}
-	}
-	if resp.Error != nil && resp.Error.Type == protocol.ErrOOM {
-		// The runner outlived the program and says why, with its evidence:
-		// its own guard, or the cgroup's OOM-kill counter.
-		return &Error{Verdict: OOM, Err: fmt.Errorf("the program exhausted its %s memory limit: %s", a.plan.Limits.Memory, resp.Error.Message)}
-	}
-	if resp.Error != nil && resp.Error.Type == protocol.ErrTimeout {
-		return &Error{Verdict: Timeout, Err: fmt.Errorf("the runner stopped the program at the deadline of %s: %s",
-			a.plan.Limits.Timeout, resp.Error.Message)}
-	}
-	if resp.Error != nil && resp.Error.Type == protocol.ErrCommand {
-		return &Error{Verdict: CommandNotFound, Err: fmt.Errorf("%s in image %s: %s", strings.Join(a.plan.Runner.Exec, " "), a.plan.Image, resp.Error.Message)}
-	}
-	if resp.Exit != nil && resp.Exit.Signal == "killed" {
-		// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM
-		// killer picks the largest process, which is the child, not the
-		// runner, so the container itself exits 0.
-		oom, err := c.recorded(a.plan.RunID, a.start, "oom")
-		switch {
-		case err != nil:
-			return &Error{Verdict: EngineFailure, Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", err)}
-		case oom:
-			return &Error{Verdict: OOM, Err: fmt.Errorf("the command was killed at the %s memory limit (daemon oom event)", a.plan.Limits.Memory)}
-		}
-	}
-	a.response = &resp
-	return nil
-}
-
-// finish waits for docker run after its request was sent and decides from
-// its end: the cause of an abort first, then the exit status, then
-// evidence. It returns the response bytes for a run that exited 0 and was
-// not aborted.
-func (a *attempt) finish(l *launched) ([]byte, error) {
-	defer l.abort(nil)
-	end, err := l.wait()
-	a.ended(end, err == nil, err == nil && end.code >= 0)
-	if err != nil {
-		return nil, err
-	}
-	code := end.code
-	if err := aborted(l); err != nil {
-		return nil, err
-	}
-	switch {
-	case code == 0:
-		return l.resp.Bytes(), nil
-	case code == killedStatus:
-		return nil, oomOrKill(l.client, a.plan.RunID, a.plan.Name, a.start, l.stderr)
-	case dockerOwn(code):
-		return nil, dockerFailed(code, l.stderr)
-	case code == -1:
-		return nil, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", l.cmd.ProcessState)}
-	}
-	return nil, &Error{Verdict: SandboxFailure, Err: &exitError{code: code, stderr: l.stderr.suffix()}}
+	f.resp = &resp
 }

@@ -68,24 +68,20 @@ func (s *stderrWatch) text() string {
 	return strings.TrimSpace(strings.ToValidUTF8(string(s.tail), "\uFFFD"))
 }
 
-// quoted is the kept tail on one line: its non-empty lines joined by "; ".
-func (s *stderrWatch) quoted() string {
+// joined is the kept tail on one line: its non-empty lines joined by
+// "; ", "" for none.
+func (s *stderrWatch) joined() string {
 	var lines []string
 	for _, l := range strings.Split(s.text(), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}
 	}
-	if len(lines) == 0 {
-		return "(no stderr)"
-	}
 	return strings.Join(lines, "; ")
 }
 
+// quoted is the kept tail on one line, or "(no stderr)".
+func (s *stderrWatch) quoted() string { return orNone(s.joined()) }
+
 // suffix is the kept tail quoted for the end of a message, "" if empty.
-func (s *stderrWatch) suffix() string {
-	if s.text() != "" {
-		return "; docker: " + s.quoted()
-	}
-	return ""
-}
+func (s *stderrWatch) suffix() string { return docker(s.joined()) }

@@ -1,0 +1,224 @@
+package isolation
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+)
+
+// facts are what a run learned once its request was sent: how docker run
+// ended, why the run was stopped early, what the removal found, the
+// engine's OOM evidence and the response. The run gathers them (gather,
+// teardown) and decide turns them into one verdict; nothing in decide asks
+// the engine or reads the clock, so every rule is tested in-process.
+type facts struct {
+	// The plan's words, for the messages.
+	name, image, command, memory string
+	timeout                      time.Duration
+
+	// waitErr: docker run could not be waited for; its state is unknown.
+	waitErr error
+	// interrupted is the caller's context's end (a signal, say), and
+	// requestEnded a pool request's own context's: their causes.
+	interrupted, requestEnded error
+	// hostDeadline: the host deadline passed and the run was killed.
+	hostDeadline bool
+	// warning is a WARNING line docker printed: it drops a limit it
+	// cannot apply, and says so only there.
+	warning string
+	// tooLarge: the response passed limits.MaxResponseBytes.
+	tooLarge bool
+	// code is docker run's exit status, -1 when a signal ended it
+	// (killedBy says how).
+	code     int
+	killedBy string
+	// end is when docker run was waited for.
+	end time.Time
+	// stderr is docker's own stderr, its lines joined ("" for none).
+	stderr string
+	// rmErr is the removal's failure (teardown): the container may still
+	// exist. stillRan: the removal found the container after its client
+	// had ended.
+	rmErr    error
+	stillRan bool
+	// oom is the daemon's OOM event for the run's container, asked only
+	// when a rule needs it (errNeedOOMEvidence).
+	oom evidence
+	// resp is the response of a clean exit, checked (readResponse), and
+	// respErr why it was refused; judged: it is a judge's request's or a
+	// compiled program's, whose verdict its steps decide.
+	resp    *protocol.Response
+	respErr error
+	judged  bool
+}
+
+// clean: docker run was waited for and exited 0, and nothing stopped the
+// run early; docker run --rm has removed its container, and its response
+// is read.
+func (f *facts) clean() bool {
+	return f.waitErr == nil && f.code == 0 && f.interrupted == nil && f.requestEnded == nil &&
+		!f.hostDeadline && f.warning == "" && !f.tooLarge
+}
+
+// evidence is the answer to one question to the engine.
+type evidence struct {
+	asked, seen bool
+	err         error
+}
+
+// errNeedOOMEvidence is decide's answer when the verdict turns on the
+// daemon's OOM event, not yet asked: the run asks and decides again.
+var errNeedOOMEvidence = errors.New("the verdict needs the daemon's OOM evidence")
+
+// killedStatus is docker run's exit status when its container's main
+// process was killed (128 + SIGKILL): by the kernel's OOM killer, or by
+// anyone else.
+const killedStatus = 128 + 9
+
+// rule is one row of the verdict table: when it holds, its verdict (an
+// error; nil is the response's own ok or program_error). A rule with
+// around instead of then adds to the verdict the rules after it decide.
+type rule struct {
+	name   string
+	when   func(f *facts) bool
+	then   func(f *facts) error
+	around func(f *facts, rest error) error
+}
+
+// rules are the verdict table, in order: the first that holds decides.
+// How docker run ended comes first (it could not be waited for; the
+// removal failed, which outranks why the run stopped), then why the run
+// was stopped early, then docker run's exit status with the engine's
+// evidence, then the response of a clean exit.
+var rules = []rule{
+	{name: "unwaited", when: func(f *facts) bool { return f.waitErr != nil }, then: func(f *facts) error { return f.waitErr }},
+	{name: "removal failed", when: func(f *facts) bool { return f.rmErr != nil }, around: func(f *facts, rest error) error {
+		switch {
+		case errors.Is(rest, errNeedOOMEvidence):
+			return rest
+		case rest != nil:
+			return fmt.Errorf("%v; then %w", rest, f.rmErr)
+		}
+		return f.rmErr
+	}},
+	{name: "interrupted", when: func(f *facts) bool { return f.interrupted != nil }, then: func(f *facts) error {
+		return &Error{Verdict: Interrupted, Err: f.interrupted}
+	}},
+	{name: "request ended", when: func(f *facts) bool { return f.requestEnded != nil }, then: func(f *facts) error {
+		return &Error{Verdict: Interrupted, Err: f.requestEnded}
+	}},
+	{name: "host deadline", when: func(f *facts) bool { return f.hostDeadline }, then: func(f *facts) error {
+		return &Error{Verdict: Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded", f.name, f.timeout)}
+	}},
+	{name: "policy dropped", when: func(f *facts) bool { return f.warning != "" }, then: func(f *facts) error {
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", f.warning)}
+	}},
+	{name: "response too large", when: func(f *facts) bool { return f.tooLarge }, then: func(*facts) error {
+		return &Error{Verdict: SandboxFailure, Err: errResponseTooLarge}
+	}},
+	{name: "killed, evidence unasked", when: func(f *facts) bool { return f.code == killedStatus && !f.oom.asked }, then: func(*facts) error { return errNeedOOMEvidence }},
+	{name: "killed, evidence failed", when: func(f *facts) bool { return f.code == killedStatus && f.oom.err != nil }, then: func(f *facts) error {
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", f.oom.err)}
+	}},
+	{name: "killed at the memory limit", when: func(f *facts) bool { return f.code == killedStatus && f.oom.seen }, then: func(f *facts) error {
+		return &Error{Verdict: OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", f.name)}
+	}},
+	{name: "killed", when: func(f *facts) bool { return f.code == killedStatus }, then: func(f *facts) error {
+		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", docker(f.stderr))}
+	}},
+	{name: "docker failed", when: func(f *facts) bool { return dockerOwn(f.code) }, then: func(f *facts) error {
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", f.code, stderrOrNone(f.stderr))}
+	}},
+	{name: "client killed", when: func(f *facts) bool { return f.code == -1 }, then: func(f *facts) error {
+		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", f.killedBy)}
+	}},
+	{name: "client outlived", when: func(f *facts) bool { return f.code != 0 && f.stillRan }, then: func(f *facts) error {
+		// docker run --rm returns once its container is gone; one still
+		// there when the client ended was not what ended it: the client
+		// failed (its transport died, say), not the sandbox.
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d while its container still ran; it was removed: %s", f.code, stderrOrNone(f.stderr))}
+	}},
+	{name: "exited", when: func(f *facts) bool { return f.code != 0 }, then: func(f *facts) error {
+		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", f.code, docker(f.stderr))}
+	}},
+	{name: "response refused", when: func(f *facts) bool { return f.respErr != nil }, then: func(f *facts) error { return f.respErr }},
+	{name: "judged", when: func(f *facts) bool { return f.judged }, then: func(*facts) error { return nil }},
+	{name: "cpu time", when: func(f *facts) bool { return respError(f) == protocol.ErrCPUTime }, then: func(f *facts) error {
+		return &Error{Verdict: CPUTimeout, Err: fmt.Errorf("the runner stopped the program: %s", f.resp.Error.Message)}
+	}},
+	{name: "runner's oom", when: func(f *facts) bool { return respError(f) == protocol.ErrOOM }, then: func(f *facts) error {
+		// The runner outlived the program and says why, with its evidence:
+		// its own guard, or the cgroup's OOM-kill counter.
+		return &Error{Verdict: OOM, Err: fmt.Errorf("the program exhausted its %s memory limit: %s", f.memory, f.resp.Error.Message)}
+	}},
+	{name: "runner's timeout", when: func(f *facts) bool { return respError(f) == protocol.ErrTimeout }, then: func(f *facts) error {
+		return &Error{Verdict: Timeout, Err: fmt.Errorf("the runner stopped the program at the deadline of %s: %s", f.timeout, f.resp.Error.Message)}
+	}},
+	{name: "command not found", when: func(f *facts) bool { return respError(f) == protocol.ErrCommand }, then: func(f *facts) error {
+		return &Error{Verdict: CommandNotFound, Err: fmt.Errorf("%s in image %s: %s", f.command, f.image, f.resp.Error.Message)}
+	}},
+	// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM killer
+	// picks the largest process, which is the child, not the runner, so
+	// the container itself exits 0.
+	{name: "command killed, evidence unasked", when: func(f *facts) bool { return commandKilled(f) && !f.oom.asked }, then: func(*facts) error { return errNeedOOMEvidence }},
+	{name: "command killed, evidence failed", when: func(f *facts) bool { return commandKilled(f) && f.oom.err != nil }, then: func(f *facts) error {
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", f.oom.err)}
+	}},
+	{name: "command killed at the memory limit", when: func(f *facts) bool { return commandKilled(f) && f.oom.seen }, then: func(f *facts) error {
+		return &Error{Verdict: OOM, Err: fmt.Errorf("the command was killed at the %s memory limit (daemon oom event)", f.memory)}
+	}},
+}
+
+// decide is the verdict of a run's facts: the first rule that holds, or
+// nil (the response's own ok or program_error) when none does.
+func decide(f facts) error {
+	err, _ := decideBy(rules, f)
+	return err
+}
+
+// decideBy is decide under a given table, and the rule that decided ("":
+// none); the tests run it on tables with a rule left out.
+func decideBy(table []rule, f facts) (error, string) {
+	for i, r := range table {
+		switch {
+		case !r.when(&f):
+		case r.around != nil:
+			rest, _ := decideBy(table[i+1:], f)
+			return r.around(&f, rest), r.name
+		default:
+			return r.then(&f), r.name
+		}
+	}
+	return nil, ""
+}
+
+// respError is the type of the response's error, "" for none.
+func respError(f *facts) string {
+	if f.resp == nil || f.resp.Error == nil {
+		return ""
+	}
+	return f.resp.Error.Type
+}
+
+// commandKilled: the response says its command was killed by SIGKILL.
+func commandKilled(f *facts) bool {
+	return f.resp != nil && f.resp.Exit != nil && f.resp.Exit.Signal == "killed"
+}
+
+// docker is docker's stderr as a message's suffix ("" for none).
+func docker(stderr string) string {
+	if stderr == "" {
+		return ""
+	}
+	return "; docker: " + stderr
+}
+
+// orNone is docker's stderr as a message names it.
+func stderrOrNone(stderr string) string {
+	if stderr == "" {
+		return "(no stderr)"
+	}
+	return stderr
+}

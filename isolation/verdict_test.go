@@ -1,0 +1,159 @@
+package isolation
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// verdictCase is one set of facts and what decide makes of them: the rule
+// that decides, the verdict (OK: no error), and a part of the message.
+type verdictCase struct {
+	name string
+	f    facts
+	rule string
+	want Verdict
+	msg  string
+}
+
+// planOnly are a run's plan words with nothing learned: a clean exit with no
+// response read yet.
+func planOnly() facts {
+	return facts{name: "c1", image: "sha256:ab", command: "python3 -", memory: "64MiB", timeout: 2 * time.Second}
+}
+
+func with(change func(*facts)) facts {
+	f := planOnly()
+	change(&f)
+	return f
+}
+
+func answered(typ string) *protocol.Response {
+	r := &protocol.Response{V: protocol.Version}
+	if typ != "" {
+		r.Error = &protocol.Error{Type: typ, Message: "said " + typ}
+	}
+	return r
+}
+
+var (
+	errRm     = &Error{Verdict: EngineFailure, Err: errors.New("docker rm -f: no engine")}
+	errWait   = &Error{Verdict: EngineFailure, Err: errors.New("waiting for docker: gone")}
+	errSignal = errors.New("signal: interrupt")
+	oomSeen   = evidence{asked: true, seen: true}
+	oomNone   = evidence{asked: true}
+	oomFailed = evidence{asked: true, err: errors.New("events: no engine")}
+	killedCmd = &protocol.Response{V: protocol.Version, Exit: &protocol.Exit{Code: -1, Signal: "killed"}}
+)
+
+// verdictCases are a case per rule, then a case per conflict between
+// rules, the first of the two deciding.
+var verdictCases = []verdictCase{
+	{"unwaited", with(func(f *facts) { f.waitErr, f.code = errWait, -1 }), "unwaited", EngineFailure, "waiting for docker"},
+	{"removal failed", with(func(f *facts) { f.code, f.rmErr = 3, errRm }), "removal failed", EngineFailure, "container exited 3 (a valid response needs exit 0); then engine failure: docker rm -f"},
+	{"removal failed alone", with(func(f *facts) { f.rmErr = errRm }), "removal failed", EngineFailure, "docker rm -f: no engine"},
+	{"interrupted", with(func(f *facts) { f.interrupted, f.code = errSignal, -1 }), "interrupted", Interrupted, "signal: interrupt"},
+	{"request ended", with(func(f *facts) { f.requestEnded, f.code = errors.New("deadline of the batch"), 137 }), "request ended", Interrupted, "deadline of the batch"},
+	{"host deadline", with(func(f *facts) { f.hostDeadline, f.code = true, 137 }), "host deadline", Timeout, "container c1 passed the host deadline of 2s"},
+	{"policy dropped", with(func(f *facts) { f.warning, f.code = "WARNING: no swap limit", 137 }), "policy dropped", EngineFailure, "did not apply the whole policy: WARNING: no swap limit"},
+	{"response too large", with(func(f *facts) { f.tooLarge, f.code = true, 137 }), "response too large", SandboxFailure, "response larger than"},
+	{"killed, evidence unasked", with(func(f *facts) { f.code = 137 }), "killed, evidence unasked", "", errNeedOOMEvidence.Error()},
+	{"killed, evidence failed", with(func(f *facts) { f.code, f.oom = 137, oomFailed }), "killed, evidence failed", EngineFailure, "checking for an OOM event: events: no engine"},
+	{"killed at the memory limit", with(func(f *facts) { f.code, f.oom = 137, oomSeen }), "killed at the memory limit", OOM, "container c1 was killed at its memory limit"},
+	{"killed", with(func(f *facts) { f.code, f.oom, f.stderr = 137, oomNone, "x" }), "killed", SandboxFailure, "killed (exit 137) without an OOM event; docker: x"},
+	{"docker failed", with(func(f *facts) { f.code = 125 }), "docker failed", EngineFailure, "docker run exited 125: (no stderr)"},
+	{"client killed", with(func(f *facts) { f.code, f.killedBy = -1, "signal: killed" }), "client killed", SandboxFailure, "docker run was killed: signal: killed"},
+	{"client outlived", with(func(f *facts) { f.code, f.stillRan, f.stderr = 1, true, "EOF" }), "client outlived", EngineFailure, "exited 1 while its container still ran; it was removed: EOF"},
+	{"exited", with(func(f *facts) { f.code = 2 }), "exited", SandboxFailure, "container exited 2 (a valid response needs exit 0)"},
+	{"response refused", with(func(f *facts) { f.respErr = &Error{Verdict: SandboxFailure, Err: errors.New("response: not JSON")} }), "response refused", SandboxFailure, "not JSON"},
+	{"judged", with(func(f *facts) { f.judged, f.resp = true, answered(protocol.ErrCompile) }), "judged", OK, ""},
+	{"cpu time", with(func(f *facts) { f.resp = answered(protocol.ErrCPUTime) }), "cpu time", CPUTimeout, "the runner stopped the program: said cpu_time"},
+	{"runner's oom", with(func(f *facts) { f.resp = answered(protocol.ErrOOM) }), "runner's oom", OOM, "exhausted its 64MiB memory limit: said oom"},
+	{"runner's timeout", with(func(f *facts) { f.resp = answered(protocol.ErrTimeout) }), "runner's timeout", Timeout, "at the deadline of 2s: said timeout"},
+	{"command not found", with(func(f *facts) { f.resp = answered(protocol.ErrCommand) }), "command not found", CommandNotFound, "python3 - in image sha256:ab: said command"},
+	{"command killed, evidence unasked", with(func(f *facts) { f.resp = killedCmd }), "command killed, evidence unasked", "", errNeedOOMEvidence.Error()},
+	{"command killed, evidence failed", with(func(f *facts) { f.resp, f.oom = killedCmd, oomFailed }), "command killed, evidence failed", EngineFailure, "the command was killed; checking for an OOM event"},
+	{"command killed at the memory limit", with(func(f *facts) { f.resp, f.oom = killedCmd, oomSeen }), "command killed at the memory limit", OOM, "killed at the 64MiB memory limit"},
+	{"command killed, no oom", with(func(f *facts) { f.resp, f.oom = killedCmd, oomNone }), "", OK, ""},
+	{"ok", with(func(f *facts) { f.resp = answered("") }), "", OK, ""},
+	{"program error", with(func(f *facts) { f.resp = answered(protocol.ErrRuntime) }), "", OK, ""},
+
+	// Conflicts: the earlier rule decides.
+	{"unwaited over interrupted", with(func(f *facts) { f.waitErr, f.interrupted = errWait, errSignal }), "unwaited", EngineFailure, "waiting for docker"},
+	{"removal failed keeps the interrupt", with(func(f *facts) { f.rmErr, f.interrupted, f.code = errRm, errSignal, -1 }), "removal failed", EngineFailure, "interrupted: signal: interrupt; then engine failure"},
+	{"removal failed asks for evidence first", with(func(f *facts) { f.rmErr, f.code = errRm, 137 }), "removal failed", "", errNeedOOMEvidence.Error()},
+	{"interrupted over the host deadline", with(func(f *facts) { f.interrupted, f.hostDeadline = errSignal, true }), "interrupted", Interrupted, "signal"},
+	{"interrupted over a request's end", with(func(f *facts) { f.interrupted, f.requestEnded = errSignal, errors.New("r") }), "interrupted", Interrupted, "signal"},
+	{"host deadline over an OOM kill", with(func(f *facts) { f.hostDeadline, f.code, f.oom = true, 137, oomSeen }), "host deadline", Timeout, "host deadline"},
+	{"policy dropped over a clean exit", with(func(f *facts) { f.warning, f.resp = "WARNING: x", answered("") }), "policy dropped", EngineFailure, "WARNING: x"},
+	{"too large over docker's failure", with(func(f *facts) { f.tooLarge, f.code = true, 125 }), "response too large", SandboxFailure, "response larger"},
+	{"an OOM kill over the client outliving", with(func(f *facts) { f.code, f.stillRan, f.oom = 137, true, oomSeen }), "killed at the memory limit", OOM, "memory limit"},
+	{"docker failed over the client outliving", with(func(f *facts) { f.code, f.stillRan = 125, true }), "docker failed", EngineFailure, "exited 125"},
+	{"response refused over its own stop", with(func(f *facts) {
+		f.respErr, f.resp = &Error{Verdict: SandboxFailure, Err: errors.New("usage")}, answered(protocol.ErrOOM)
+	}), "response refused", SandboxFailure, "usage"},
+	{"judged over a compile step's message", with(func(f *facts) { f.judged, f.resp = true, answered(protocol.ErrTimeout) }), "judged", OK, ""},
+	{"a runner's stop over a killed command", with(func(f *facts) {
+		f.resp = answered(protocol.ErrTimeout)
+		f.resp.Exit = &protocol.Exit{Code: -1, Signal: "killed"}
+	}), "runner's timeout", Timeout, "said timeout"},
+}
+
+// TestDecide is the verdict table, a case per rule and per conflict.
+func TestDecide(t *testing.T) {
+	for _, c := range verdictCases {
+		t.Run(c.name, func(t *testing.T) {
+			err, rule := decideBy(rules, c.f)
+			assert.Check(t, is.Equal(rule, c.rule))
+			checkVerdict(t, err, c.want, c.msg)
+		})
+	}
+}
+
+func checkVerdict(t *testing.T, err error, want Verdict, msg string) {
+	t.Helper()
+	switch {
+	case want == "" && msg == errNeedOOMEvidence.Error():
+		assert.Check(t, errors.Is(err, errNeedOOMEvidence), "got %v", err)
+	case want == OK:
+		assert.Check(t, is.Nil(err))
+	default:
+		assert.Check(t, is.Equal(verdictOf(err), want), "%v", err)
+		assert.Check(t, is.ErrorContains(err, msg))
+	}
+}
+
+// TestEveryRuleDecides shows the table has no dead rule: left without any
+// one of its rules, some case of TestDecide is decided otherwise.
+func TestEveryRuleDecides(t *testing.T) {
+	for i, r := range rules {
+		table := slices.Delete(slices.Clone(rules), i, i+1)
+		changed := false
+		for _, c := range verdictCases {
+			err, _ := decideBy(table, c.f)
+			want, _ := decideBy(rules, c.f)
+			if fmt.Sprint(err) != fmt.Sprint(want) || verdictOf(err) != verdictOf(want) {
+				changed = true
+				break
+			}
+		}
+		assert.Check(t, changed, "without rule %q every case is decided the same", r.name)
+	}
+}
+
+// TestRuleNamesAreOne holds each rule's name unique, as the cases name
+// the rule that decides.
+func TestRuleNamesAreOne(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range rules {
+		assert.Check(t, !seen[r.name], "rule %q twice", r.name)
+		seen[r.name] = true
+		assert.Check(t, (r.then == nil) != (r.around == nil), "rule %q: then or around, one of them", r.name)
+	}
+}
