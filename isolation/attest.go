@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -232,7 +233,7 @@ type sight struct {
 	hello   hello.Selfcheck
 	memory  limits.Bytes
 	runtime string // the --runtime name asked for; empty is the default
-	record  *containerRecord
+	record  *docker.Record
 }
 
 // attestChecks returns the checks that prove the boundary under runtime

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 )
 
 // The removal loop's timings, one set for its two users: the supervisor
@@ -43,7 +45,7 @@ const (
 // whose container ended by itself is removed by --rm before its client
 // returns: its first listing decides, with no wait.
 type removal struct {
-	c     *client
+	c     *docker.Client
 	runID string
 	// clientGone says since when the run's docker client is gone, and
 	// false while it still runs.
@@ -76,13 +78,13 @@ func (r removal) run() (found bool, err error) {
 		// died: a slow listing (a loaded machine, an engine over ssh)
 		// can miss a create that lands while it runs.
 		asked := time.Now()
-		ids, err := r.c.ours(ctx, r.runID)
+		ids, err := r.c.Ours(ctx, r.runID)
 		switch {
 		case err != nil:
 			lastErr, errs = err, errs+1
 		case len(ids) > 0:
 			errs, found = 0, true
-			r.c.rm(ctx, ids)
+			r.c.Remove(ctx, ids)
 			continue
 		default:
 			errs = 0
@@ -111,7 +113,7 @@ func (r removal) run() (found bool, err error) {
 // own may be cancelled already), before Run returns. The client ended at
 // clientDied; it gives up after maxErrs listings in a row fail. A run's
 // own removal, which knows more, is launched.removeWithin.
-func removeRun(c *client, runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
+func removeRun(c *docker.Client, runID string, clientDied time.Time, maxErrs int) (found bool, err error) {
 	return removal{c: c, runID: runID, maxErrs: maxErrs, clientGone: func() (time.Time, bool) { return clientDied, true }}.run()
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -70,29 +71,29 @@ func Doctor(ctx context.Context, o Options) []Check {
 
 	// `docker --version` answers without the daemon, so an unreachable
 	// daemon fails only the daemon check below.
-	out, err := c.cliVersion(ctx)
+	out, err := c.CLIVersion(ctx)
 	v, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(out), "Docker version "), ",")
 	switch {
 	case err != nil:
 		add(fail("docker cli", err.Error()))
 	case brokenCLI[v]:
-		add(fail("docker cli", c.path+" "+v+" truncates attached output; use another release"))
+		add(fail("docker cli", c.Path()+" "+v+" truncates attached output; use another release"))
 	default:
-		add(pass("docker cli", c.path+" "+v))
+		add(pass("docker cli", c.Path()+" "+v))
 	}
 
-	out, err = c.info(ctx)
+	out, err = c.Info(ctx)
 	var info engineInfo
 	if err == nil {
 		err = json.Unmarshal([]byte(out), &info)
 	}
 	if err != nil || info.ServerVersion == "" {
 		add(fail("daemon", fmt.Sprintf("unreachable: %v", err)))
-		return append(checks, configCheck(c.env))
+		return append(checks, configCheck(c.Env()))
 	}
 	add(pass("daemon", "engine "+info.ServerVersion))
 	add(engineChecks(info)...)
-	add(configCheck(c.env))
+	add(configCheck(c.Env()))
 	if o.Image == "" {
 		// Said, not left out: a report of passes alone would read as if the
 		// boundary had been checked.
@@ -107,21 +108,21 @@ func Doctor(ctx context.Context, o Options) []Check {
 // interpreterCheck says what run would feed the source to: the command
 // after --, the one the image declares, or Starlark; a label that is not
 // a valid command line fails, as run would refuse it.
-func interpreterCheck(ctx context.Context, c *client, o Options) Check {
+func interpreterCheck(ctx context.Context, c *docker.Client, o Options) Check {
 	if o.Exec != nil {
 		return pass("interpreter", strings.Join(o.Exec, " ")+" (the command given)")
 	}
 	if limits.CheckImageID(o.Image) != nil {
 		return fail("interpreter", "unknown: no valid image ID")
 	}
-	exec, err := c.interpreter(ctx, o.Image)
+	d, err := declared(ctx, c, o.Image)
 	switch {
 	case err != nil:
 		return fail("interpreter", err.Error())
-	case exec == nil:
+	case d.Exec == nil:
 		return pass("interpreter", "starlark (the image declares none)")
 	}
-	return pass("interpreter", strings.Join(exec, " ")+" (declared by the image's "+execLabel+" label)")
+	return pass("interpreter", strings.Join(d.Exec, " ")+" (declared by the image's "+docker.ExecLabel+" label)")
 }
 
 func engineChecks(info engineInfo) []Check {
@@ -179,20 +180,22 @@ func engineChecks(info engineInfo) []Check {
 	return cs
 }
 
+// configCheck is run's refusal of a docker config that sets proxies
+// (clientFor), said as the run would say it.
 func configCheck(env []string) Check {
-	path, keys, err := proxyKeys(env)
-	if err := proxyError(path, keys, err); err != nil {
-		return fail("docker config", err.Error())
+	path, err := docker.Proxies(env)
+	if err != nil {
+		return fail("docker config", (&Error{Verdict: EngineFailure, Err: err}).Error())
 	}
 	return pass("docker config", "no proxies in "+path)
 }
 
-func imageChecks(ctx context.Context, c *client, image string) []Check {
+func imageChecks(ctx context.Context, c *docker.Client, image string) []Check {
 	if err := limits.CheckImageID(image); err != nil {
 		return []Check{fail("image id", err.Error())}
 	}
 	cs := []Check{pass("image id", image)}
-	out, err := c.inspectImage(ctx, "{{.Id}}\t{{.Config.User}}\t{{.Size}}", image)
+	out, err := c.InspectImage(ctx, "{{.Id}}\t{{.Config.User}}\t{{.Size}}", image)
 	if err != nil {
 		return append(cs, fail("image present", err.Error()))
 	}

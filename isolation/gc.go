@@ -53,7 +53,7 @@ func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Lefto
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.listLabelled(ctx)
+	out, err := c.ListLabelled(ctx)
 	if err != nil {
 		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}

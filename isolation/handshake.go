@@ -1,10 +1,12 @@
 package isolation
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
@@ -16,7 +18,7 @@ type helloSeen struct {
 	launched  time.Time        // when docker run started
 	at        time.Time        // when the hello line arrived; zero if none did
 	selfcheck *hello.Selfcheck // the runner's view, whenever its hello could be decoded (doctor lists it either way)
-	record    *containerRecord // the engine's record, where the run's column reads it
+	record    *docker.Record   // the engine's record, where the run's column reads it
 	recordErr error            // why the record could not be read
 }
 
@@ -96,14 +98,14 @@ func refuse(l *launched, cause error, arrived bool) (refused, error) {
 	found, rmErr := l.removeWithin(end.at, attempts)
 	if rmErr != nil && unreached {
 		if err == nil {
-			err = &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", endedAs(code), l.stderr.quoted())}
+			err = &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", endedAs(code), l.stderr.Quoted())}
 		}
 		return r, err
 	}
 	// docker's own failure (exitDocker: a missing image, an unreachable
 	// daemon) has a container's exit only if the daemon recorded the
 	// start of this run's container.
-	started := code != exitDocker || containerStarted(l, rmErr)
+	started := code != docker.ExitDocker || containerStarted(l, rmErr)
 	switch {
 	case rmErr != nil && err != nil:
 		return r.withExit(started), fmt.Errorf("%v; then %w", err, rmErr)
@@ -139,7 +141,7 @@ func refusal(l *launched, cause error, arrived bool, code int) error {
 		return warning.refusal()
 	case arrived:
 		return cause
-	case dockerOwn(code):
+	case docker.OwnStatus(code):
 		return dockerFailed(code, l.stderr)
 	}
 	return nil
@@ -154,7 +156,7 @@ func containerStarted(l *launched, rmErr error) bool {
 	if rmErr != nil {
 		return false
 	}
-	ran, err := l.client.recorded(l.plan.RunID, l.at, "start")
+	ran, err := l.client.Recorded(l.plan.RunID, l.at, "start")
 	return err != nil || ran
 }
 
@@ -164,12 +166,12 @@ func containerStarted(l *launched, rmErr error) bool {
 func silentRefusal(l *launched, cause error, found bool, code int) (ran bool, err error) {
 	ran = found
 	if !ran {
-		if ran, err = l.client.recorded(l.plan.RunID, l.at, "start"); err != nil {
+		if ran, err = l.client.Recorded(l.plan.RunID, l.at, "start"); err != nil {
 			return true, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%v; whether a container started is unknown: %w", cause, err)}
 		}
 	}
 	if !ran {
-		return false, &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(code), l.stderr.quoted())}
+		return false, &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(code), l.stderr.Quoted())}
 	}
 	return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("%w; the program was never sent", cause)}
 }
@@ -213,4 +215,74 @@ func endedAs(code int) string {
 		return "was stopped"
 	}
 	return fmt.Sprintf("exited %d", code)
+}
+
+// recordAfter is how long after docker run starts the record is first
+// read, and recordRetry how often again until the hello: the container
+// is created within about 100 ms here, and gVisor's boot takes most of
+// the 400 ms before the hello, so the record is read while it boots and
+// costs the run nothing.
+const (
+	recordAfter = 150 * time.Millisecond
+	recordRetry = 50 * time.Millisecond
+)
+
+// recordAhead is the engine's record of a run's container, read while
+// the sandbox boots; done is closed once rec or err is final.
+type recordAhead struct {
+	done chan struct{}
+	rec  *docker.Record
+	err  error
+}
+
+// await returns the record read ahead, or, once deadline passed, that it
+// was not read within bound.
+func (r *recordAhead) await(deadline time.Time, name string, bound time.Duration) (*docker.Record, error) {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-r.done:
+		return r.rec, r.err
+	case <-t.C:
+		return nil, fmt.Errorf("the engine's record of container %s: not read within %s", name, bound)
+	}
+}
+
+// readRecordAhead reads the record from recordAfter on. A read that fails
+// before the hello is tried again (most likely the container was not yet
+// created); the first read once the hello came, or the client ended, is
+// final.
+func (l *launched) readRecordAhead() *recordAhead {
+	r := &recordAhead{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		wait := time.NewTimer(recordAfter)
+		defer wait.Stop()
+		for {
+			select {
+			case <-wait.C:
+			case <-l.out.ended:
+			case <-l.done:
+			case <-l.runCtx.Done():
+				r.err = fmt.Errorf("reading the engine's record of container %s: %w", l.plan.Name, context.Cause(l.runCtx))
+				return
+			}
+			final := closed(l.out.ended) || closed(l.done)
+			r.rec, r.err = l.client.Record(l.runCtx, l.plan.Name, l.plan.RunID)
+			if r.err == nil || final {
+				return
+			}
+			wait.Reset(recordRetry)
+		}
+	}()
+	return r
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -21,12 +22,12 @@ import (
 // and what it printed; the run that holds it (attempt) decides from them.
 type launched struct {
 	plan    *runPlan
-	client  *client
+	client  *docker.Client
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	out     *frames    // the runner's stdout: hello, then response
 	resp    *firstByte // the response part of out
-	stderr  *stderrWatch
+	stderr  *docker.StderrWatch
 	reaper  *reaper // removes the container should this process die first
 	parent  context.Context
 	runCtx  context.Context
@@ -140,20 +141,20 @@ func (f *firstByte) arrived() time.Time {
 
 // launch starts `docker run` for plan with its stdin open. Its context
 // ends with ctx (a signal, say), or with abort.
-func launch(ctx context.Context, c *client, plan *runPlan) (*launched, error) {
+func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, error) {
 	runCtx, abort := context.WithCancelCause(ctx)
 	l := &launched{plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, done: make(chan struct{})}
 	l.resp = newFirstByte(limits.MaxResponseBytes)
 	l.resp.OnOverflow = func() { abort(errResponseTooLarge) }
 	l.out = newFrames(l.resp)
-	l.stderr = &stderrWatch{onWarning: func(line string) { abort(&warningError{line: line}) }}
+	l.stderr = &docker.StderrWatch{OnWarning: func(line string) { abort(&warningError{line: line}) }}
 	var err error
 	if l.reaper, err = newReaper(c, plan.RunID); err != nil {
 		abort(nil)
 		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
 	l.at = time.Now()
-	if l.cmd, l.stdin, err = c.startRun(runCtx, plan.Argv, l.out, l.stderr); err != nil {
+	if l.cmd, l.stdin, err = c.StartRun(runCtx, plan.Argv, l.out, l.stderr); err != nil {
 		l.reaper.settle(true)
 		abort(nil)
 		return nil, &Error{Verdict: EngineFailure, Err: err}
@@ -203,7 +204,7 @@ func (l *launched) send(enc encoded, deadline time.Time) {
 
 // listAhead lists the run's container, for deadlinePassed.
 func (l *launched) listAhead(ctx context.Context) {
-	ids, err := l.client.ours(ctx, l.plan.RunID)
+	ids, err := l.client.Ours(ctx, l.plan.RunID)
 	if err != nil || len(ids) == 0 {
 		return
 	}
@@ -238,7 +239,7 @@ func (l *launched) deadlinePassed() {
 	go func(ids []string) {
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
-		l.removing <- l.client.rm(ctx, ids)
+		l.removing <- l.client.Remove(ctx, ids)
 	}(l.known)
 }
 
@@ -313,9 +314,9 @@ func (l *launched) wait() (clientEnd, error) {
 		l.aheadStop()
 	}
 	l.mu.Unlock()
-	l.stderr.finish() // a last WARNING line without a newline still aborts
+	l.stderr.Finish() // a last WARNING line without a newline still aborts
 	if l.cmd.ProcessState == nil {
-		return end, &Error{Verdict: EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.path, l.waitErr)}
+		return end, &Error{Verdict: EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.Path(), l.waitErr)}
 	}
 	end.code = l.cmd.ProcessState.ExitCode()
 	return end, nil

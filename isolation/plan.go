@@ -11,26 +11,13 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // namePrefix starts every container name the tool generates.
 const namePrefix = "synapse-iso-"
-
-// Engine is the Docker engine that run, gc and doctor talk to, and the
-// client binary that reaches it.
-type Engine struct {
-	// CLI is the docker-compatible client binary; empty means docker from
-	// the PATH of Env.
-	CLI string
-	// Context selects a docker CLI context (a remote engine); empty means
-	// the client's current one.
-	Context string
-	// Env is the client's environment; nil means this process's. It
-	// configures the client only: nothing in it reaches the container.
-	Env []string
-}
 
 // Options configures one run: what a caller chooses, nothing else. Image
 // is required; every other zero field means the policy default.
@@ -143,7 +130,7 @@ type pending struct {
 // and content), and the argv's fields checked. A profile it cannot trust
 // is a sandbox failure; fields it cannot accept are rejected.
 func (b base) check() (pending, error) {
-	profile, err := seccompFile(b.o.Engine.environ())
+	profile, err := docker.SeccompFile(b.o.Engine.environ())
 	if err != nil {
 		return pending{}, &Error{Verdict: SandboxFailure, Err: err}
 	}
@@ -162,12 +149,12 @@ func (b base) check() (pending, error) {
 
 // program is what the run's runner runs: Options.Exec, or, unless a
 // selfcheck, what the image declares (d).
-func (b base) program(d declared) declared {
+func (b base) program(d docker.Declared) docker.Declared {
 	switch {
 	case b.o.Exec != nil:
-		return declared{exec: b.o.Exec} // with a selfcheck, refused by CheckProgram
+		return docker.Declared{Exec: b.o.Exec} // with a selfcheck, refused by CheckProgram
 	case b.in.selfcheck:
-		return declared{}
+		return docker.Declared{}
 	}
 	return d
 }
@@ -179,17 +166,17 @@ func (b base) asks() bool { return b.o.Exec == nil && !b.in.selfcheck }
 // runner is the runner's command line for the program d declares
 // (base.program), checked: the one check of the program's command and
 // language. A Pool makes it once for all its containers.
-func (b base) runner(d declared) (runargs.Args, error) {
+func (b base) runner(d docker.Declared) (runargs.Args, error) {
 	d = b.program(d)
-	r := runargs.Args{Timeout: b.lim.Timeout, Idle: b.in.idle, Exec: d.exec, Selfcheck: b.in.selfcheck, CPUTime: b.lim.CPUTime,
-		TestTimeout: b.lim.TestTimeout, Source: d.source, Compile: d.compile}
-	if d.exec != nil {
+	r := runargs.Args{Timeout: b.lim.Timeout, Idle: b.in.idle, Exec: d.Exec, Selfcheck: b.in.selfcheck, CPUTime: b.lim.CPUTime,
+		TestTimeout: b.lim.TestTimeout, Source: d.Source, Compile: d.Compile}
+	if d.Exec != nil {
 		r.Threads = limits.Threads
 	}
-	if b.in.idle > 0 && d.preload != nil {
+	if b.in.idle > 0 && d.Preload != nil {
 		// Only a warm container has time before its request; a cold run
 		// starts its interpreter with the request.
-		r.Preload = d.preload
+		r.Preload = d.Preload
 	}
 	if err := r.CheckProgram(); err != nil {
 		return runargs.Args{}, &Error{Verdict: Rejected, Err: err}
@@ -217,7 +204,7 @@ var render = dockerargs.Render
 // the argv rendered (finish). A zero now is the clock at the render: the
 // run's deadline then counts from once the image was asked, so a slow
 // inspect (an engine over ssh) takes nothing from the program's timeout.
-func planOn(ctx context.Context, o Options, in planInput, now time.Time) (runPlan, *client, error) {
+func planOn(ctx context.Context, o Options, in planInput, now time.Time) (runPlan, *docker.Client, error) {
 	b, p, err := checked(o, in)
 	if err != nil {
 		return runPlan{}, nil, err
@@ -240,23 +227,14 @@ func checked(o Options, in planInput) (base, pending, error) {
 	return b, p, err
 }
 
-// clientFor is the client of e, refused if e's environment names a proxy.
-func clientFor(e Engine) (*client, error) {
-	c, err := newClient(e)
-	if err != nil {
-		return nil, err
-	}
-	return c, checkProxies(c.env)
-}
-
 // finish asks c for the image's declaration when the plan needs it (an
 // image ID is the same image on every engine, so any engine's client may
 // be asked), checks the program and renders the argv.
-func (b base) finish(ctx context.Context, p pending, c *client, now time.Time) (runPlan, error) {
-	var d declared
+func (b base) finish(ctx context.Context, p pending, c *docker.Client, now time.Time) (runPlan, error) {
+	var d docker.Declared
 	if b.asks() {
 		var err error
-		if d, err = c.declared(ctx, b.o.Image); err != nil {
+		if d, err = declared(ctx, c, b.o.Image); err != nil {
 			return runPlan{}, err
 		}
 	}
@@ -274,7 +252,7 @@ func (b base) finish(ctx context.Context, p pending, c *client, now time.Time) (
 func (o Options) Check() error {
 	b, _, err := checked(o, planInput{owner: selfLabel()})
 	if err == nil && !b.asks() {
-		_, err = b.runner(declared{})
+		_, err = b.runner(docker.Declared{})
 	}
 	return err
 }
@@ -299,7 +277,7 @@ func (o Options) Argv(at time.Time) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c *client
+	var c *docker.Client
 	if b.asks() {
 		if c, err = clientFor(o.Engine); err != nil {
 			return nil, err

@@ -11,13 +11,14 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // planOf plans o's run the way planOn does, with d as the image's
 // declaration, without a client.
-func planOf(o Options, in planInput, d declared, now time.Time) (runPlan, error) {
+func planOf(o Options, in planInput, d docker.Declared, now time.Time) (runPlan, error) {
 	b, err := newBase(o, in)
 	if err != nil {
 		return runPlan{}, err
@@ -42,9 +43,9 @@ func TestPlan(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	e := cacheEnv(t)
 	o := Options{Engine: e, Image: testImage, Name: "synapse-iso-x", Limits: limits.Config{Timeout: 3 * time.Second}}
-	p, err := planOf(o, planInput{runID: "00112233aabbccdd"}, declared{}, now)
+	p, err := planOf(o, planInput{runID: "00112233aabbccdd"}, docker.Declared{}, now)
 	assert.NilError(t, err)
-	profile, err := seccompFile(e.Env)
+	profile, err := docker.SeccompFile(e.Env)
 	assert.NilError(t, err)
 	lim, err := limits.Config{Timeout: 3 * time.Second}.Resolve()
 	assert.NilError(t, err)
@@ -57,27 +58,27 @@ func TestPlan(t *testing.T) {
 	assert.DeepEqual(t, p.Limits.Config, limits.Config{Memory: limits.DefaultMemory, Timeout: 3 * time.Second})
 
 	o = Options{Engine: e, Image: testImage, Exec: []string{"python3", "-"}}
-	p, err = planOf(o, planInput{}, declared{exec: []string{"ignored"}}, now)
+	p, err = planOf(o, planInput{}, docker.Declared{Exec: []string{"ignored"}}, now)
 	assert.NilError(t, err)
 	assert.DeepEqual(t, p.Argv[len(p.Argv)-7:], []string{"--timeout", "10s", "--threads", "1", "--exec", "python3", "-"})
 	assert.Equal(t, len(p.RunID), 16)
 	assert.Equal(t, p.Name, namePrefix+p.RunID, "an unnamed run is named after its run id")
 
-	p2, _ := planOf(Options{Engine: e, Image: testImage}, planInput{}, declared{}, now)
+	p2, _ := planOf(Options{Engine: e, Image: testImage}, planInput{}, docker.Declared{}, now)
 	assert.Assert(t, p2.RunID != p.RunID, "run ids are random per run")
 
 	// The name is cosmetic: two runs given one name still get their own ids.
-	a, _ := planOf(Options{Engine: e, Image: testImage, Name: "shared"}, planInput{}, declared{}, now)
-	b, _ := planOf(Options{Engine: e, Image: testImage, Name: "shared"}, planInput{}, declared{}, now)
+	a, _ := planOf(Options{Engine: e, Image: testImage, Name: "shared"}, planInput{}, docker.Declared{}, now)
+	b, _ := planOf(Options{Engine: e, Image: testImage, Name: "shared"}, planInput{}, docker.Declared{}, now)
 	assert.Equal(t, a.Name, b.Name)
 	assert.Assert(t, a.RunID != b.RunID)
 
-	p, err = planOf(Options{Engine: e, Image: testImage}, planInput{selfcheck: true}, declared{exec: []string{"python3", "-"}}, now)
+	p, err = planOf(Options{Engine: e, Image: testImage}, planInput{selfcheck: true}, docker.Declared{Exec: []string{"python3", "-"}}, now)
 	assert.NilError(t, err)
 	assert.Equal(t, p.Argv[len(p.Argv)-1], "--selfcheck", "a selfcheck runs no program, whatever the image declares")
 
 	// A warm container gets the image's preload; a cold run does not.
-	py := declared{exec: []string{"python3", "-"}, preload: []string{"numpy"}}
+	py := docker.Declared{Exec: []string{"python3", "-"}, Preload: []string{"numpy"}}
 	p, err = planOf(Options{Engine: e, Image: testImage}, planInput{idle: time.Minute}, py, now)
 	assert.NilError(t, err)
 	assert.DeepEqual(t, p.Runner.Preload, []string{"numpy"})
@@ -87,7 +88,7 @@ func TestPlan(t *testing.T) {
 	assert.Check(t, p.Runner.Preload == nil)
 
 	// No cache dir, no profile, no plan: the engine's default filter is never used.
-	_, err = planOf(Options{Engine: Engine{Env: []string{}}, Image: testImage}, planInput{}, declared{}, now)
+	_, err = planOf(Options{Engine: Engine{Env: []string{}}, Image: testImage}, planInput{}, docker.Declared{}, now)
 	assert.Check(t, is.Equal(verdictOf(err), SandboxFailure))
 	assert.Check(t, is.ErrorContains(err, "no cache directory"))
 }
@@ -116,7 +117,7 @@ func TestPlanRejects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Engine.Env = e.Env
-			_, err := planOf(tc.o, tc.in, declared{}, now)
+			_, err := planOf(tc.o, tc.in, docker.Declared{}, now)
 			assert.Check(t, is.Equal(verdictOf(err), Rejected))
 			assert.Error(t, err, tc.want)
 		})

@@ -3,12 +3,11 @@ package isolation
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -92,9 +91,9 @@ type Pool struct {
 }
 
 type poolEngine struct {
-	client  *client
+	client  *docker.Client
 	engine  Engine
-	exits   *exitWatch
+	exits   *docker.ExitWatch
 	busy    int   // outstanding containers, ready or running; guarded by Pool.mu
 	dropped error // why the pool stopped using it; guarded by Pool.mu
 }
@@ -108,7 +107,7 @@ type warm struct {
 }
 
 // forget ends the wait for w's exit status.
-func (w *warm) forget() { w.e.exits.forget(w.l.plan.RunID) }
+func (w *warm) forget() { w.e.exits.Forget(w.l.plan.RunID) }
 
 // NewPool checks every engine (reachable, image present locally: nothing
 // is ever pulled) and starts filling the pool. ctx ends every container
@@ -152,9 +151,9 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		}
 		p.engines = append(p.engines, &poolEngine{client: c, engine: e})
 	}
-	var d declared
+	var d docker.Declared
 	if b.asks() {
-		if d, err = p.engines[0].client.declared(ctx, o.Run.Image); err != nil {
+		if d, err = declared(ctx, p.engines[0].client, o.Run.Image); err != nil {
 			return nil, err
 		}
 	}
@@ -164,7 +163,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	p.ctx, p.cancel = context.WithCancel(ctx)
 	for _, e := range p.engines {
 		p.wg.Add(1)
-		e.exits = watchExits(p.ctx, e.client, b.in.owner, since, p.wg.Done)
+		e.exits = docker.WatchExits(p.ctx, e.client, b.in.owner, since, p.wg.Done)
 	}
 	for i := 0; i < o.Parallel; i++ {
 		p.tokens <- struct{}{}
@@ -177,26 +176,6 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 // Exec is the command line the pool's programs run under: Options.Exec,
 // or the interpreter the image declares; nil for Starlark.
 func (p *Pool) Exec() []string { return slices.Clone(p.runner.Exec) }
-
-// checkEngine asks the engine whether it answers and has the image. A
-// check that a signal or a cancelled caller ended is that interruption,
-// not the engine's failure.
-func checkEngine(ctx context.Context, c *client, image string) error {
-	qctx, cancel := context.WithTimeout(ctx, inspectTimeout)
-	defer cancel()
-	where := "the current engine"
-	if c.context != "" {
-		where = "context " + c.context
-	}
-	if _, err := c.serverVersion(qctx); err != nil {
-		return engineFailure(ctx, fmt.Errorf("%s: unreachable: %w", where, err))
-	}
-	out, err := c.inspectImage(qctx, "{{.Id}}", image)
-	if err != nil || strings.TrimSpace(out) != image {
-		return engineFailure(ctx, fmt.Errorf("%s: image %s is not present (nothing is pulled): %v", where, image, err))
-	}
-	return nil
-}
 
 // Run runs req in the next ready container. readAt is when the request
 // was read; the result's wait_ms counts from it.

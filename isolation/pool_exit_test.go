@@ -2,7 +2,6 @@ package isolation
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -40,16 +39,4 @@ func TestPoolWaitsForTheClientWhenTheExitIsNotClean(t *testing.T) {
 	assert.Check(t, res.ContainerExit != nil && *res.ContainerExit == 1)
 	assert.NilError(t, p.Close())
 	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
-}
-
-func TestExitWatchHandsEachRunItsStatus(t *testing.T) {
-	w := &exitWatch{waiting: map[string]chan int{}}
-	r1, r2, r3 := w.expect("r1"), w.expect("r2"), w.expect("r3")
-	w.forget("r3")
-	w.follow(strings.NewReader("r1 0\nnot a line\nother 0\nr2 137\nr3 0\nr1 1\n" + strings.Repeat("x", 2*maxExitLine) + "\nr9 0\n"))
-	assert.Check(t, is.Equal(<-r1, 0))
-	assert.Check(t, is.Equal(<-r2, 137))
-	assert.Check(t, is.Len(r1, 0), "a run gets one status")
-	assert.Check(t, is.Len(r3, 0), "a forgotten run gets none")
-	assert.Check(t, is.Len(w.waiting, 0))
 }

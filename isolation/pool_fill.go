@@ -38,9 +38,9 @@ func (p *Pool) fill() {
 		var died <-chan int
 		if err == nil {
 			plan := pend.render(p.runner, time.Now())
-			died = e.exits.expect(plan.RunID) // before the container exists: its die cannot come first
+			died = e.exits.Expect(plan.RunID) // before the container exists: its die cannot come first
 			if l, err = launch(p.ctx, e.client, &plan); err != nil {
-				e.exits.forget(plan.RunID)
+				e.exits.Forget(plan.RunID)
 			}
 		}
 		if err != nil {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 )
 
 // reaperArg0 is a reaper's argv[0]: this process's own executable,
@@ -35,13 +37,10 @@ func init() {
 // and without a limit on failed listings: it has nobody to report to, so
 // it goes on until cleanupTimeout.
 func reap(args []string, stdin io.Reader) int {
-	if len(args) != 2 && (len(args) != 4 || args[2] != "--context") {
+	runID, c, ok := docker.ReaperClient(args, os.Environ())
+	if !ok {
 		fmt.Fprintln(os.Stderr, "usage: "+reaperArg0+" RUN-ID DOCKER [--context NAME]")
 		return 2
-	}
-	c := &client{path: args[1], env: os.Environ()}
-	if len(args) == 4 {
-		c.context = args[3]
 	}
 	pid := 0
 	sc := bufio.NewScanner(stdin)
@@ -59,7 +58,7 @@ func reap(args []string, stdin io.Reader) int {
 		}
 		return gone, !gone.IsZero()
 	}
-	if _, err := (removal{c: c, runID: args[0], clientGone: clientGone}).run(); err != nil {
+	if _, err := (removal{c: c, runID: runID, clientGone: clientGone}).run(); err != nil {
 		return 1
 	}
 	return 0
@@ -78,8 +77,8 @@ type reaper struct {
 }
 
 // newReaper starts the reaper of runID on c's engine.
-func newReaper(c *client, runID string) (*reaper, error) {
-	cmd, w, err := c.startReaper(runID)
+func newReaper(c *docker.Client, runID string) (*reaper, error) {
+	cmd, w, err := c.StartReaper(reaperArg0, runID)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
@@ -30,6 +31,14 @@ esac
 	return path, log
 }
 
+// reaperClient is a client of the docker at path, on context.
+func reaperClient(t *testing.T, path, context string) *docker.Client {
+	t.Helper()
+	c, err := docker.New(path, context, os.Environ())
+	assert.NilError(t, err)
+	return c
+}
+
 func calls(log string) string {
 	b, _ := os.ReadFile(log)
 	return string(b)
@@ -40,7 +49,7 @@ func calls(log string) string {
 func TestReaperStandsDownOnceConfirmed(t *testing.T) {
 	t.Parallel()
 	cli, log := reaperCLI(t)
-	c := &client{path: cli, context: "remote", env: os.Environ()}
+	c := reaperClient(t, cli, "remote")
 	r, err := newReaper(c, "feedface")
 	assert.NilError(t, err)
 	r.watch(os.Getpid())
@@ -57,7 +66,7 @@ func TestReaperStandsDownOnceConfirmed(t *testing.T) {
 func TestReaperRemovesWhenTheSupervisorIsGone(t *testing.T) {
 	t.Parallel()
 	cli, log := reaperCLI(t)
-	c := &client{path: cli, context: "remote", env: os.Environ()}
+	c := reaperClient(t, cli, "remote")
 	r, err := newReaper(c, "feedface")
 	assert.NilError(t, err)
 	r.watch(1 << 30) // no such process: the client has ended
@@ -79,16 +88,6 @@ func TestReaperRemovesWhenTheSupervisorIsGone(t *testing.T) {
 	assert.DeepEqual(t, got, []string{list, "--context remote rm -f c0ffee", list})
 }
 
-// TestReaperArgvIsTheClients: the reaper is this binary again, under
-// reaperArg0, with the run id and the client's own docker and --context.
-func TestReaperArgvIsTheClients(t *testing.T) {
-	t.Parallel()
-	c := &client{path: "/usr/bin/docker", context: "remote"}
-	assert.DeepEqual(t, c.reaperArgv("feedface"), []string{reaperArg0, "feedface", "/usr/bin/docker", "--context", "remote"})
-	c.context = ""
-	assert.DeepEqual(t, c.reaperArgv("feedface"), []string{reaperArg0, "feedface", "/usr/bin/docker"})
-}
-
 // TestReaperWaitsOutTheClient: while the run's client lives, a create it
 // sent may still land, so an empty listing is not yet final: here nothing
 // is listed (the fake lists only under --context), the client (a sleep)
@@ -103,7 +102,7 @@ func TestReaperWaitsOutTheClient(t *testing.T) {
 	sleeper := exec.Command("sleep", "0.6")
 	assert.NilError(t, sleeper.Start())
 	go func() { _ = sleeper.Wait() }()
-	c := &client{path: cli, env: os.Environ()}
+	c := reaperClient(t, cli, "")
 	r, err := newReaper(c, "feedface")
 	assert.NilError(t, err)
 	r.watch(sleeper.Process.Pid)

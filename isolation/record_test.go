@@ -6,30 +6,15 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-func TestParseRecord(t *testing.T) {
-	r, err := parseRecord("0123456789abcdef\trunsc\t536870912\t536870912\t320\n")
-	assert.NilError(t, err)
-	assert.DeepEqual(t, *r, containerRecord{RunID: "0123456789abcdef", Runtime: "runsc", Memory: 512 << 20, MemorySwap: 512 << 20, PidsLimit: 320})
-
-	// docker prints a limit it keeps as a null pointer as <nil>: no limit.
-	r, err = parseRecord("id\trunsc\t536870912\t-1\t<nil>\n")
-	assert.NilError(t, err)
-	assert.Check(t, is.Equal(r.PidsLimit, int64(-1)))
-
-	for _, bad := range []string{"", "id\trunsc\t1\t2", "id\trunsc\tx\t2\t3\n", "id\trunsc\t1\t2\t3\t4\n"} {
-		_, err := parseRecord(bad)
-		assert.Check(t, err != nil, "%q", bad)
-	}
-}
-
 // TestRecordJudges: the record proves what gVisor hides from the runner;
 // each judge fails on the one field it reads.
 func TestRecordJudges(t *testing.T) {
-	good := containerRecord{RunID: "x", Runtime: "runsc", Memory: int64(limits.DefaultMemory), MemorySwap: int64(limits.DefaultMemory), PidsLimit: limits.GVisorHostPIDs}
+	good := docker.Record{RunID: "x", Runtime: "runsc", Memory: int64(limits.DefaultMemory), MemorySwap: int64(limits.DefaultMemory), PidsLimit: limits.GVisorHostPIDs}
 	v := sight{record: &good, memory: limits.DefaultMemory, runtime: "runsc"}
 	for _, c := range columns[limits.Runsc] {
 		if c.record {
@@ -38,14 +23,14 @@ func TestRecordJudges(t *testing.T) {
 		}
 	}
 	for name, tc := range map[string]struct {
-		edit  func(*containerRecord)
+		edit  func(*docker.Record)
 		check string
 		want  string
 	}{
-		"runc":      {func(r *containerRecord) { r.Runtime = "runc" }, "host runtime", `the engine ran the container under "runc", not "runsc"`},
-		"swap":      {func(r *containerRecord) { r.MemorySwap = -1 }, "swap", "the engine's record allows swap or another limit (want Memory and MemorySwap 536870912)"},
-		"no pids":   {func(r *containerRecord) { r.PidsLimit = -1 }, "host pids", "the host's task limit is -1, want 320"},
-		"runc pids": {func(r *containerRecord) { r.PidsLimit = limits.PIDs }, "host pids", "the host's task limit is 64, want 320"},
+		"runc":      {func(r *docker.Record) { r.Runtime = "runc" }, "host runtime", `the engine ran the container under "runc", not "runsc"`},
+		"swap":      {func(r *docker.Record) { r.MemorySwap = -1 }, "swap", "the engine's record allows swap or another limit (want Memory and MemorySwap 536870912)"},
+		"no pids":   {func(r *docker.Record) { r.PidsLimit = -1 }, "host pids", "the host's task limit is -1, want 320"},
+		"runc pids": {func(r *docker.Record) { r.PidsLimit = limits.PIDs }, "host pids", "the host's task limit is 64, want 320"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := good

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
@@ -104,7 +105,7 @@ type Result struct {
 	selfcheck *hello.Selfcheck
 	// record and recordErr are the run's reading of the engine's record
 	// of its container, for doctor.
-	record    *containerRecord
+	record    *docker.Record
 	recordErr error
 }
 

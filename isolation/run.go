@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
@@ -59,7 +60,7 @@ type attempt struct {
 	judged *judgement
 	// record is the engine's record of the container where the run's
 	// column reads it, and recordErr why it could not be read.
-	record    *containerRecord
+	record    *docker.Record
 	recordErr error
 }
 
@@ -184,7 +185,7 @@ func (l *launched) gather() facts {
 	if f.code == -1 {
 		f.killedBy = l.cmd.ProcessState.String()
 	}
-	f.stderr = l.stderr.joined()
+	f.stderr = l.stderr.Joined()
 	return f
 }
 
@@ -200,7 +201,7 @@ func (a *attempt) decide(l *launched, f facts) error {
 	err := decide(f)
 	if errors.Is(err, errNeedOOMEvidence) {
 		f.oom.asked = true
-		f.oom.seen, f.oom.err = l.client.recorded(a.plan.RunID, a.start, "oom")
+		f.oom.seen, f.oom.err = l.client.Recorded(a.plan.RunID, a.start, "oom")
 		err = decide(f)
 	}
 	if err == nil && f.resp != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -126,9 +127,9 @@ var rules = []rule{
 		return &Error{Verdict: OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", f.name)}
 	}},
 	{name: "killed", when: func(f *facts) bool { return f.code == killedStatus }, then: func(f *facts) error {
-		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", docker(f.stderr))}
+		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", dockerSuffix(f.stderr))}
 	}},
-	{name: "docker failed", when: func(f *facts) bool { return dockerOwn(f.code) }, then: func(f *facts) error {
+	{name: "docker failed", when: func(f *facts) bool { return docker.OwnStatus(f.code) }, then: func(f *facts) error {
 		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", f.code, stderrOrNone(f.stderr))}
 	}},
 	{name: "client killed", when: func(f *facts) bool { return f.code == -1 }, then: func(f *facts) error {
@@ -141,7 +142,7 @@ var rules = []rule{
 		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d while its container still ran; it was removed: %s", f.code, stderrOrNone(f.stderr))}
 	}},
 	{name: "exited", when: func(f *facts) bool { return f.code != 0 }, then: func(f *facts) error {
-		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", f.code, docker(f.stderr))}
+		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", f.code, dockerSuffix(f.stderr))}
 	}},
 	{name: "response refused", when: func(f *facts) bool { return f.respErr != nil }, then: func(f *facts) error { return f.respErr }},
 	{name: "judged", when: func(f *facts) bool { return f.judged }, then: func(*facts) error { return nil }},
@@ -207,15 +208,15 @@ func commandKilled(f *facts) bool {
 	return f.resp != nil && f.resp.Exit != nil && f.resp.Exit.Signal == "killed"
 }
 
-// docker is docker's stderr as a message's suffix ("" for none).
-func docker(stderr string) string {
+// dockerSuffix is docker's stderr as a message's suffix ("" for none).
+func dockerSuffix(stderr string) string {
 	if stderr == "" {
 		return ""
 	}
 	return "; docker: " + stderr
 }
 
-// orNone is docker's stderr as a message names it.
+// stderrOrNone is docker's stderr as a message names it.
 func stderrOrNone(stderr string) string {
 	if stderr == "" {
 		return "(no stderr)"

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // verdictCase is one set of facts and what decide makes of them: the rule

@@ -1,4 +1,4 @@
-package isolation
+package docker
 
 import (
 	"context"
@@ -8,17 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 )
 
-// execLabel is the image label that declares the image's default
+// ExecLabel is the image label that declares the image's default
 // interpreter, a JSON array of its command line (["python3","-"]): a run
 // that names no command gets it. An image without it runs Starlark.
-const execLabel = "io.synapse-isolation.exec"
+const ExecLabel = "io.synapse-isolation.exec"
 
 // preloadLabel declares what a warm container of the image may load before
 // its request exists: a JSON array of Python module names that the
@@ -33,17 +32,29 @@ const preloadLabel = "io.synapse-isolation.preload"
 // working directory, its compile command (optional; run once in that
 // directory) and its run command, whose first word "./NAME" is a file the
 // compile step left ({"source":"main.c","compile":["gcc-12","-o","main",
-// "main.c"],"run":["./main"]}). An image declares it or execLabel, not
+// "main.c"],"run":["./main"]}). An image declares it or ExecLabel, not
 // both.
 const languageLabel = "io.synapse-isolation.language"
 
-// declared is what an image's labels declare for its programs.
-type declared struct {
-	exec    []string // the interpreter, or a language's run command; nil: Starlark
-	preload []string // modules a warm container imports ahead; nil: none
-	source  string   // a language's source file name; "": an interpreter's
-	compile []string // a language's compile command; nil: none
+// Declared is what an image's labels declare for its programs.
+type Declared struct {
+	Exec    []string // the interpreter, or a language's run command; nil: Starlark
+	Preload []string // modules a warm container imports ahead; nil: none
+	Source  string   // a language's source file name; "": an interpreter's
+	Compile []string // a language's compile command; nil: none
 }
+
+// LabelError is an image whose labels are not a valid declaration: the
+// image's fault, never read as Starlark.
+type LabelError struct {
+	Image string
+	Err   error
+}
+
+func (e *LabelError) Error() string { return "image " + e.Image + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *LabelError) Unwrap() error { return e.Err }
 
 // Bounds of an exec label: a command line a person can read in an argv.
 const (
@@ -52,87 +63,74 @@ const (
 	maxExecLabel = 4 << 10
 )
 
-// interpreters caches each image's declared interpreter (a nil slice:
-// Starlark) by image ID. An ID is the digest of the image's config, its
-// labels included, so what it declares cannot change on any engine.
-var interpreters sync.Map
-
-// interpreter returns the command line image declares in execLabel, nil
-// for none (Starlark), asking the engine once per image ID: in this
-// process, and across processes through a file in the user's cache
-// directory (a CLI run is one process, and over ssh each docker call
-// costs a connection). An image the engine cannot inspect is the engine's
-// failure; a label that is not a valid command line is the sandbox's,
-// never read as Starlark, cached or not.
-func (c *client) interpreter(ctx context.Context, image string) ([]string, error) {
-	d, err := c.declared(ctx, image)
-	return d.exec, err
-}
-
-// declared is interpreter's whole answer: the interpreter and the
-// preload, read from the same labels, cached the same way.
-func (c *client) declared(ctx context.Context, image string) (declared, error) {
-	if v, ok := interpreters.Load(image); ok {
-		return v.(declared), nil
-	}
+// Declared returns what image declares in its labels (ExecLabel,
+// preloadLabel, languageLabel), asking the engine only when the file kept
+// for the image ID in the user's cache directory does not answer: a CLI
+// run is one process, and over ssh each docker call costs a connection.
+// An image ID is the digest of the image's config, its labels included,
+// so what it declares cannot change on any engine. The file is the only
+// cache: reading it costs a few system calls, nothing beside a
+// container's start, where one kept in this process would be state that
+// every run shares. An image the engine cannot inspect is a plain error;
+// a label that is not a valid declaration a *LabelError, cached or not.
+func (c *Client) Declared(ctx context.Context, image string) (Declared, error) {
 	if d, cached := readExecCache(c.env, image); cached {
-		interpreters.Store(image, d)
 		return d, nil
 	}
 	labels, err := c.imageLabels(ctx, image)
 	if err != nil {
-		return declared{}, engineFailure(ctx, fmt.Errorf("reading the labels of image %s: %w", image, err))
+		return Declared{}, fmt.Errorf("reading the labels of image %s: %w", image, err)
 	}
 	d, err := parseDeclared(labels)
 	if err != nil {
-		return declared{}, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("image %s: %w", image, err)}
+		return Declared{}, &LabelError{Image: image, Err: err}
 	}
-	interpreters.Store(image, d)
-	writeExecCache(c.env, image, d)
+	Keep(c.env, image, d)
 	return d, nil
 }
 
-// parseDeclared reads execLabel and preloadLabel from an image's labels
-// as docker prints them in JSON: a preload is a JSON array of module
-// names for the image's Python interpreter (runargs.CheckPreload).
-func parseDeclared(labels string) (declared, error) {
+// parseDeclared reads ExecLabel, preloadLabel and languageLabel from an
+// image's labels as docker prints them in JSON: a preload is a JSON array
+// of module names for the image's Python interpreter
+// (runargs.CheckPreload).
+func parseDeclared(labels string) (Declared, error) {
 	exec, err := parseExecLabel(labels)
 	if err != nil {
-		return declared{}, err
+		return Declared{}, err
 	}
 	var all map[string]string
 	_ = json.Unmarshal([]byte(labels), &all) // parseExecLabel read it
 	if lang, ok := all[languageLabel]; ok {
 		if exec != nil {
-			return declared{}, fmt.Errorf("labels %s and %s: an image declares one", execLabel, languageLabel)
+			return Declared{}, fmt.Errorf("labels %s and %s: an image declares one", ExecLabel, languageLabel)
 		}
 		if _, ok := all[preloadLabel]; ok {
-			return declared{}, fmt.Errorf("label %s: for an interpreter (%s), not a language", preloadLabel, execLabel)
+			return Declared{}, fmt.Errorf("label %s: for an interpreter (%s), not a language", preloadLabel, ExecLabel)
 		}
 		return parseLanguage(lang)
 	}
 	v, ok := all[preloadLabel]
 	if !ok {
-		return declared{exec: exec}, nil
+		return Declared{Exec: exec}, nil
 	}
 	var modules []string
 	dec := json.NewDecoder(strings.NewReader(v))
 	if len(v) > maxExecLabel || !strings.HasPrefix(strings.TrimSpace(v), "[") || dec.Decode(&modules) != nil ||
 		dec.InputOffset() != int64(len(strings.TrimRight(v, " \t\r\n"))) {
-		return declared{}, fmt.Errorf("label %s: must be a JSON array of module names (got %q)", preloadLabel, v)
+		return Declared{}, fmt.Errorf("label %s: must be a JSON array of module names (got %q)", preloadLabel, v)
 	}
 	if err := runargs.CheckPreload(modules, exec); err != nil {
-		return declared{}, fmt.Errorf("label %s: %w", preloadLabel, err)
+		return Declared{}, fmt.Errorf("label %s: %w", preloadLabel, err)
 	}
-	return declared{exec: exec, preload: modules}, nil
+	return Declared{Exec: exec, Preload: modules}, nil
 }
 
 // parseLanguage reads languageLabel's value: its run and compile
 // commands are held to an exec label's bounds, its source to a file
 // name's rules, as the runner's own arguments are (runargs.Args).
-func parseLanguage(v string) (declared, error) {
-	bad := func(why string) (declared, error) {
-		return declared{}, fmt.Errorf("label %s: %s (got %q)", languageLabel, why, v)
+func parseLanguage(v string) (Declared, error) {
+	bad := func(why string) (Declared, error) {
+		return Declared{}, fmt.Errorf("label %s: %s (got %q)", languageLabel, why, v)
 	}
 	if len(v) > maxExecLabel {
 		return bad(fmt.Sprintf("must be at most %d bytes", maxExecLabel))
@@ -153,8 +151,8 @@ func parseLanguage(v string) (declared, error) {
 			return bad("compile: " + err.Error())
 		}
 	}
-	d := declared{exec: lang.Run, source: lang.Source, compile: lang.Compile}
-	args := runargs.Args{Exec: d.exec, Source: d.source, Compile: d.compile}
+	d := Declared{Exec: lang.Run, Source: lang.Source, Compile: lang.Compile}
+	args := runargs.Args{Exec: d.Exec, Source: d.Source, Compile: d.Compile}
 	if err := args.CheckProgram(); err != nil {
 		return bad(err.Error())
 	}
@@ -175,7 +173,7 @@ func checkCommand(cmd []string) error {
 	return nil
 }
 
-// parseExecLabel reads execLabel from an image's labels as docker prints
+// parseExecLabel reads ExecLabel from an image's labels as docker prints
 // them in JSON (null for none): absent is nil; present, it must be a JSON
 // array of 1 to maxExecArgs non-empty strings of at most maxExecArg bytes,
 // without NUL, and nothing after it.
@@ -184,12 +182,12 @@ func parseExecLabel(labels string) ([]string, error) {
 	if err := json.Unmarshal([]byte(labels), &all); err != nil {
 		return nil, fmt.Errorf("its labels are not a JSON object: %w", err)
 	}
-	v, ok := all[execLabel]
+	v, ok := all[ExecLabel]
 	if !ok {
 		return nil, nil
 	}
 	bad := func(why string) error {
-		return fmt.Errorf("label %s: %s (got %q)", execLabel, why, v)
+		return fmt.Errorf("label %s: %s (got %q)", ExecLabel, why, v)
 	}
 	if len(v) > maxExecLabel {
 		return nil, bad(fmt.Sprintf("must be at most %d bytes", maxExecLabel))
@@ -205,8 +203,8 @@ func parseExecLabel(labels string) ([]string, error) {
 	return exec, nil
 }
 
-// execCachePath is where image's declared interpreter is kept between
-// processes: the profile's directory, one file per image ID.
+// execCachePath is where image's declaration is kept between processes:
+// the profile's directory, one file per image ID.
 func execCachePath(env []string, image string) (string, error) {
 	base, err := cacheDir(env)
 	if err != nil {
@@ -219,51 +217,51 @@ func execCachePath(env []string, image string) (string, error) {
 // user's, not writable by others, holds them. What it says is checked as
 // a label read from the engine is: the file changes nothing a caller
 // could not choose with Exec.
-func readExecCache(env []string, image string) (declared, bool) {
+func readExecCache(env []string, image string) (Declared, bool) {
 	path, err := execCachePath(env, image)
 	if err != nil || checkOwned(filepath.Dir(path), true) != nil || checkOwned(path, false) != nil {
-		return declared{}, false
+		return Declared{}, false
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return declared{}, false
+		return Declared{}, false
 	}
 	defer f.Close()
 	// Bounded: a file grown past any label this process writes is not read
 	// whole; it is ignored and the engine asked.
 	b, err := io.ReadAll(io.LimitReader(f, 2*maxExecLabel+129))
 	if err != nil || len(b) > 2*maxExecLabel+128 {
-		return declared{}, false
+		return Declared{}, false
 	}
 	d, err := parseDeclared(string(b))
 	if err != nil {
 		// A damaged file: the engine's labels decide, and are kept anew.
-		return declared{}, false
+		return Declared{}, false
 	}
 	return d, true
 }
 
-// writeExecCache keeps image's interpreter for later processes, as the
-// labels it was read from would say it; a failure only costs the next
-// process an inspect.
-func writeExecCache(env []string, image string, d declared) {
+// Keep keeps d as image's declaration for later runs and processes, as
+// the labels it was read from would say it, in the cache directory that
+// SeccompFile made. A failure only costs the next run an inspect.
+func Keep(env []string, image string, d Declared) {
 	path, err := execCachePath(env, image)
 	if err != nil || checkOwned(filepath.Dir(path), true) != nil {
 		return
 	}
 	labels := map[string]string{}
-	if d.exec != nil {
-		v, _ := json.Marshal(d.exec)
-		labels[execLabel] = string(v)
+	if d.Exec != nil {
+		v, _ := json.Marshal(d.Exec)
+		labels[ExecLabel] = string(v)
 	}
-	if d.preload != nil {
-		v, _ := json.Marshal(d.preload)
+	if d.Preload != nil {
+		v, _ := json.Marshal(d.Preload)
 		labels[preloadLabel] = string(v)
 	}
-	if d.source != "" {
-		v, _ := json.Marshal(map[string]any{"source": d.source, "compile": d.compile, "run": d.exec})
+	if d.Source != "" {
+		v, _ := json.Marshal(map[string]any{"source": d.Source, "compile": d.Compile, "run": d.Exec})
 		labels[languageLabel] = string(v)
-		delete(labels, execLabel)
+		delete(labels, ExecLabel)
 	}
 	b, _ := json.Marshal(labels)
 	_ = replaceFile(path, b)

@@ -1,4 +1,4 @@
-package isolation
+package docker
 
 import (
 	"bytes"
@@ -13,17 +13,17 @@ import (
 )
 
 // cacheDirName is the directory of the user's cache dir that holds the
-// seccomp profile file.
+// seccomp profile file and what images declare.
 const cacheDirName = "synapse-isolation"
 
-// seccompFile returns the path of the policy's seccomp profile, written to
-// the user's cache dir if it is not there yet. The docker client reads the
-// file and sends its content to the engine, so the path must hold exactly
-// the policy's bytes when docker runs: the directory is created 0700 and
-// must be this user's and not group- or world-writable, the file must be
-// this user's regular file with the exact content; anything else is
+// SeccompFile returns the path of the policy's seccomp profile, written to
+// the user's cache dir (by env) if it is not there yet. The docker client
+// reads the file and sends its content to the engine, so the path must hold
+// exactly the policy's bytes when docker runs: the directory is created
+// 0700 and must be this user's and not group- or world-writable, the file
+// must be this user's regular file with the exact content; anything else is
 // rewritten or refused, never used.
-func seccompFile(env []string) (string, error) {
+func SeccompFile(env []string) (string, error) {
 	path, err := writeSeccompFile(env)
 	if err != nil {
 		return "", fmt.Errorf("seccomp profile: %w", err)
@@ -31,7 +31,7 @@ func seccompFile(env []string) (string, error) {
 	return path, nil
 }
 
-// writeSeccompFile is seccompFile without the prefix on its errors.
+// writeSeccompFile is SeccompFile without the prefix on its errors.
 func writeSeccompFile(env []string) (string, error) {
 	base, err := cacheDir(env)
 	if err != nil {

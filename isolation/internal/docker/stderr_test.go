@@ -1,4 +1,4 @@
-package isolation
+package docker
 
 import (
 	"io"
@@ -24,19 +24,19 @@ func TestStderrWatchFindsWarningsAcrossWrites(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			calls := 0
-			s := &stderrWatch{onWarning: func(line string) { calls++; assert.Equal(t, line, tc.want) }}
+			s := &StderrWatch{OnWarning: func(line string) { calls++; assert.Equal(t, line, tc.want) }}
 			_, err := io.Copy(s, iotest.OneByteReader(strings.NewReader(tc.in)))
 			assert.NilError(t, err)
-			assert.Equal(t, s.finish(), tc.want)
+			assert.Equal(t, s.Finish(), tc.want)
 			assert.Equal(t, calls, map[bool]int{true: 1, false: 0}[tc.want != ""])
 		})
 	}
 }
 
 func TestStderrWatchKeepsABoundedTail(t *testing.T) {
-	s := &stderrWatch{}
+	s := &StderrWatch{}
 	_, _ = s.Write([]byte(strings.Repeat("a", 10<<10)))
 	_, _ = s.Write([]byte("\nthe end"))
 	assert.Equal(t, len(s.tail), stderrTail)
-	assert.Assert(t, strings.HasSuffix(s.text(), "\nthe end"))
+	assert.Assert(t, strings.HasSuffix(s.Text(), "\nthe end"))
 }

@@ -1,4 +1,4 @@
-package isolation
+package docker
 
 import (
 	"bufio"
@@ -10,13 +10,13 @@ import (
 	"time"
 )
 
-// exitWatch follows one engine's die events for a pool's containers (one
+// ExitWatch follows one engine's die events for a pool's containers (one
 // `docker events` stream per engine, by the pool's owner label), so a
 // request's line can be answered when its container exits instead of
 // when `docker run --rm` has also removed it. It only ever makes an
 // answer earlier: a run whose die it does not see (the stream failed to
 // start, or ended) waits for its client, as a cold run does.
-type exitWatch struct {
+type ExitWatch struct {
 	mu      sync.Mutex
 	waiting map[string]chan int // by run id; each gets its container's exit status once
 }
@@ -24,11 +24,11 @@ type exitWatch struct {
 // maxExitLine bounds a line of the stream: a run id and an exit status.
 const maxExitLine = 256
 
-// watchExits starts c's stream of the die events of owner's containers
+// WatchExits starts c's stream of the die events of owner's containers
 // from since on; ctx ends it, and done is called once it has ended. With
 // no owner there is nothing to filter by, and nothing is watched.
-func watchExits(ctx context.Context, c *client, owner string, since time.Time, done func()) *exitWatch {
-	w := &exitWatch{waiting: map[string]chan int{}}
+func WatchExits(ctx context.Context, c *Client, owner string, since time.Time, done func()) *ExitWatch {
+	w := &ExitWatch{waiting: map[string]chan int{}}
 	if owner == "" {
 		done()
 		return w
@@ -48,7 +48,7 @@ func watchExits(ctx context.Context, c *client, owner string, since time.Time, d
 
 // follow reads the stream's lines until it ends, handing each exit status
 // to the run that expects it.
-func (w *exitWatch) follow(out io.Reader) {
+func (w *ExitWatch) follow(out io.Reader) {
 	s := bufio.NewScanner(out)
 	s.Buffer(make([]byte, maxExitLine), maxExitLine)
 	for s.Scan() {
@@ -66,9 +66,9 @@ func (w *exitWatch) follow(out io.Reader) {
 	}
 }
 
-// expect registers runID before its container starts and returns where
-// its exit status will come; forget ends the wait.
-func (w *exitWatch) expect(runID string) <-chan int {
+// Expect registers runID before its container starts and returns where
+// its exit status will come; Forget ends the wait.
+func (w *ExitWatch) Expect(runID string) <-chan int {
 	ch := make(chan int, 1)
 	w.mu.Lock()
 	w.waiting[runID] = ch
@@ -76,8 +76,8 @@ func (w *exitWatch) expect(runID string) <-chan int {
 	return ch
 }
 
-// forget drops runID's wait, if it is still there.
-func (w *exitWatch) forget(runID string) {
+// Forget drops runID's wait, if it is still there.
+func (w *ExitWatch) Forget(runID string) {
 	w.mu.Lock()
 	delete(w.waiting, runID)
 	w.mu.Unlock()

@@ -1,4 +1,4 @@
-package isolation
+package docker
 
 import (
 	"os"
@@ -19,7 +19,7 @@ func TestSeccompFile(t *testing.T) {
 	t.Parallel()
 	cache := t.TempDir()
 	env := []string{"HOME=/nonexistent", "XDG_CACHE_HOME=" + cache}
-	seccompFile := func() (string, error) { return seccompFile(env) }
+	seccompFile := func() (string, error) { return SeccompFile(env) }
 	dir := filepath.Join(cache, "synapse-isolation")
 	path, err := seccompFile()
 	assert.NilError(t, err)

@@ -1,4 +1,4 @@
-package isolation
+package docker
 
 import (
 	"encoding/json"
@@ -15,11 +15,28 @@ import (
 // maxConfig bounds the docker config file read.
 const maxConfig = 1 << 20
 
-// proxyKeys finds proxy settings in the docker CLI's config file. `docker
-// run` copies them into the container's environment (HTTP_PROXY and
-// friends), outside the argv and without any -e flag, so they would leak
-// host configuration past the policy. The config is found as the CLI finds
-// it: $DOCKER_CONFIG/config.json, else ~/.docker/config.json.
+// Proxies refuses a docker CLI config that sets proxies: `docker run`
+// copies them into the container's environment (HTTP_PROXY and friends),
+// outside the argv and without any -e flag, so they would leak host
+// configuration past the policy. It returns the config's path (empty
+// without one to look at) and, when the config sets proxies or cannot be
+// read, why the run is refused.
+func Proxies(env []string) (path string, err error) {
+	path, keys, err := proxyKeys(env)
+	if err != nil {
+		return path, fmt.Errorf("reading docker config: %w", err)
+	}
+	if len(keys) > 0 {
+		return path, fmt.Errorf("docker config %s sets proxies (%s), which docker run copies into the "+
+			"container's environment; remove them or point DOCKER_CONFIG at a config without proxies",
+			path, strings.Join(keys, ", "))
+	}
+	return path, nil
+}
+
+// proxyKeys finds proxy settings in the docker CLI's config file, found
+// as the CLI finds it: $DOCKER_CONFIG/config.json, else
+// ~/.docker/config.json.
 func proxyKeys(env []string) (path string, keys []string, err error) {
 	dir, home := environ.Get(env, "DOCKER_CONFIG"), environ.Get(env, "HOME")
 	if dir == "" {
@@ -56,20 +73,4 @@ func proxyKeys(env []string) (path string, keys []string, err error) {
 	}
 	sort.Strings(keys)
 	return path, keys, nil
-}
-
-// checkProxies refuses to run when the docker config sets proxies.
-func checkProxies(env []string) error { return proxyError(proxyKeys(env)) }
-
-// proxyError turns what proxyKeys found into the refusal, or nil.
-func proxyError(path string, keys []string, err error) error {
-	if err != nil {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("reading docker config: %w", err)}
-	}
-	if len(keys) > 0 {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker config %s sets proxies (%s), which docker run copies into the "+
-			"container's environment; remove them or point DOCKER_CONFIG at a config without proxies",
-			path, strings.Join(keys, ", "))}
-	}
-	return nil
 }
