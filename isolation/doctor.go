@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -227,11 +228,27 @@ func selfcheckChecks(ctx context.Context, o Options) []Check {
 	// Run planned with these limits and this runtime, so they resolve.
 	lim, _ := o.Limits.Resolve()
 	col, _ := limits.RuntimeOf(o.Runtime)
-	checks := attest(col, sight{hello: *res.selfcheck, memory: lim.Memory, runtime: o.Runtime, record: res.record})
+	checks := attestChecks(col, attest.Sight{Hello: *res.selfcheck, Memory: lim.Memory, Runtime: o.Runtime, Record: res.record})
 	if res.recordErr != nil {
 		checks = append(checks, fail("engine record", res.recordErr.Error()))
 	}
 	return checks
+}
+
+// attestChecks is the attestation of what a run saw (attest.Judge) as
+// doctor's lines: one Check per proof, saying what it proves.
+func attestChecks(col limits.Runtime, v attest.Sight) []Check {
+	findings := attest.Judge(col, v)
+	cs := make([]Check, 0, len(findings))
+	for _, f := range findings {
+		c := pass(f.Check, f.Seen)
+		if f.Wrong != "" {
+			c = fail(f.Check, f.Wrong+" (seen: "+f.Seen+")")
+		}
+		c.Proves = f.Proves
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 // slowStartHint follows a selfcheck whose deadline passed before the

@@ -10,6 +10,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
@@ -19,6 +20,12 @@ import (
 
 func goodSelfcheck() hello.Selfcheck { return attestation.Perfect(int64(limits.DefaultMemory)) }
 
+// runcAttest is doctor's lines for a hello judged under runc, whose column
+// reads no record.
+func runcAttest(s hello.Selfcheck, memory limits.Bytes) []Check {
+	return attestChecks(limits.Runc, attest.Sight{Hello: s, Memory: memory})
+}
+
 func failedNames(cs []Check) []string {
 	var out []string
 	for _, c := range cs {
@@ -27,71 +34,6 @@ func failedNames(cs []Check) []string {
 		}
 	}
 	return out
-}
-
-func TestCompareSelfcheck(t *testing.T) {
-	assert.DeepEqual(t, failedNames(runcAttest(goodSelfcheck(), limits.DefaultMemory)), []string(nil))
-	for name, tc := range map[string]struct {
-		edit func(*hello.Selfcheck)
-		want string
-	}{
-		"root":       {func(s *hello.Selfcheck) { s.UID = 0 }, "uid/gid"},
-		"group":      {func(s *hello.Selfcheck) { s.Groups = []int{65534, 0} }, "uid/gid"},
-		"caps":       {func(s *hello.Selfcheck) { s.CapEff = "00000000a80425fb" }, "capabilities"},
-		"nnp":        {func(s *hello.Selfcheck) { s.NoNewPrivs = 0 }, "no new privileges"},
-		"seccomp":    {func(s *hello.Selfcheck) { s.Seccomp = 0 }, "seccomp"},
-		"memory":     {func(s *hello.Selfcheck) { s.MemoryMax = -1 }, "memory"},
-		"swap":       {func(s *hello.Selfcheck) { s.SwapMax = 1 << 20 }, "swap"},
-		"pids":       {func(s *hello.Selfcheck) { s.PidsMax = -1 }, "pids"},
-		"cpu":        {func(s *hello.Selfcheck) { s.CPUMax = "max 100000" }, "cpu"},
-		"nofile":     {func(s *hello.Selfcheck) { s.NoFileHard = 1024 }, "open files"},
-		"core":       {func(s *hello.Selfcheck) { s.CoreSoft = -1 }, "core dumps"},
-		"tmp exec":   {func(s *hello.Selfcheck) { s.TmpOptions = "rw,nosuid,nodev" }, "/tmp"},
-		"tmp size":   {func(s *hello.Selfcheck) { s.TmpBytes = 1 << 30 }, "/tmp"},
-		"tmp 0755":   {func(s *hello.Selfcheck) { s.TmpMode, s.TmpWritable = "755", false }, "/tmp"},
-		"tmp no w":   {func(s *hello.Selfcheck) { s.TmpWritable = false }, "/tmp"},
-		"tmp 0777":   {func(s *hello.Selfcheck) { s.TmpMode = "777" }, "/tmp"},
-		"rw root":    {func(s *hello.Selfcheck) { s.RootReadOnly = false }, "read-only root"},
-		"network":    {func(s *hello.Selfcheck) { s.Interfaces = []string{"lo", "eth0"} }, "network"},
-		"shm":        {func(s *hello.Selfcheck) { s.DevShmWritable = true }, "/dev/shm"},
-		"socket":     {func(s *hello.Selfcheck) { s.DockerSocket = true }, "docker socket"},
-		"env":        {func(s *hello.Selfcheck) { s.EnvKeys = append(s.EnvKeys, "HTTP_PROXY") }, "environment"},
-		"unreadable": {func(s *hello.Selfcheck) { s.Problems = []string{"pids.max: permission denied"} }, "selfcheck problems"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			s := goodSelfcheck()
-			tc.edit(&s)
-			got := failedNames(runcAttest(s, limits.DefaultMemory))
-			assert.Check(t, len(got) == 1 && got[0] == tc.want, "failed %v, want [%s]", got, tc.want)
-		})
-	}
-	assert.DeepEqual(t, failedNames(runcAttest(goodSelfcheck(), 1<<30)), []string{"memory"})
-}
-
-func TestAttestationErrorNamesEachBoundary(t *testing.T) {
-	good := goodSelfcheck()
-	assert.NilError(t, runcError(&good, limits.Config{Memory: limits.DefaultMemory}))
-
-	// An image that carries its own /tmp: the message says how to fix it.
-	tmp := goodSelfcheck()
-	tmp.TmpMode, tmp.TmpWritable = "755", false
-	assert.ErrorContains(t, runcError(&tmp, limits.Config{Memory: limits.DefaultMemory}),
-		"/tmp is mode 755 and writable false, want 1777 and writable: the image carries its own /tmp, whose mode docker keeps over the tmpfs; build the image without /tmp, or with /tmp mode 1777")
-
-	// What Debian's runsc shows from inside with the whole argv applied.
-	weak := goodSelfcheck()
-	weak.TmpOptions, weak.TmpBytes = "rw,nosuid,nodev,relatime", 8<<30
-	weak.MemoryMax, weak.SwapMax, weak.PidsMax, weak.CPUMax = -1, -1, -1, ""
-	weak.DevShmWritable = true
-	err := runcError(&weak, limits.Config{Memory: limits.DefaultMemory})
-	assert.Assert(t, verdictOf(err) == SandboxFailure)
-	assert.Error(t, err, "sandbox failure: the container does not enforce the policy: memory limit not visible; "+
-		"swap limit not visible; pids.max not visible; cpu.max not visible; /tmp is executable; "+
-		"/tmp is 8589934592 bytes, want 33554432; /dev/shm is writable; the program was never sent")
-
-	for _, c := range runcAttest(good, limits.DefaultMemory) {
-		assert.Assert(t, c.Proves != "", "%s says what it proves", c.Name)
-	}
 }
 
 func TestCheckIDs(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -38,7 +39,7 @@ func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen hell
 		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
 	}
 	seen.selfcheck = h.Selfcheck
-	v := sight{hello: *h.Selfcheck, memory: l.plan.Limits.Memory, runtime: l.plan.Runtime}
+	v := attest.Sight{Hello: *h.Selfcheck, Memory: l.plan.Limits.Memory, Runtime: l.plan.Runtime}
 	if l.record != nil {
 		// What the runtime hides from the runner, the engine's record
 		// shows, read while the sandbox booted: it must be in before
@@ -47,10 +48,10 @@ func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen hell
 		if seen.recordErr != nil {
 			return seen, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%w; the program was never sent", seen.recordErr)}, true
 		}
-		v.record = seen.record
+		v.Record = seen.record
 	}
-	if err := attestationError(l.plan.Column, v, l.plan.Limits.Config); err != nil {
-		return seen, err, true
+	if err := attest.Refusal(l.plan.Column, v, l.plan.Limits.CPUTime > 0); err != nil {
+		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
 	}
 	if err := l.out.begin(); err != nil {
 		return seen, &Error{Verdict: SandboxFailure, Err: err}, true

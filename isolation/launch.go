@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
@@ -164,7 +165,7 @@ func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, er
 		l.waitErr = l.cmd.Wait()
 		close(l.done)
 	}()
-	if needsRecord(plan.Column) {
+	if attest.NeedsRecord(plan.Column) {
 		l.record = l.readRecordAhead()
 	}
 	return l, nil

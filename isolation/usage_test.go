@@ -45,27 +45,6 @@ func TestRunUsage(t *testing.T) {
 	assert.Check(t, res.Usage == nil, "a refused response's usage is not taken")
 }
 
-// TestCPUTimeNeedsTheCounter: a run with a CPU-time limit is refused at
-// the hello when the runner cannot read the CPU counter; without a limit
-// the same container serves.
-func TestCPUTimeNeedsTheCounter(t *testing.T) {
-	t.Parallel()
-	s := goodSelfcheck()
-	s.CPUCounter = false
-	err := runcError(&s, limitsWithCPU(0))
-	assert.NilError(t, err)
-	err = runcError(&s, limitsWithCPU(time.Second))
-	assert.ErrorContains(t, err, "the runner cannot read its cgroup's CPU counter, so the CPU-time limit cannot be enforced")
-}
-
-func limitsWithCPU(d time.Duration) limits.Config {
-	c, err := limits.Config{CPUTime: d}.Resolve()
-	if err != nil {
-		panic(err)
-	}
-	return c.Config
-}
-
 // TestArgvCarriesTheCPUTimeAndAuditSeesIt: the CPU-time limit is the
 // runner's argument after the image, as protocol renders it; audit reads
 // the same spelling and reports the value.

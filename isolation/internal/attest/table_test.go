@@ -1,4 +1,4 @@
-package isolation
+package attest
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"gotest.tools/v3/assert"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
+	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/attestation"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -37,16 +38,29 @@ func TestEveryProofHasItsJudge(t *testing.T) {
 	for _, r := range limits.Runtimes {
 		assert.Equal(t, len(columns[r]), len(limits.HelloProofs(r)), "one check per %s proof", r)
 	}
-	assert.Check(t, !needsRecord(limits.Runc), "a runc run reads no record: its hello shows everything")
-	assert.Check(t, needsRecord(limits.Runsc))
+	assert.Check(t, !NeedsRecord(limits.Runc), "a runc run reads no record: its hello shows everything")
+	assert.Check(t, NeedsRecord(limits.Runsc))
 }
 
-// runcAttest and runcError judge a hello under runc, whose column reads no
-// record.
-func runcAttest(s hello.Selfcheck, memory limits.Bytes) []Check {
-	return attest(limits.Runc, sight{hello: s, memory: memory})
+// runcJudge and runcRefusal judge a hello under runc, whose column reads
+// no record.
+func runcJudge(s hello.Selfcheck, memory limits.Bytes) []Finding {
+	return Judge(limits.Runc, Sight{Hello: s, Memory: memory})
 }
 
-func runcError(s *hello.Selfcheck, lim limits.Config) error {
-	return attestationError(limits.Runc, sight{hello: *s, memory: lim.Memory}, lim)
+func runcRefusal(s *hello.Selfcheck, lim limits.Config) error {
+	return Refusal(limits.Runc, Sight{Hello: *s, Memory: lim.Memory}, lim.CPUTime > 0)
+}
+
+func goodSelfcheck() hello.Selfcheck { return attestation.Perfect(int64(limits.DefaultMemory)) }
+
+// failed are the names of the checks that failed.
+func failed(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		if f.Wrong != "" {
+			out = append(out, f.Check)
+		}
+	}
+	return out
 }

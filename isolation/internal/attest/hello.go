@@ -1,4 +1,4 @@
-package isolation
+package attest
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -32,8 +31,8 @@ func orNone(s string) string {
 
 // helloJudge reads the runner's hello for one kind of proof of the
 // boundary table (limits.Proof.Judge). Every runner's hello carries its
-// view (hello.Selfcheck, read before it reads anything); Run sends the
-// request only if every check passes, and doctor prints them all.
+// view (hello.Selfcheck, read before it reads anything); a run sends
+// its request only if every check passes, and doctor prints them all.
 type helloJudge struct {
 	kind string
 	// judge returns what was seen and, when the boundary is not in force,
@@ -216,100 +215,4 @@ func unless(ok bool, wrong string) string {
 		return ""
 	}
 	return wrong
-}
-
-// attestCheck is one check of a runtime's hello: its judge and the
-// boundary table's words for it.
-type attestCheck struct {
-	limits.Proof
-	judge func(v sight) (seen, wrong string)
-	// record says the judge reads the engine's record of the container.
-	record bool
-}
-
-// sight is what a run's checks judge: the runner's hello, the planned
-// limits and runtime, and, where the column needs it, the engine's record.
-type sight struct {
-	hello   hello.Selfcheck
-	memory  limits.Bytes
-	runtime string // the --runtime name asked for; empty is the default
-	record  *docker.Record
-}
-
-// attestChecks returns the checks that prove the boundary under runtime
-// r, in the judges' order: the hello's, then the record's.
-func attestChecks(r limits.Runtime) []attestCheck {
-	proofs := map[string]limits.Proof{}
-	for _, p := range limits.HelloProofs(r) {
-		proofs[p.Judge] = p
-	}
-	var cs []attestCheck
-	for _, j := range helloJudges {
-		if p, ok := proofs[j.kind]; ok {
-			judge := j.judge
-			cs = append(cs, attestCheck{Proof: p, judge: func(v sight) (string, string) { return judge(v.hello, v.memory) }})
-		}
-	}
-	for _, j := range recordJudges {
-		if p, ok := proofs[j.kind]; ok {
-			judge := j.judge
-			cs = append(cs, attestCheck{Proof: p, record: true, judge: func(v sight) (string, string) {
-				if v.record == nil {
-					return "no record", "the engine's record of the container was not read"
-				}
-				return judge(*v.record, v.memory, v.runtime)
-			}})
-		}
-	}
-	return cs
-}
-
-// columns are the checks of each runtime the table knows, built once.
-var columns = func() map[limits.Runtime][]attestCheck {
-	m := map[limits.Runtime][]attestCheck{}
-	for _, r := range limits.Runtimes {
-		m[r] = attestChecks(r)
-	}
-	return m
-}()
-
-// needsRecord says whether runtime r's column reads the engine's record
-// of the container.
-func needsRecord(r limits.Runtime) bool {
-	return slices.ContainsFunc(columns[r], func(c attestCheck) bool { return c.record })
-}
-
-// attest judges what the run saw against its column of the boundary
-// table: one Check per proof.
-func attest(col limits.Runtime, v sight) []Check {
-	cs := make([]Check, 0, len(columns[col]))
-	for _, c := range columns[col] {
-		seen, wrong := c.judge(v)
-		ch := pass(c.Check, seen)
-		if wrong != "" {
-			ch = fail(c.Check, wrong+" (seen: "+seen+")")
-		}
-		ch.Proves = c.Proves
-		cs = append(cs, ch)
-	}
-	return cs
-}
-
-// attestationError names every boundary the run saw out of force under
-// its column, or returns nil when all hold.
-func attestationError(col limits.Runtime, v sight, lim limits.Config) error {
-	var wrong []string
-	for _, c := range columns[col] {
-		if _, w := c.judge(v); w != "" {
-			wrong = append(wrong, w)
-		}
-	}
-	if lim.CPUTime > 0 && !v.hello.CPUCounter {
-		// The runner would have nothing to count the limit on.
-		wrong = append(wrong, "the runner cannot read its cgroup's CPU counter, so the CPU-time limit cannot be enforced")
-	}
-	if len(wrong) == 0 {
-		return nil
-	}
-	return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("the container does not enforce the policy: %s; the program was never sent", strings.Join(wrong, "; "))}
 }

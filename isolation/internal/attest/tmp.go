@@ -1,4 +1,4 @@
-package isolation
+package attest
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -43,27 +42,4 @@ func judgeTmp(s hello.Selfcheck, byOption bool) (string, string) {
 			"build the image without /tmp, or with /tmp mode "+limits.TmpMode, orNone(s.TmpMode), s.TmpWritable, limits.TmpMode))
 	}
 	return seen, strings.Join(wrong, "; ")
-}
-
-// recordJudge reads the engine's record for one kind of proof of the
-// boundary table, as helloJudge reads the hello.
-type recordJudge struct {
-	kind  string
-	judge func(r docker.Record, memory limits.Bytes, runtime string) (seen, wrong string)
-}
-
-// recordJudges are the record's judges, in doctor's order.
-var recordJudges = []recordJudge{
-	{"host-runtime", func(r docker.Record, _ limits.Bytes, runtime string) (string, string) {
-		return "Runtime " + r.Runtime, unless(r.Runtime == runtime, fmt.Sprintf("the engine ran the container under %q, not %q", r.Runtime, runtime))
-	}},
-	{"host-swap", func(r docker.Record, memory limits.Bytes, _ string) (string, string) {
-		seen := fmt.Sprintf("Memory %d MemorySwap %d", r.Memory, r.MemorySwap)
-		return seen, unless(r.Memory == int64(memory) && r.MemorySwap == int64(memory),
-			fmt.Sprintf("the engine's record allows swap or another limit (want Memory and MemorySwap %d)", int64(memory)))
-	}},
-	{"host-pids", func(r docker.Record, _ limits.Bytes, _ string) (string, string) {
-		seen := fmt.Sprintf("PidsLimit %d", r.PidsLimit)
-		return seen, unless(r.PidsLimit == limits.GVisorHostPIDs, fmt.Sprintf("the host's task limit is %d, want %d", r.PidsLimit, limits.GVisorHostPIDs))
-	}},
 }

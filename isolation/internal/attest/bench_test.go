@@ -1,4 +1,4 @@
-package isolation
+package attest
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ func BenchmarkJudgeHello(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := runcError(h.Selfcheck, limits.Config{Memory: limits.DefaultMemory}); err != nil {
+		if err := runcRefusal(h.Selfcheck, limits.Config{Memory: limits.DefaultMemory}); err != nil {
 			b.Fatal(err)
 		}
 	}
