@@ -22,13 +22,15 @@
 // The Result holds the program's value and output (at most 64 KiB,
 // truncated and counted), its error, the phases' Timings and the Usage the
 // runner read from the container's cgroup. Every run draws its own run id,
-// carried by a label; cleanup finds the container by it, never by name, and
-// a per-run reaper removes it if this process is killed: the program's own
-// executable started again (/proc/self/exe) as "synapse-isolation-reaper",
-// which this package's init runs before main, so a program that imports
-// the package needs nothing more (Linux hosts). GC removes what a
-// SIGKILLed supervisor's reaper could not; Doctor checks an engine and an
-// image against the policy; Options.Argv is the exact argv Run executes.
+// carried by a label; cleanup finds the container by it, never by name.
+// Under the synapse-isolation command, a per-run reaper also removes it if
+// the process is killed: the command's own executable started again
+// (/proc/self/exe) as "synapse-isolation-reaper", which the command's
+// entry point runs before anything else (Linux hosts). A program that
+// embeds this package has no such entry, so its runs start no reaper:
+// the runner still ends its container at its own deadline, and GC removes
+// what a killed supervisor left. Doctor checks an engine and an image
+// against the policy; Options.Argv is the exact argv Run executes.
 //
 // A judge's request (Request.Tests, each a Test with its Stdin and
 // Expect) runs the program once per test in the one container, each a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -218,7 +219,7 @@ func imageChecks(ctx context.Context, c *docker.Client, image string) []Check {
 // exact argv of run, and lists each attestation check.
 func selfcheckChecks(ctx context.Context, o Options) []Check {
 	o.Exec = nil
-	res, err := runWith(ctx, Request{}, o, planInput{owner: selfLabel(), selfcheck: true})
+	res, err := runWith(ctx, Request{}, o, planInput{owner: removal.SelfLabel(), selfcheck: true})
 	if res.selfcheck == nil {
 		if err == nil {
 			err = fmt.Errorf("the image's runner returned no selfcheck report")

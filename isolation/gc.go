@@ -3,17 +3,10 @@ package isolation
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
-)
 
-// gcGrace is how long past its deadline a container may still be listed
-// before gc treats it as left behind: the runner stops itself about a
-// second after the deadline and --rm then removes it; a judge's request
-// counts its deadline from the request, after the container's start, and
-// its host waits judgeGrace more.
-const gcGrace = 10 * time.Second
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+)
 
 // GCOptions selects what GC removes, and on which engine.
 type GCOptions struct {
@@ -45,50 +38,24 @@ type Leftover struct {
 // the deadline alone decides for containers owned on other hosts (a
 // remote engine shared by several).
 func GC(ctx context.Context, o GCOptions, now time.Time) ([]Leftover, error) {
-	return gc(ctx, o, now, hostProc)
-}
-
-func gc(ctx context.Context, o GCOptions, now time.Time, proc procRoot) ([]Leftover, error) {
 	c, err := newClient(o.Engine)
 	if err != nil {
 		return nil, err
 	}
-	out, err := c.ListLabelled(ctx)
+	left, err := removal.Leftovers(ctx, c, o.All, now)
 	if err != nil {
 		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
 	var found []Leftover
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Split(strings.TrimRight(line, "\r"), "\t")
-		if len(f) != 5 || f[0] == "" {
-			continue
-		}
-		l := Leftover{RunID: f[0], State: f[2], Name: f[3], Owner: f[4]}
-		secs, perr := strconv.ParseInt(f[1], 10, 64)
-		if perr == nil {
-			l.Deadline = time.Unix(secs, 0).UTC()
-		}
-		owner, owned := parseOwner(l.Owner)
-		switch {
-		case owned && proc.gone(owner):
-			l.Why = "owner gone"
-		case perr != nil || now.After(l.Deadline.Add(gcGrace)):
-			// A missing or unreadable deadline counts as expired: it is
-			// ours by label, and nothing of ours runs without a deadline.
-			l.Why = "deadline passed"
-		case o.All:
-			l.Why = "all"
-		default:
-			continue
-		}
-		found = append(found, l)
+	for _, l := range left {
+		found = append(found, Leftover(l))
 	}
 	if o.DryRun {
 		return found, nil
 	}
 	for i := range found {
-		if _, err := removeRun(c, found[i].RunID, time.Time{}, maxListErrors); err != nil {
-			return found, fmt.Errorf("gc: %w", err)
+		if _, err := removal.After(c, found[i].RunID, time.Time{}, removal.MaxListErrors); err != nil {
+			return found, fmt.Errorf("gc: %w", &Error{Verdict: EngineFailure, Err: err})
 		}
 		found[i].Removed = true
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
@@ -80,7 +81,7 @@ func refuse(l *launched, cause error, arrived bool) (refused, error) {
 	defer l.abort(nil)
 	end, err := l.wait()
 	if err != nil {
-		l.reaper.settle(false) // no exit status: the reaper makes sure
+		l.reaper.Settle(false) // no exit status: the reaper makes sure
 		return refused{end: end}, err
 	}
 	r := refused{end: end, waited: true}
@@ -92,7 +93,7 @@ func refuse(l *launched, cause error, arrived bool) (refused, error) {
 	// failure is the verdict, said once, with no container to have an
 	// exit status; the run's reaper goes on trying the removal on its own.
 	unreached := !arrived && code > 0
-	attempts := maxListErrors
+	attempts := removal.MaxListErrors
 	if unreached {
 		attempts = 1
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -29,7 +30,7 @@ type launched struct {
 	out     *frames    // the runner's stdout: hello, then response
 	resp    *firstByte // the response part of out
 	stderr  *docker.StderrWatch
-	reaper  *reaper // removes the container should this process die first
+	reaper  *removal.Reaper // removes the container should this process die first
 	parent  context.Context
 	runCtx  context.Context
 	abort   context.CancelCauseFunc
@@ -150,17 +151,17 @@ func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, er
 	l.out = newFrames(l.resp)
 	l.stderr = &docker.StderrWatch{OnWarning: func(line string) { abort(&warningError{line: line}) }}
 	var err error
-	if l.reaper, err = newReaper(c, plan.RunID); err != nil {
+	if l.reaper, err = removal.StartReaper(c, plan.RunID); err != nil {
 		abort(nil)
 		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
 	l.at = time.Now()
 	if l.cmd, l.stdin, err = c.StartRun(runCtx, plan.Argv, l.out, l.stderr); err != nil {
-		l.reaper.settle(true)
+		l.reaper.Settle(true)
 		abort(nil)
 		return nil, &Error{Verdict: EngineFailure, Err: err}
 	}
-	l.reaper.watch(l.cmd.Process.Pid)
+	l.reaper.Watch(l.cmd.Process.Pid)
 	go func() {
 		l.waitErr = l.cmd.Wait()
 		close(l.done)
@@ -238,7 +239,7 @@ func (l *launched) deadlinePassed() {
 	}
 	l.removing = make(chan error, 1)
 	go func(ids []string) {
-		ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), removal.CleanupTimeout)
 		defer cancel()
 		l.removing <- l.client.Remove(ctx, ids)
 	}(l.known)
@@ -263,31 +264,38 @@ func (l *launched) ready() error {
 func (l *launched) teardown(f *facts) {
 	switch {
 	case f.waitErr != nil:
-		l.reaper.settle(false) // no exit status: the reaper makes sure
+		l.reaper.Settle(false) // no exit status: the reaper makes sure
 	case f.clean():
-		l.reaper.settle(true)
+		l.reaper.Settle(true)
 	default:
 		f.stillRan, f.rmErr = l.remove(f.end)
 	}
 }
 
 // remove removes the run's container daemon-side and confirms it gone
-// (removeRun), then tells the reaper: confirmed, it stands down;
-// unconfirmed, it goes on trying on its own.
+// (removal.Loop), then tells the reaper: confirmed, it stands down;
+// unconfirmed, it goes on trying on its own. Killing the `docker run`
+// client removes nothing: the container belongs to the daemon and keeps
+// running, and --rm only applies once it exits. So this runs
+// synchronously, before Run returns.
 func (l *launched) remove(clientDied time.Time) (found bool, err error) {
-	return l.removeWithin(clientDied, maxListErrors)
+	return l.removeWithin(clientDied, removal.MaxListErrors)
 }
 
-// removeWithin is remove giving up after attempts failed listings.
+// removeWithin is remove giving up after attempts failed listings; a
+// removal it could not confirm is the engine's failure.
 func (l *launched) removeWithin(clientDied time.Time, attempts int) (found bool, err error) {
 	l.mu.Lock()
 	removing := l.removing
 	l.mu.Unlock()
-	r := removal{c: l.client, runID: l.plan.RunID, maxErrs: attempts, created: l.out.spoke(), removing: removing,
-		clientGone: func() (time.Time, bool) { return clientDied, true }}
-	found, err = r.run()
-	l.reaper.settle(err == nil)
-	return found, err
+	r := removal.Loop{Client: l.client, RunID: l.plan.RunID, MaxErrs: attempts, Created: l.out.spoke(), Removing: removing,
+		ClientGone: func() (time.Time, bool) { return clientDied, true }}
+	found, err = r.Run()
+	l.reaper.Settle(err == nil)
+	if err != nil {
+		return found, &Error{Verdict: EngineFailure, Err: err}
+	}
+	return found, nil
 }
 
 // kill stops the client of a container that will get no request.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -107,7 +108,7 @@ func newBase(o Options, in planInput) (base, error) {
 		return base{}, &Error{Verdict: Rejected, Err: err}
 	}
 	if in.owner != "" {
-		if _, ok := parseOwner(in.owner); !ok {
+		if _, ok := removal.ParseOwner(in.owner); !ok {
 			return base{}, &Error{Verdict: Rejected, Err: &limits.FieldError{Field: "owner", Value: in.owner, Msg: "must be boot-id:pid:start"}}
 		}
 	}
@@ -250,7 +251,7 @@ func (b base) finish(ctx context.Context, p pending, c *docker.Client, now time.
 // command when o names one (an image's own is checked once it is read).
 // It renders nothing.
 func (o Options) Check() error {
-	b, _, err := checked(o, planInput{owner: selfLabel()})
+	b, _, err := checked(o, planInput{owner: removal.SelfLabel()})
 	if err == nil && !b.asks() {
 		_, err = b.runner(docker.Declared{})
 	}
@@ -268,7 +269,7 @@ func (o Options) Check() error {
 func (o Options) Argv(at time.Time) ([]string, error) {
 	var in planInput
 	if at.IsZero() {
-		at, in.owner = time.Now(), selfLabel()
+		at, in.owner = time.Now(), removal.SelfLabel()
 	} else {
 		sum := sha256.Sum256([]byte(fmt.Sprintf("argv --at %d --name %s", at.Unix(), o.Name)))
 		in.runID = hex.EncodeToString(sum[:8])

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -130,7 +131,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	}
 	since := time.Now()
 	o.Run.Name = "" // each container is named after its own run id
-	b, err := newBase(o.Run, planInput{owner: selfLabel(), idle: o.Idle})
+	b, err := newBase(o.Run, planInput{owner: removal.SelfLabel(), idle: o.Idle})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 )
 
 // fill starts a container whenever a token is free, on the engine with
@@ -103,7 +105,7 @@ func (p *Pool) admit(w *warm) {
 	p.mu.Unlock()
 	if p.ctx.Err() == nil { // not the pool closing
 		p.drop(w.e, err)
-	} else if u := (*unconfirmedError)(nil); errors.As(err, &u) {
+	} else if u := (*removal.UnconfirmedError)(nil); errors.As(err, &u) {
 		p.note(err)
 	}
 	p.release(w.e)

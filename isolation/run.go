@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
@@ -20,7 +21,7 @@ import (
 // whose verdict is its tests'; otherwise it is one of this package's typed
 // errors, the same one Result.Verdict names.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
-	return runWith(ctx, req, o, planInput{owner: selfLabel()})
+	return runWith(ctx, req, o, planInput{owner: removal.SelfLabel()})
 }
 
 // runWith is Run with the plan's input: doctor's selfcheck sets more.

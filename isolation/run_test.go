@@ -14,11 +14,15 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := removal.Reap(os.Args, os.Stdin); ok {
+		os.Exit(code) // the reaper of a run a test started
+	}
 	fakedocker.Main() // acts as docker and exits when a test runs it as one
 	os.Exit(m.Run())
 }
@@ -45,6 +49,15 @@ func fake(t *testing.T, mode string) (Options, string) {
 	// The deadline is far: a test that meets it sets its own, so no other
 	// answer depends on how fast a loaded machine starts the fake.
 	return Options{Image: testImage, Engine: Engine{CLI: self, Env: env}, Limits: limits.Config{Timeout: time.Minute}}, state
+}
+
+// verbs are the docker commands the fake saw, in order.
+func verbs(state string) []string {
+	var out []string
+	for _, c := range fakedocker.Calls(state) {
+		out = append(out, c[0])
+	}
+	return out
 }
 
 // meetTimeout is the timeout of a test whose fake never answers, so the

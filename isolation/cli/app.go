@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 )
 
 // Main runs the command line with args (the program's name first), env as
@@ -22,6 +24,9 @@ import (
 // first SIGINT or SIGTERM cancels ctx's run and the run cleans up, then
 // exits 128+signal (signalContext).
 func Main(ctx context.Context, args, env []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if code, ok := removal.Reap(args, stdin); ok {
+		return code // a run's reaper: this executable started again by the library
+	}
 	defer handlePipe()()
 	ctx, stop := signalContext(ctx)
 	defer stop()

@@ -1,4 +1,4 @@
-package isolation
+package removal
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -16,15 +17,32 @@ import (
 
 // reaperArg0 is a reaper's argv[0]: this process's own executable,
 // started again through /proc/self/exe (there even if the file was
-// replaced since), which this package's init turns into the reaper before
-// the program's main runs: the tool, a test binary, any program built
-// with this package.
+// replaced since), which the program's entry point turns into the reaper
+// (Reap) before it does anything else.
 const reaperArg0 = "synapse-isolation-reaper"
 
-func init() {
-	if len(os.Args) > 0 && os.Args[0] == reaperArg0 {
-		os.Exit(reap(os.Args[1:], os.Stdin))
+// entry is set once the program's entry point has asked Reap whether this
+// process is a reaper (cli.Main does, first thing): only then may a run
+// start its reaper as this same executable. A program that embeds the
+// library without that entry would run its own main again, under a
+// reaper's arguments, so its runs start no reaper (StartReaper); the
+// runner's own deadline and gc still end their containers. It is
+// process-wide because what it records is: which main this executable
+// runs.
+var entry atomic.Bool
+
+// Reap is the reaper's entry point, which a program that runs containers
+// calls first thing with its arguments (program name first) and stdin:
+// when args[0] names the reaper, this process is one, and Reap runs it to
+// its end and returns its exit status, ok true; otherwise it returns at
+// once, ok false, and from then on the program's runs start their
+// reapers as this executable.
+func Reap(args []string, stdin io.Reader) (code int, ok bool) {
+	if len(args) > 0 && args[0] == reaperArg0 {
+		return reap(args[1:], stdin), true
 	}
+	entry.Store(true)
+	return 0, false
 }
 
 // reap is the reaper's whole life. Its arguments are the run id, the
@@ -33,9 +51,9 @@ func init() {
 // supervisor confirmed the container gone. EOF without "done" means the
 // supervisor died (SIGKILL: none of its own cleanup ran) or could not
 // confirm the removal: the reaper then runs the supervisor's own removal
-// loop (removal), the client counted gone once no process has its pid,
+// loop (Loop), the client counted gone once no process has its pid,
 // and without a limit on failed listings: it has nobody to report to, so
-// it goes on until cleanupTimeout.
+// it goes on until CleanupTimeout.
 func reap(args []string, stdin io.Reader) int {
 	runID, c, ok := docker.ReaperClient(args, os.Environ())
 	if !ok {
@@ -58,42 +76,53 @@ func reap(args []string, stdin io.Reader) int {
 		}
 		return gone, !gone.IsZero()
 	}
-	if _, err := (removal{c: c, runID: runID, clientGone: clientGone}).run(); err != nil {
+	if _, err := (Loop{Client: c, RunID: runID, ClientGone: clientGone}).Run(); err != nil {
 		return 1
 	}
 	return 0
 }
 
-// reaper is a run's second, independent end: a process of its own session,
+// Reaper is a run's second, independent end: a process of its own session,
 // so it outlives this one, that removes the run's container if this
 // process dies before it confirmed the container gone. The runner's own
 // deadline ends the container too, but that is the container's word; the
-// reaper is the host's.
-type reaper struct {
+// reaper is the host's. A nil *Reaper (a program without the entry) does
+// nothing.
+type Reaper struct {
 	cmd    *exec.Cmd
 	w      *os.File
 	once   sync.Once
 	exited chan struct{} // closed once the reaper was waited for
 }
 
-// newReaper starts the reaper of runID on c's engine.
-func newReaper(c *docker.Client, runID string) (*reaper, error) {
+// StartReaper starts the reaper of runID on c's engine; it returns nil,
+// and starts none, when the program's entry point never called Reap.
+func StartReaper(c *docker.Client, runID string) (*Reaper, error) {
+	if !entry.Load() {
+		return nil, nil
+	}
 	cmd, w, err := c.StartReaper(reaperArg0, runID)
 	if err != nil {
 		return nil, err
 	}
-	return &reaper{cmd: cmd, w: w, exited: make(chan struct{})}, nil
+	return &Reaper{cmd: cmd, w: w, exited: make(chan struct{})}, nil
 }
 
-// watch names the run's docker client, which the reaper waits out.
-func (r *reaper) watch(pid int) {
+// Watch names the run's docker client, which the reaper waits out.
+func (r *Reaper) Watch(pid int) {
+	if r == nil {
+		return
+	}
 	_, _ = r.w.WriteString(strconv.Itoa(pid) + "\n")
 }
 
-// settle ends this process's part: with the container confirmed gone the
+// Settle ends this process's part: with the container confirmed gone the
 // reaper stands down at once; otherwise it starts removing now. Either way
 // it is waited for in the background, so it is never left a zombie.
-func (r *reaper) settle(confirmed bool) {
+func (r *Reaper) Settle(confirmed bool) {
+	if r == nil {
+		return
+	}
 	r.once.Do(func() {
 		if confirmed {
 			_, _ = r.w.WriteString("done\n")

@@ -1,4 +1,4 @@
-package isolation
+package removal
 
 import (
 	"errors"
@@ -19,9 +19,9 @@ func TestRemovalOfAKnownContainer(t *testing.T) {
 		t.Parallel()
 		// The container wrote to its client, so its create landed; --rm
 		// removed it before the client returned. No create can follow.
-		r, state := removalOn(t, "ok", goneAt(time.Now()), maxListErrors)
-		r.created = true
-		found, err := r.run()
+		r, state := removalOn(t, "ok", goneAt(time.Now()), MaxListErrors)
+		r.Created = true
+		found, err := r.Run()
 		assert.NilError(t, err)
 		assert.Assert(t, !found)
 		assert.DeepEqual(t, verbs(state), []string{"ps"})
@@ -29,10 +29,10 @@ func TestRemovalOfAKnownContainer(t *testing.T) {
 
 	t.Run("created, still listed: removed, then one listing", func(t *testing.T) {
 		t.Parallel()
-		r, state := removalOn(t, "ok", goneAt(time.Now()), maxListErrors)
-		r.created = true
+		r, state := removalOn(t, "ok", goneAt(time.Now()), MaxListErrors)
+		r.Created = true
 		assert.NilError(t, fakedocker.AddContainer(state, "c1", "r1", "0", "running"))
-		found, err := r.run()
+		found, err := r.Run()
 		assert.NilError(t, err)
 		assert.Assert(t, found)
 		assert.DeepEqual(t, verbs(state), []string{"ps", "rm", "ps"})
@@ -41,13 +41,13 @@ func TestRemovalOfAKnownContainer(t *testing.T) {
 
 	t.Run("removed already: one listing confirms it", func(t *testing.T) {
 		t.Parallel()
-		// The deadline's removal (launched.deadlinePassed) removed the
+		// The deadline's removal (the run's, at its deadline) removed the
 		// container listed ahead; the loop confirms, and calls it found.
-		r, state := removalOn(t, "ok", goneAt(time.Now()), maxListErrors)
+		r, state := removalOn(t, "ok", goneAt(time.Now()), MaxListErrors)
 		removing := make(chan error, 1)
 		removing <- nil
-		r.removing = removing
-		found, err := r.run()
+		r.Removing = removing
+		found, err := r.Run()
 		assert.NilError(t, err)
 		assert.Assert(t, found)
 		assert.DeepEqual(t, verbs(state), []string{"ps"})
@@ -55,12 +55,12 @@ func TestRemovalOfAKnownContainer(t *testing.T) {
 
 	t.Run("the removal ahead failed: the loop finds and removes it", func(t *testing.T) {
 		t.Parallel()
-		r, state := removalOn(t, "ok", goneAt(time.Now()), maxListErrors)
+		r, state := removalOn(t, "ok", goneAt(time.Now()), MaxListErrors)
 		removing := make(chan error, 1)
 		removing <- errors.New("docker rm: removal already in progress")
-		r.removing = removing
+		r.Removing = removing
 		assert.NilError(t, fakedocker.AddContainer(state, "c1", "r1", "0", "running"))
-		found, err := r.run()
+		found, err := r.Run()
 		assert.NilError(t, err)
 		assert.Assert(t, found)
 		assert.DeepEqual(t, verbs(state), []string{"ps", "rm", "ps"})

@@ -1,4 +1,4 @@
-package isolation
+package removal
 
 import (
 	"fmt"
@@ -7,35 +7,35 @@ import (
 	"strings"
 )
 
-// procOwner identifies a supervisor process across the host's processes and
+// Owner identifies a supervisor process across the host's processes and
 // reboots: the kernel's boot id, the pid, and the process's start time in
 // clock ticks since boot (a reused pid starts later). Containers carry it
 // as a label, so gc on the same host can remove at once the containers of
 // a supervisor that was killed outright.
-type procOwner struct {
+type Owner struct {
 	BootID string
 	PID    int
 	Start  uint64
 }
 
 // String is the label value: boot-id:pid:start.
-func (o procOwner) String() string { return fmt.Sprintf("%s:%d:%d", o.BootID, o.PID, o.Start) }
+func (o Owner) String() string { return fmt.Sprintf("%s:%d:%d", o.BootID, o.PID, o.Start) }
 
-// parseOwner reads a label value; ok is false for anything else.
-func parseOwner(s string) (procOwner, bool) {
+// ParseOwner reads a label value; ok is false for anything else.
+func ParseOwner(s string) (Owner, bool) {
 	f := strings.Split(s, ":")
 	if len(f) != 3 || f[0] == "" {
-		return procOwner{}, false
+		return Owner{}, false
 	}
 	pid, err1 := strconv.Atoi(f[1])
 	start, err2 := strconv.ParseUint(f[2], 10, 64)
 	if err1 != nil || err2 != nil || pid <= 0 {
-		return procOwner{}, false
+		return Owner{}, false
 	}
-	return procOwner{BootID: f[0], PID: pid, Start: start}, true
+	return Owner{BootID: f[0], PID: pid, Start: start}, true
 }
 
-// procRoot is where Self and Alive read the host's processes.
+// procRoot is where self and gone read the host's processes.
 type procRoot string
 
 // hostProc is the real /proc.
@@ -66,23 +66,23 @@ func (p procRoot) startTime(pid int) (uint64, error) {
 }
 
 // self returns the identity of this process.
-func (p procRoot) self() (procOwner, error) {
+func (p procRoot) self() (Owner, error) {
 	boot, err := p.bootID()
 	if err != nil {
-		return procOwner{}, err
+		return Owner{}, err
 	}
 	pid := os.Getpid()
 	start, err := p.startTime(pid)
 	if err != nil {
-		return procOwner{}, err
+		return Owner{}, err
 	}
-	return procOwner{BootID: boot, PID: pid, Start: start}, nil
+	return Owner{BootID: boot, PID: pid, Start: start}, nil
 }
 
 // gone reports whether o is a process of this boot that no longer runs
 // (its pid is free, or taken by a later process). An owner of another
 // boot or another host is never called gone: gc cannot see it.
-func (p procRoot) gone(o procOwner) bool {
+func (p procRoot) gone(o Owner) bool {
 	boot, err := p.bootID()
 	if err != nil || boot != o.BootID {
 		return false
@@ -92,11 +92,11 @@ func (p procRoot) gone(o procOwner) bool {
 }
 
 // selfOwner returns this process's identity, for the owner label.
-func selfOwner() (procOwner, error) { return hostProc.self() }
+func selfOwner() (Owner, error) { return hostProc.self() }
 
-// selfLabel is the owner label of this process, empty if its identity
+// SelfLabel is the owner label of this process, empty if its identity
 // cannot be read (the container then carries none; gc goes by deadline).
-func selfLabel() string {
+func SelfLabel() string {
 	if self, err := selfOwner(); err == nil {
 		return self.String()
 	}

@@ -1,4 +1,4 @@
-package isolation
+package removal
 
 import (
 	"os"
@@ -50,10 +50,10 @@ func TestReaperStandsDownOnceConfirmed(t *testing.T) {
 	t.Parallel()
 	cli, log := reaperCLI(t)
 	c := reaperClient(t, cli, "remote")
-	r, err := newReaper(c, "feedface")
+	r, err := StartReaper(c, "feedface")
 	assert.NilError(t, err)
-	r.watch(os.Getpid())
-	r.settle(true)
+	r.Watch(os.Getpid())
+	r.Settle(true)
 	<-r.exited
 	assert.Check(t, r.cmd.ProcessState.Success())
 	assert.Equal(t, calls(log), "")
@@ -67,11 +67,11 @@ func TestReaperRemovesWhenTheSupervisorIsGone(t *testing.T) {
 	t.Parallel()
 	cli, log := reaperCLI(t)
 	c := reaperClient(t, cli, "remote")
-	r, err := newReaper(c, "feedface")
+	r, err := StartReaper(c, "feedface")
 	assert.NilError(t, err)
-	r.watch(1 << 30) // no such process: the client has ended
+	r.Watch(1 << 30) // no such process: the client has ended
 	start := time.Now()
-	r.settle(false)
+	r.Settle(false)
 	select {
 	case <-r.exited:
 	// A reaper's start and three docker calls: 0.2 s on a quiet machine.
@@ -103,10 +103,10 @@ func TestReaperWaitsOutTheClient(t *testing.T) {
 	assert.NilError(t, sleeper.Start())
 	go func() { _ = sleeper.Wait() }()
 	c := reaperClient(t, cli, "")
-	r, err := newReaper(c, "feedface")
+	r, err := StartReaper(c, "feedface")
 	assert.NilError(t, err)
-	r.watch(sleeper.Process.Pid)
-	r.settle(false)
+	r.Watch(sleeper.Process.Pid)
+	r.Settle(false)
 	<-r.exited
 	took := time.Since(start)
 	assert.Check(t, took >= 600*time.Millisecond+settle, "ended after %s", took)
@@ -117,9 +117,17 @@ func TestReaperWaitsOutTheClient(t *testing.T) {
 	}
 }
 
-// TestReaperUsage: a reaper started with the wrong arguments says so.
+// TestReaperUsage: a reaper started with the wrong arguments says so;
+// one told its run is done ends at once.
 func TestReaperUsage(t *testing.T) {
-	assert.Equal(t, reap([]string{"feedface"}, strings.NewReader("")), 2)
-	assert.Equal(t, reap([]string{"feedface", "/bin/docker", "--context"}, strings.NewReader("")), 2)
-	assert.Equal(t, reap([]string{"feedface", "/no/docker", "--context", "x"}, strings.NewReader("done\n")), 0)
+	for _, args := range [][]string{{reaperArg0, "feedface"}, {reaperArg0, "feedface", "/bin/docker", "--context"}} {
+		code, ok := Reap(args, strings.NewReader(""))
+		assert.Check(t, ok)
+		assert.Check(t, code == 2, "%q: %d", args, code)
+	}
+	code, ok := Reap([]string{reaperArg0, "feedface", "/no/docker", "--context", "x"}, strings.NewReader("done\n"))
+	assert.Check(t, ok && code == 0)
+	// Any other program name is no reaper's: Reap returns at once.
+	_, ok = Reap([]string{"synapse-isolation", "run"}, strings.NewReader("done\n"))
+	assert.Check(t, !ok)
 }
