@@ -23,13 +23,11 @@ func Check(s Spec) (Checked, error) {
 	if err := limits.CheckImageID(s.Image); err != nil {
 		return Checked{}, err
 	}
-	for _, f := range []struct {
-		field, value string
-		optional     bool // empty: the current context, the default runtime
-	}{
-		{"run id", s.RunID, false}, {"name", s.Name, false}, {"context", s.Context, true}, {"runtime", s.Runtime, true},
-	} {
-		if f.optional && f.value == "" {
+	if err := checkNames(s.RunID, s.Name); err != nil {
+		return Checked{}, err
+	}
+	for _, f := range []struct{ field, value string }{{"context", s.Context}, {"runtime", s.Runtime}} {
+		if f.value == "" { // the current context, the default runtime
 			continue
 		}
 		if err := limits.CheckName(f.field, f.value); err != nil {
@@ -43,6 +41,27 @@ func Check(s Spec) (Checked, error) {
 		return Checked{}, errors.New("no seccomp profile file: the run would get the engine's default filter")
 	}
 	return Checked{s: s}, nil
+}
+
+// Named is c for another container of the same options: its own run id
+// and name, checked as Check checks them, every other field as Check
+// found it. A pool checks its containers' options once and names each
+// container as it starts.
+func (c Checked) Named(runID, name string) (Checked, error) {
+	if err := checkNames(runID, name); err != nil {
+		return Checked{}, err
+	}
+	c.s.RunID, c.s.Name = runID, name
+	return c, nil
+}
+
+// checkNames checks a run id and a container name, which reach the argv
+// as a label's value and --name's.
+func checkNames(runID, name string) error {
+	if err := limits.CheckName("run id", runID); err != nil {
+		return err
+	}
+	return limits.CheckName("name", name)
 }
 
 // Run is c with the run's deadline (unix seconds, put on a label) and the

@@ -111,3 +111,22 @@ func TestCheckRefusesWhatCouldBeMisread(t *testing.T) {
 	_, err := Check(baseSpec())
 	assert.NilError(t, err)
 }
+
+// TestNamedIsCheckOfTheRenamedSpec: a checked spec named anew renders
+// what Check of the spec with that run id and name renders, and a name
+// Check would refuse is refused.
+func TestNamedIsCheckOfTheRenamedSpec(t *testing.T) {
+	c, err := Check(baseSpec())
+	assert.NilError(t, err)
+	named, err := c.Named("fedcba9876543210", "synapse-iso-fedcba9876543210")
+	assert.NilError(t, err)
+	s := baseSpec()
+	s.RunID, s.Name = "fedcba9876543210", "synapse-iso-fedcba9876543210"
+	want, err := Check(s)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, Render(named), Render(want))
+	_, err = c.Named("a b", "x1")
+	assert.ErrorContains(t, err, "run id: must match")
+	_, err = c.Named("ab", "--privileged")
+	assert.ErrorContains(t, err, "name: must match")
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
@@ -219,19 +220,20 @@ func imageChecks(ctx context.Context, c *docker.Client, image string) []Check {
 // exact argv of run, and lists each attestation check.
 func selfcheckChecks(ctx context.Context, o Options) []Check {
 	o.Exec = nil
-	res, err := runWith(ctx, Request{}, o, planInput{owner: removal.SelfLabel(), selfcheck: true})
-	if res.selfcheck == nil {
+	a := &attempt{start: time.Now()}
+	err := a.run(ctx, Request{}, o, planInput{owner: removal.SelfLabel(), selfcheck: true})
+	if a.selfcheck == nil {
 		if err == nil {
 			err = fmt.Errorf("the image's runner returned no selfcheck report")
 		}
 		return []Check{fail("selfcheck", selfcheckFailure(err))}
 	}
-	// Run planned with these limits and this runtime, so they resolve.
-	lim, _ := o.Limits.Resolve()
-	col, _ := limits.RuntimeOf(o.Runtime)
-	checks := attestChecks(col, attest.Sight{Hello: *res.selfcheck, Memory: lim.Memory, Runtime: o.Runtime, Record: res.record})
-	if res.recordErr != nil {
-		checks = append(checks, fail("engine record", res.recordErr.Error()))
+	// A hello came, so the run was planned: its resolved limits, runtime
+	// and column are the ones its hello was judged under.
+	p := a.plan
+	checks := attestChecks(p.Column, attest.Sight{Hello: *a.selfcheck, Memory: p.Limits.Memory, Runtime: p.Runtime, Record: a.record})
+	if a.recordErr != nil {
+		checks = append(checks, fail("engine record", a.recordErr.Error()))
 	}
 	return checks
 }

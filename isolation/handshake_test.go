@@ -76,11 +76,14 @@ func TestHandshakeWrongMemory(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Equal(t, res.Verdict, OK)
 	assert.Assert(t, res.Sandboxed)
-	res, state, err := runFake(t, "wrong-memory", func(o *Options) { o.Limits.Memory = 1 << 30 })
-	assert.Equal(t, res.Verdict, SandboxFailure)
+	o, state := fake(t, "wrong-memory")
+	o.Limits.Memory = 1 << 30
+	a := &attempt{start: time.Now()}
+	err = a.run(context.Background(), Request{Source: "1+2"}, o, planInput{})
+	assert.Equal(t, verdictOf(err), SandboxFailure)
 	assert.ErrorContains(t, err, "memory limit is 536870912 bytes, want 1073741824")
 	assert.Equal(t, fakedocker.Stdin(state), "")
-	assert.Assert(t, res.selfcheck != nil, "the refused hello is kept for doctor")
+	assert.Assert(t, a.selfcheck != nil, "the refused hello is kept for doctor")
 }
 
 // TestHandshakeDockerFailsFirst: when docker itself failed, no container

@@ -89,12 +89,15 @@ type planInput struct {
 	// idle, for a Pool's container started ahead of its request, bounds
 	// the wait for the request; zero for a run that sends it at once.
 	idle time.Duration
+	// render renders the argv; nil is dockerargs.Render, the one
+	// renderer. A test counts the renders through it.
+	render func(dockerargs.Checked) []string
 }
 
 // base is what every plan of one Options shares, checked once with
-// nothing asked of docker: the limits resolved (the one check of their
-// bounds) and the owner read. Run makes one per run, a Pool one for all
-// its containers.
+// nothing asked of docker: the limits resolved (limits.Config.Resolve,
+// the one check of their bounds: once per Run, Argv and Check, once per
+// Pool, never per container) and the owner read.
 type base struct {
 	o   Options
 	in  planInput
@@ -128,8 +131,9 @@ type pending struct {
 
 // check starts a run's plan: a fresh run id (unless the input pins one),
 // the profile file put in place, checked again for each run (owner, mode
-// and content), and the argv's fields checked. A profile it cannot trust
-// is a sandbox failure; fields it cannot accept are rejected.
+// and content), and the argv's fields checked, once: a Pool's containers
+// on one engine share them (next). A profile it cannot trust is a sandbox
+// failure; fields it cannot accept are rejected.
 func (b base) check() (pending, error) {
 	profile, err := docker.SeccompFile(b.o.Engine.environ())
 	if err != nil {
@@ -146,6 +150,25 @@ func (b base) check() (pending, error) {
 	}
 	column, _ := limits.RuntimeOf(b.o.Runtime) // dockerargs.Check refused any other
 	return pending{base: b, runID: runID, name: name, spec: spec, column: column}, nil
+}
+
+// next is the plan of a Pool's next container from p, checked for its
+// engine once (check): a fresh run id and name, and the profile file
+// checked again (owner, mode and content), as before every run, since the
+// CLI reads it at each docker run. The limits and the argv's other fields
+// are p's, checked already.
+func (p pending) next() (pending, error) {
+	if _, err := docker.SeccompFile(p.o.Engine.environ()); err != nil {
+		return pending{}, &Error{Verdict: SandboxFailure, Err: err}
+	}
+	p.runID = newRunID()
+	p.name = namePrefix + p.runID // a Pool names no container (PoolOptions.Run)
+	spec, err := p.spec.Named(p.runID, p.name)
+	if err != nil {
+		return pending{}, &Error{Verdict: Rejected, Err: err}
+	}
+	p.spec = spec
+	return p, nil
 }
 
 // program is what the run's runner runs: Options.Exec, or, unless a
@@ -190,14 +213,15 @@ func (b base) runner(d docker.Declared) (runargs.Args, error) {
 // run.
 func (p pending) render(runner runargs.Args, now time.Time) runPlan {
 	deadline := now.Add(p.in.idle + p.lim.Timeout)
+	render := p.in.render
+	if render == nil {
+		render = dockerargs.Render
+	}
 	return runPlan{
 		RunID: p.runID, Name: p.name, Deadline: deadline, Image: p.o.Image, Limits: p.lim, Runner: runner,
 		Argv: render(p.spec.Run(deadline.Unix(), runner.Args())), Runtime: p.o.Runtime, Column: p.column,
 	}
 }
-
-// render is dockerargs.Render, the one renderer; a test counts its calls.
-var render = dockerargs.Render
 
 // planOn plans a run of o on its engine and returns the client for it:
 // the options checked first (newBase, check), so a refusal asks docker
@@ -250,8 +274,11 @@ func (b base) finish(ctx context.Context, p pending, c *docker.Client, now time.
 // know: the limits, the argv's fields, the seccomp profile file, and the
 // command when o names one (an image's own is checked once it is read).
 // It renders nothing.
-func (o Options) Check() error {
-	b, _, err := checked(o, planInput{owner: removal.SelfLabel()})
+func (o Options) Check() error { return o.checkWith(planInput{owner: removal.SelfLabel()}) }
+
+// checkWith is Check with the plan's input.
+func (o Options) checkWith(in planInput) error {
+	b, _, err := checked(o, in)
 	if err == nil && !b.asks() {
 		_, err = b.runner(docker.Declared{})
 	}
@@ -266,8 +293,10 @@ func (o Options) Check() error {
 // pinned: the run id is derived from the name and at, and the owner
 // label, which names the process that runs the container, is left out,
 // so the same options print the same argv.
-func (o Options) Argv(at time.Time) ([]string, error) {
-	var in planInput
+func (o Options) Argv(at time.Time) ([]string, error) { return o.argvWith(at, planInput{}) }
+
+// argvWith is Argv with the plan's input, whose owner and run id it sets.
+func (o Options) argvWith(at time.Time, in planInput) ([]string, error) {
 	if at.IsZero() {
 		at, in.owner = time.Now(), removal.SelfLabel()
 	} else {

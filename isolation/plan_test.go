@@ -12,6 +12,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -124,51 +125,50 @@ func TestPlanRejects(t *testing.T) {
 	}
 }
 
-// countRenders counts the argv renders while the test runs. It swaps
-// the renderer, so its tests are not parallel: a parallel test waits for
-// every sequential one to end.
-func countRenders(t *testing.T) *atomic.Int64 {
+// countRenders is a plan input whose renderer counts its renders.
+func countRenders() (planInput, *atomic.Int64) {
 	var n atomic.Int64
-	t.Cleanup(func() { render = dockerargs.Render })
-	render = func(c dockerargs.Checked) []string {
+	return planInput{owner: removal.SelfLabel(), render: func(c dockerargs.Checked) []string {
 		n.Add(1)
 		return dockerargs.Render(c)
-	}
-	return &n
+	}}, &n
 }
 
 // A run renders its argv once, whether or not the image is asked for its
 // interpreter; a pool renders none until a container starts, then one
 // per container.
 func TestARunRendersItsArgvOnce(t *testing.T) {
-	n := countRenders(t)
-	_, _, err := runFake(t, "ok")
+	t.Parallel()
+	in, n := countRenders()
+	o, _ := fake(t, "ok")
+	_, err := runWith(context.Background(), Request{Source: "1+2"}, o, in)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(n.Load(), int64(1)), "a run of an image known to declare nothing")
 
 	n.Store(0)
-	image := "sha256:" + strings.Repeat("5e", 32)
-	res, _, err := runFake(t, "python-label", func(o *Options) { o.Image = image })
+	o, _ = fake(t, "python-label")
+	o.Image = "sha256:" + strings.Repeat("5e", 32)
+	res, err := runWith(context.Background(), Request{Source: "1+2"}, o, in)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(res.Interpreter, "python3 -"))
 	assert.Check(t, is.Equal(n.Load(), int64(1)), "a run whose image was asked")
 
 	n.Store(0)
-	o, _ := fake(t, "ok")
-	_, err = o.Argv(time.Time{})
+	o, _ = fake(t, "ok")
+	_, err = o.argvWith(time.Time{}, in)
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(n.Load(), int64(1)), "argv")
 
 	n.Store(0)
-	assert.NilError(t, o.Check())
+	assert.NilError(t, o.checkWith(in))
 	o.Exec = []string{}
-	assert.Check(t, is.ErrorContains(o.Check(), "exec: the command must not be empty"))
+	assert.Check(t, is.ErrorContains(o.checkWith(in), "exec: the command must not be empty"))
 	o.Exec, o.Limits.Memory = nil, 1<<20
-	assert.Check(t, is.ErrorContains(o.Check(), "memory: must be at least 64m"))
+	assert.Check(t, is.ErrorContains(o.checkWith(in), "memory: must be at least 64m"))
 	assert.Check(t, is.Equal(n.Load(), int64(0)), "Check renders nothing")
 
 	o, state := fake(t, "ok")
-	p, err := NewPool(context.Background(), PoolOptions{Run: o, Parallel: 1, Idle: time.Minute})
+	p, err := newPool(context.Background(), PoolOptions{Run: o, Parallel: 1, Idle: time.Minute}, in)
 	assert.NilError(t, err)
 	// Draining, the pool starts a container only for a request that waits
 	// for one, so each of the three gets its own and no other starts: the

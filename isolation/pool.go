@@ -57,9 +57,9 @@ type PoolOptions struct {
 // reaps what a killed pool leaves.
 type Pool struct {
 	o PoolOptions
-	// base and runner are every container's plan but its run id and
-	// deadline, checked once (NewPool).
-	base    base
+	// runner is every container's runner command line, checked once
+	// (NewPool); each engine's plan is the rest but a container's run id
+	// and deadline.
 	runner  runargs.Args
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -92,8 +92,11 @@ type Pool struct {
 }
 
 type poolEngine struct {
-	client  *docker.Client
-	engine  Engine
+	client *docker.Client
+	engine Engine
+	// plan is the engine's containers' plan, checked once (base.check);
+	// each container takes its own run id from it (pending.next).
+	plan    pending
 	exits   *docker.ExitWatch
 	busy    int   // outstanding containers, ready or running; guarded by Pool.mu
 	dropped error // why the pool stopped using it; guarded by Pool.mu
@@ -114,6 +117,11 @@ func (w *warm) forget() { w.e.exits.Forget(w.l.plan.RunID) }
 // is ever pulled) and starts filling the pool. ctx ends every container
 // of the pool (a signal, say); Close must be called either way.
 func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
+	return newPool(ctx, o, planInput{owner: removal.SelfLabel()})
+}
+
+// newPool is NewPool with the plan's input; the pool sets its idle cap.
+func newPool(ctx context.Context, o PoolOptions, in planInput) (*Pool, error) {
 	if o.Parallel == 0 {
 		o.Parallel = 1
 	}
@@ -131,18 +139,26 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 	}
 	since := time.Now()
 	o.Run.Name = "" // each container is named after its own run id
-	b, err := newBase(o.Run, planInput{owner: removal.SelfLabel(), idle: o.Idle})
+	in.idle = o.Idle
+	// The limits are checked once for the whole pool (newBase), the
+	// argv's fields once per engine (check), before docker is asked
+	// anything; each container is only named and rendered (fill).
+	b, err := newBase(o.Run, in)
 	if err != nil {
 		return nil, err
 	}
-	// The argv's fields are checked once here, rendered per container.
-	if _, err := b.check(); err != nil {
-		return nil, err
+	plans := make([]pending, len(o.Engines))
+	for i, e := range o.Engines {
+		be := b
+		be.o.Engine = e
+		if plans[i], err = be.check(); err != nil {
+			return nil, err
+		}
 	}
-	p := &Pool{o: o, base: b, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{}),
+	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{}),
 		closed: make(chan struct{})}
 	p.demand = sync.NewCond(&p.mu)
-	for _, e := range o.Engines {
+	for i, e := range o.Engines {
 		c, err := clientFor(e)
 		if err != nil {
 			return nil, err
@@ -150,7 +166,7 @@ func NewPool(ctx context.Context, o PoolOptions) (*Pool, error) {
 		if err := checkEngine(ctx, c, o.Run.Image); err != nil {
 			return nil, err
 		}
-		p.engines = append(p.engines, &poolEngine{client: c, engine: e})
+		p.engines = append(p.engines, &poolEngine{client: c, engine: e, plan: plans[i]})
 	}
 	var d docker.Declared
 	if b.asks() {

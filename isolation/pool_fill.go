@@ -33,9 +33,7 @@ func (p *Pool) fill() {
 		}
 		e.busy++
 		p.mu.Unlock()
-		b := p.base
-		b.o.Engine = e.engine
-		pend, err := b.check()
+		pend, err := e.plan.next()
 		var l *launched
 		var died <-chan int
 		if err == nil {

@@ -124,6 +124,23 @@ func TestPoolChecksEveryEngineFirst(t *testing.T) {
 	assert.Check(t, is.Len(runCalls(state), 0), "no container starts before the checks pass")
 }
 
+// TestPoolChecksEveryEnginesOptionsOnce: each engine's options are
+// checked when the pool is made, before docker is asked anything; an
+// engine a container of could never be planned is refused then, not
+// dropped at its first container.
+func TestPoolChecksEveryEnginesOptionsOnce(t *testing.T) {
+	t.Parallel()
+	o, state := fake(t, "ok")
+	po := PoolOptions{Run: o, Engines: []Engine{{Context: "engine-a"}, {Context: "x;y"}}}
+	for i := range po.Engines {
+		po.Engines[i].CLI, po.Engines[i].Env = o.Engine.CLI, o.Engine.Env
+	}
+	_, err := NewPool(context.Background(), po)
+	assert.Check(t, is.Equal(verdictOf(err), Rejected), "%v", err)
+	assert.Check(t, is.ErrorContains(err, `context: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "x;y")`))
+	assert.Check(t, is.Len(fakedocker.Calls(state), 0), "docker was called")
+}
+
 func TestPoolSpreadsOverEngines(t *testing.T) {
 	t.Parallel()
 	p, state := fakePool(t, "by-source", 4, Engine{Context: "engine-a"}, Engine{Context: "engine-b"})

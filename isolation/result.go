@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
 // ErrorDetail is a program's error in a Result, or the reason its run
@@ -99,14 +97,6 @@ type Result struct {
 	// there was no such answer: no program ran, the host ended the
 	// container (timeout), or the response was refused.
 	Usage *Usage
-	// selfcheck is the runner's view of the sandbox from its hello, for
-	// doctor; it is set whenever a hello could be decoded, even one that
-	// failed the judgement.
-	selfcheck *hello.Selfcheck
-	// record and recordErr are the run's reading of the engine's record
-	// of its container, for doctor.
-	record    *docker.Record
-	recordErr error
 }
 
 // Usage is what a run's program used, as the runner measured it on its
@@ -157,7 +147,7 @@ type Timings struct {
 func (a *attempt) result(err error) Result {
 	// From the call to the return, cleanup included, whatever the verdict.
 	returned := time.Now()
-	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, selfcheck: a.selfcheck, record: a.record, recordErr: a.recordErr, DurationMS: returned.Sub(a.start).Milliseconds()}
+	res := Result{ContainerExit: a.exit, Sandboxed: a.sandboxed, DurationMS: returned.Sub(a.start).Milliseconds()}
 	if a.plan != nil {
 		res.Image, res.RunID, res.Interpreter = a.plan.Image, a.plan.RunID, interpreterOf(a.plan.Runner)
 		if a.started {

@@ -24,7 +24,7 @@ func Run(ctx context.Context, req Request, o Options) (Result, error) {
 	return runWith(ctx, req, o, planInput{owner: removal.SelfLabel()})
 }
 
-// runWith is Run with the plan's input: doctor's selfcheck sets more.
+// runWith is Run with the plan's input (a test counts its renders).
 func runWith(ctx context.Context, req Request, o Options, in planInput) (Result, error) {
 	a := &attempt{start: time.Now(), collect: len(req.Collect) > 0, tests: testNames(req)}
 	err := a.run(ctx, req, o, in)
@@ -50,7 +50,7 @@ type attempt struct {
 	response                         *protocol.Response // a valid response that Run accepted
 	usage                            *Usage             // the program's, from a response within its bounds
 	// selfcheck is the runner's view of the sandbox from its hello,
-	// accepted or not (doctor lists it either way).
+	// accepted or not (doctor lists it either way, selfcheckChecks).
 	selfcheck *hello.Selfcheck
 	// collect is whether the request named files to return.
 	collect bool
