@@ -45,7 +45,7 @@ func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen hell
 		// What the runtime hides from the runner, the engine's record
 		// shows, read while the sandbox booted: it must be in before
 		// the source goes.
-		seen.record, seen.recordErr = l.record.await(deadline, l.plan.Name, bound)
+		seen.record, seen.recordErr = l.record.Await(deadline, l.plan.Name, bound)
 		if seen.recordErr != nil {
 			return seen, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%w; the program was never sent", seen.recordErr)}, true
 		}
@@ -54,10 +54,74 @@ func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen hell
 	if err := attest.Refusal(l.plan.Column, v, l.plan.Limits.CPUTime > 0); err != nil {
 		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
 	}
-	if err := l.out.begin(); err != nil {
+	if err := l.out.Begin(); err != nil {
 		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
 	}
 	return seen, nil, false
+}
+
+// versionGrace is how long, after a hello wait ended in silence, the host
+// waits for an answer to the closed stdin: a runner of protocol v1 waits
+// for its request and, given EOF, answers at once, naming its version.
+const versionGrace = 500 * time.Millisecond
+
+// awaitHello returns the hello line, or why none came: the deadline
+// passed, the client ended, or the run was aborted (a WARNING line, a
+// signal).
+func (l *launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, error) {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-l.out.Ended():
+	case <-l.done:
+		// The client's output is all copied once it was waited for, so a
+		// hello it wrote has ended by now.
+		select {
+		case <-l.out.Ended():
+		default:
+			return nil, &noHelloError{exit: l.cmd.ProcessState.ExitCode()}
+		}
+	case <-t.C:
+		// Which deadline passed decides whose it was: the run's own is its
+		// timeout; a pool's start bound is the sandbox's. Part of a line
+		// is noted before the stdin is closed and a runner that stayed
+		// silent is given versionGrace to name its protocol version.
+		partial := len(l.out.Hello()) > 0
+		_ = l.stdin.Close()
+		return nil, &noHelloError{within: bound, own: deadline.Equal(l.plan.Deadline), partial: partial, version: l.answeredVersion()}
+	case <-l.runCtx.Done():
+		return nil, context.Cause(l.runCtx)
+	}
+	l.helloAt = time.Now()
+	return l.out.Hello(), nil
+}
+
+// silenced ends a run whose hello did not pass: its stdin is closed with
+// nothing written, so not a byte of the source reaches it, and the client
+// is killed with cause.
+func (l *launched) silenced(cause error) {
+	_ = l.stdin.Close()
+	l.abort(cause)
+}
+
+// answeredVersion waits briefly for an answer to the closed stdin and
+// returns the protocol version it names, 0 if none came.
+func (l *launched) answeredVersion() int {
+	t := time.NewTimer(versionGrace)
+	defer t.Stop()
+	select {
+	case <-l.out.Ended():
+	case <-l.done:
+	case <-t.C:
+	}
+	select {
+	case <-l.out.Ended():
+		if v, ok := wire.PeekVersion(l.out.Hello()); ok {
+			return v
+		}
+	default:
+	}
+	return 0
 }
 
 // refused is how a refused run's client ended: its end, whether it was
@@ -217,74 +281,4 @@ func endedAs(code int) string {
 		return "was stopped"
 	}
 	return fmt.Sprintf("exited %d", code)
-}
-
-// recordAfter is how long after docker run starts the record is first
-// read, and recordRetry how often again until the hello: the container
-// is created within about 100 ms here, and gVisor's boot takes most of
-// the 400 ms before the hello, so the record is read while it boots and
-// costs the run nothing.
-const (
-	recordAfter = 150 * time.Millisecond
-	recordRetry = 50 * time.Millisecond
-)
-
-// recordAhead is the engine's record of a run's container, read while
-// the sandbox boots; done is closed once rec or err is final.
-type recordAhead struct {
-	done chan struct{}
-	rec  *docker.Record
-	err  error
-}
-
-// await returns the record read ahead, or, once deadline passed, that it
-// was not read within bound.
-func (r *recordAhead) await(deadline time.Time, name string, bound time.Duration) (*docker.Record, error) {
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-r.done:
-		return r.rec, r.err
-	case <-t.C:
-		return nil, fmt.Errorf("the engine's record of container %s: not read within %s", name, bound)
-	}
-}
-
-// readRecordAhead reads the record from recordAfter on. A read that fails
-// before the hello is tried again (most likely the container was not yet
-// created); the first read once the hello came, or the client ended, is
-// final.
-func (l *launched) readRecordAhead() *recordAhead {
-	r := &recordAhead{done: make(chan struct{})}
-	go func() {
-		defer close(r.done)
-		wait := time.NewTimer(recordAfter)
-		defer wait.Stop()
-		for {
-			select {
-			case <-wait.C:
-			case <-l.out.ended:
-			case <-l.done:
-			case <-l.runCtx.Done():
-				r.err = fmt.Errorf("reading the engine's record of container %s: %w", l.plan.Name, context.Cause(l.runCtx))
-				return
-			}
-			final := closed(l.out.ended) || closed(l.done)
-			r.rec, r.err = l.client.Record(l.runCtx, l.plan.Name, l.plan.RunID)
-			if r.err == nil || final {
-				return
-			}
-			wait.Reset(recordRetry)
-		}
-	}()
-	return r
-}
-
-func closed(c <-chan struct{}) bool {
-	select {
-	case <-c:
-		return true
-	default:
-		return false
-	}
 }

@@ -1,7 +1,6 @@
 package isolation
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,10 +10,9 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/frames"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -27,8 +25,8 @@ type launched struct {
 	client  *docker.Client
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	out     *frames    // the runner's stdout: hello, then response
-	resp    *firstByte // the response part of out
+	out     *frames.Stdout   // the runner's stdout: hello, then response
+	resp    *frames.Response // the response part of out
 	stderr  *docker.StderrWatch
 	reaper  *removal.Reaper // removes the container should this process die first
 	parent  context.Context
@@ -41,7 +39,7 @@ type launched struct {
 	sent    time.Time     // when the request was written
 	// record is the engine's record of the container, read while it
 	// boots, where the run's column needs it; nil elsewhere.
-	record *recordAhead
+	record *docker.RecordAhead
 
 	mu    sync.Mutex
 	timer *time.Timer
@@ -109,46 +107,14 @@ func (e *warningError) refusal() error {
 	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", e.line)}
 }
 
-// firstByte is the bounded response capture that also notes when the
-// response began to arrive, and when its line ended: the response is one
-// line of JSON, which holds no raw newline, so its first newline is its
-// end.
-type firstByte struct {
-	*capture.Buffer
-	once sync.Once
-	at   time.Time
-	// ended is closed by the first newline written.
-	ended   chan struct{}
-	endOnce sync.Once
-}
-
-func newFirstByte(limit int) *firstByte {
-	return &firstByte{Buffer: capture.New(limit), ended: make(chan struct{})}
-}
-
-func (f *firstByte) Write(p []byte) (int, error) {
-	f.once.Do(func() { f.at = time.Now() })
-	n, err := f.Buffer.Write(p)
-	if bytes.IndexByte(p, '\n') >= 0 {
-		f.endOnce.Do(func() { close(f.ended) })
-	}
-	return n, err
-}
-
-// arrived returns when the first response byte came, zero if none did.
-func (f *firstByte) arrived() time.Time {
-	f.once.Do(func() {}) // orders the read after the first Write
-	return f.at
-}
-
 // launch starts `docker run` for plan with its stdin open. Its context
 // ends with ctx (a signal, say), or with abort.
 func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, error) {
 	runCtx, abort := context.WithCancelCause(ctx)
 	l := &launched{plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, done: make(chan struct{})}
-	l.resp = newFirstByte(limits.MaxResponseBytes)
+	l.resp = frames.NewResponse(limits.MaxResponseBytes)
 	l.resp.OnOverflow = func() { abort(errResponseTooLarge) }
-	l.out = newFrames(l.resp)
+	l.out = frames.NewStdout(l.resp)
 	l.stderr = &docker.StderrWatch{OnWarning: func(line string) { abort(&warningError{line: line}) }}
 	var err error
 	if l.reaper, err = removal.StartReaper(c, plan.RunID); err != nil {
@@ -167,7 +133,7 @@ func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, er
 		close(l.done)
 	}()
 	if attest.NeedsRecord(plan.Column) {
-		l.record = l.readRecordAhead()
+		l.record = c.ReadRecordAhead(runCtx, plan.Name, plan.RunID, l.out.Ended(), l.done)
 	}
 	return l, nil
 }
@@ -225,7 +191,7 @@ func (l *launched) deadlinePassed() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	select {
-	case <-l.resp.ended:
+	case <-l.resp.Ended():
 		if !l.graced {
 			l.graced = true
 			l.timer = time.AfterFunc(exitGrace, l.deadlinePassed)
@@ -288,7 +254,7 @@ func (l *launched) removeWithin(clientDied time.Time, attempts int) (found bool,
 	l.mu.Lock()
 	removing := l.removing
 	l.mu.Unlock()
-	r := removal.Loop{Client: l.client, RunID: l.plan.RunID, MaxErrs: attempts, Created: l.out.spoke(), Removing: removing,
+	r := removal.Loop{Client: l.client, RunID: l.plan.RunID, MaxErrs: attempts, Created: l.out.Spoke(), Removing: removing,
 		ClientGone: func() (time.Time, bool) { return clientDied, true }}
 	found, err = r.Run()
 	l.reaper.Settle(err == nil)
@@ -341,68 +307,4 @@ func (l *launched) interrupted() error {
 		return &Error{Verdict: Interrupted, Err: context.Cause(l.parent)}
 	}
 	return nil
-}
-
-// versionGrace is how long, after a hello wait ended in silence, the host
-// waits for an answer to the closed stdin: a runner of protocol v1 waits
-// for its request and, given EOF, answers at once, naming its version.
-const versionGrace = 500 * time.Millisecond
-
-// awaitHello returns the hello line, or why none came: the deadline
-// passed, the client ended, or the run was aborted (a WARNING line, a
-// signal).
-func (l *launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, error) {
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-l.out.ended:
-	case <-l.done:
-		// The client's output is all copied once it was waited for, so a
-		// hello it wrote has ended by now.
-		select {
-		case <-l.out.ended:
-		default:
-			return nil, &noHelloError{exit: l.cmd.ProcessState.ExitCode()}
-		}
-	case <-t.C:
-		// Which deadline passed decides whose it was: the run's own is its
-		// timeout; a pool's start bound is the sandbox's. Part of a line
-		// is noted before the stdin is closed and a runner that stayed
-		// silent is given versionGrace to name its protocol version.
-		partial := len(l.out.hello()) > 0
-		_ = l.stdin.Close()
-		return nil, &noHelloError{within: bound, own: deadline.Equal(l.plan.Deadline), partial: partial, version: l.answeredVersion()}
-	case <-l.runCtx.Done():
-		return nil, context.Cause(l.runCtx)
-	}
-	l.helloAt = time.Now()
-	return l.out.hello(), nil
-}
-
-// silenced ends a run whose hello did not pass: its stdin is closed with
-// nothing written, so not a byte of the source reaches it, and the client
-// is killed with cause.
-func (l *launched) silenced(cause error) {
-	_ = l.stdin.Close()
-	l.abort(cause)
-}
-
-// answeredVersion waits briefly for an answer to the closed stdin and
-// returns the protocol version it names, 0 if none came.
-func (l *launched) answeredVersion() int {
-	t := time.NewTimer(versionGrace)
-	defer t.Stop()
-	select {
-	case <-l.out.ended:
-	case <-l.done:
-	case <-t.C:
-	}
-	select {
-	case <-l.out.ended:
-		if v, ok := wire.PeekVersion(l.out.hello()); ok {
-			return v
-		}
-	default:
-	}
-	return 0
 }

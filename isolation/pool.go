@@ -147,26 +147,11 @@ func newPool(ctx context.Context, o PoolOptions, in planInput) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
-	plans := make([]pending, len(o.Engines))
-	for i, e := range o.Engines {
-		be := b
-		be.o.Engine = e
-		if plans[i], err = be.check(); err != nil {
-			return nil, err
-		}
-	}
 	p := &Pool{o: o, ready: make(chan *warm, o.Parallel), tokens: make(chan struct{}, o.Parallel), dead: make(chan struct{}),
 		closed: make(chan struct{})}
 	p.demand = sync.NewCond(&p.mu)
-	for i, e := range o.Engines {
-		c, err := clientFor(e)
-		if err != nil {
-			return nil, err
-		}
-		if err := checkEngine(ctx, c, o.Run.Image); err != nil {
-			return nil, err
-		}
-		p.engines = append(p.engines, &poolEngine{client: c, engine: e, plan: plans[i]})
+	if p.engines, err = poolEngines(ctx, b, o.Engines); err != nil {
+		return nil, err
 	}
 	var d docker.Declared
 	if b.asks() {
@@ -188,6 +173,33 @@ func newPool(ctx context.Context, o PoolOptions, in planInput) (*Pool, error) {
 	p.wg.Add(1)
 	go p.fill()
 	return p, nil
+}
+
+// poolEngines checks each engine's options once (base.check) before
+// docker is asked anything, then asks each engine whether it answers and
+// has the image (nothing is ever pulled).
+func poolEngines(ctx context.Context, b base, engines []Engine) ([]*poolEngine, error) {
+	plans := make([]pending, len(engines))
+	for i, e := range engines {
+		be := b
+		be.o.Engine = e
+		var err error
+		if plans[i], err = be.check(); err != nil {
+			return nil, err
+		}
+	}
+	pes := make([]*poolEngine, len(engines))
+	for i, e := range engines {
+		c, err := clientFor(e)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkEngine(ctx, c, b.o.Image); err != nil {
+			return nil, err
+		}
+		pes[i] = &poolEngine{client: c, engine: e, plan: plans[i]}
+	}
+	return pes, nil
 }
 
 // Exec is the command line the pool's programs run under: Options.Exec,

@@ -138,7 +138,7 @@ func (a *attempt) complete(l *launched) error {
 	a.sent = l.sent
 	f := l.gather()
 	a.ended(clientEnd{at: f.end, code: f.code}, f.waitErr == nil, f.waitErr == nil && f.code >= 0)
-	a.responded = l.resp.arrived()
+	a.responded = l.resp.Arrived()
 	l.teardown(&f)
 	if f.clean() {
 		a.readResponse(&f, l.resp.Bytes())
@@ -151,7 +151,7 @@ func (a *attempt) complete(l *launched) error {
 // afterwards (Pool.settle).
 func (a *attempt) completeAtExit(l *launched, resp []byte) error {
 	a.ended(clientEnd{at: time.Now()}, true, true)
-	a.sent, a.responded = l.sent, l.resp.arrived()
+	a.sent, a.responded = l.sent, l.resp.Arrived()
 	f := l.planned()
 	a.readResponse(&f, resp)
 	return a.decide(l, f)

@@ -92,8 +92,8 @@ func (b Boundary) AuditUnder(r Runtime) string {
 }
 
 // Proof is one check of the runner's hello (hello.Selfcheck). The code
-// that reads the hello lives with the host (isolation), one judge per
-// Judge; its expected values are this package's.
+// that reads the hello lives with the host (isolation/internal/attest),
+// one judge per Judge; its expected values are this package's.
 type Proof struct {
 	// Check is the check's name, as doctor and a refusal print it.
 	Check string

@@ -27,7 +27,7 @@ func TestEveryProofHasItsJudge(t *testing.T) {
 	for _, b := range limits.Boundaries {
 		for r, proofs := range b.Hello {
 			for _, p := range proofs {
-				assert.Check(t, judges[p.Judge], "%s under %s: no judge %q in isolation", b.ID, r, p.Judge)
+				assert.Check(t, judges[p.Judge], "%s under %s: no judge %q in package attest", b.ID, r, p.Judge)
 				used[p.Judge] = true
 			}
 		}

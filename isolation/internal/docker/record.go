@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 )
@@ -22,7 +23,7 @@ type Record struct {
 }
 
 // recordFormat prints the fields of Record, tab-separated.
-var recordFormat = `{{index .Config.Labels "` + dockerargs.LabelRunID + `"}}` +
+const recordFormat = `{{index .Config.Labels "` + dockerargs.LabelRunID + `"}}` +
 	"\t{{.HostConfig.Runtime}}\t{{.HostConfig.Memory}}\t{{.HostConfig.MemorySwap}}\t{{.HostConfig.PidsLimit}}"
 
 // Record reads the engine's record of the container named name, which
@@ -64,4 +65,76 @@ func parseRecord(out string) (*Record, error) {
 		n[i] = v
 	}
 	return &Record{RunID: f[0], Runtime: f[1], Memory: n[0], MemorySwap: n[1], PidsLimit: n[2]}, nil
+}
+
+// recordAfter is how long after docker run starts the record is first
+// read, and recordRetry how often again until the hello: the container
+// is created within about 100 ms here, and gVisor's boot takes most of
+// the 400 ms before the hello, so the record is read while it boots and
+// costs the run nothing.
+const (
+	recordAfter = 150 * time.Millisecond
+	recordRetry = 50 * time.Millisecond
+)
+
+// RecordAhead is the engine's record of a run's container, read while
+// the sandbox boots; done is closed once rec or err is final.
+type RecordAhead struct {
+	done chan struct{}
+	rec  *Record
+	err  error
+}
+
+// Await returns the record read ahead, or, once deadline passed, that it
+// was not read within bound.
+func (r *RecordAhead) Await(deadline time.Time, name string, bound time.Duration) (*Record, error) {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-r.done:
+		return r.rec, r.err
+	case <-t.C:
+		return nil, fmt.Errorf("the engine's record of container %s: not read within %s", name, bound)
+	}
+}
+
+// ReadRecordAhead reads the record of the container named name, of
+// runID's run (Record), from recordAfter after it is called (as docker
+// run starts) on. A read that fails while hello and exited are both open
+// is tried again (most likely the container was not yet created); the
+// first read once the runner's hello came, or the client exited, is
+// final. ctx, the run's, ends the reads.
+func (c *Client) ReadRecordAhead(ctx context.Context, name, runID string, hello, exited <-chan struct{}) *RecordAhead {
+	r := &RecordAhead{done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		wait := time.NewTimer(recordAfter)
+		defer wait.Stop()
+		for {
+			select {
+			case <-wait.C:
+			case <-hello:
+			case <-exited:
+			case <-ctx.Done():
+				r.err = fmt.Errorf("reading the engine's record of container %s: %w", name, context.Cause(ctx))
+				return
+			}
+			final := closed(hello) || closed(exited)
+			r.rec, r.err = c.Record(ctx, name, runID)
+			if r.err == nil || final {
+				return
+			}
+			wait.Reset(recordRetry)
+		}
+	}()
+	return r
+}
+
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

@@ -61,7 +61,7 @@ func (c *Client) startExitStream(ctx context.Context, owner string, since time.T
 
 // exitFormat prints a die event as its container's run id and exit
 // status, separated by a space (events, unlike ps, prints a \t as is).
-var exitFormat = `{{index .Actor.Attributes "` + dockerargs.LabelRunID + `"}} {{index .Actor.Attributes "exitCode"}}`
+const exitFormat = `{{index .Actor.Attributes "` + dockerargs.LabelRunID + `"}} {{index .Actor.Attributes "exitCode"}}`
 
 // StartReaper starts the reaper of runID on c's engine: this process's
 // own executable again (/proc/self/exe, there even if the file was
