@@ -11,8 +11,8 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 )
 
 // execLabel is the image label that declares the image's default

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

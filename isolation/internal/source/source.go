@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 )
 
 // cutLine reads what a reader kept of a batch line longer than the line

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
