@@ -126,7 +126,7 @@ func (a *attempt) step(s protocol.Step) (Step, error) {
 	}
 	st := Step{
 		Streams: s.Streams,
-		Exit:    (*ExecExit)(s.Exit), Error: (*ErrorDetail)(s.Error), WallMS: wall.Milliseconds(),
+		Exit:    s.Exit, Error: s.Error, WallMS: wall.Milliseconds(),
 	}
 	if u != nil {
 		st.Usage = *u

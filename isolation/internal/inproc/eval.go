@@ -58,7 +58,7 @@ func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Res
 		return res, nil
 	}
 	res.Verdict = isolation.ProgramError
-	res.Error = (*isolation.ErrorDetail)(r.Err.Wire())
+	res.Error = r.Err.Wire()
 	if r.Err.Kind != interp.Cancelled {
 		return res, nil
 	}
