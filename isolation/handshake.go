@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
@@ -31,7 +30,7 @@ func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen hell
 		return seen, err, false
 	}
 	seen.at = l.helloAt
-	h, err := wire.DecodeHello(line)
+	h, err := protocol.DecodeHello(line)
 	if err != nil {
 		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
 	}

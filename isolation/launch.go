@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -372,7 +371,7 @@ func (l *launched) answeredVersion() int {
 	}
 	select {
 	case <-l.out.ended:
-		if v, ok := wire.PeekVersion(l.out.hello()); ok {
+		if v, ok := protocol.PeekVersion(l.out.hello()); ok {
 			return v
 		}
 	default:

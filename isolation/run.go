@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
@@ -180,9 +179,9 @@ func (a *attempt) completeAtExit(l *launched, resp []byte) error {
 // accept decodes the response of a clean exit and takes it as the
 // result, unless it reports a stop that is not the program's own doing.
 func (a *attempt) accept(c *client, stdout []byte) error {
-	resp, err := wire.DecodeResponse(stdout)
+	resp, err := protocol.DecodeResponse(stdout)
 	if err == nil {
-		err = wire.CheckFiles(resp, a.collect)
+		err = protocol.CheckFiles(resp, a.collect)
 	}
 	if err != nil {
 		return &Error{Verdict: SandboxFailure, Err: err}

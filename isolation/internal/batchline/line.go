@@ -1,4 +1,4 @@
-package wire
+package batchline
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ type line struct {
 	Compare json.RawMessage `json:"compare"`
 }
 
-// DecodeLine strictly decodes a batch line, {"id": ..., "source": "...",
+// Decode strictly decodes a batch line, {"id": ..., "source": "...",
 // "stdin": "...", "files": {"NAME": "...", ...}} (all but source
 // optional, and "collect", "tests" and "compare" as a request's), by the
 // rule of every frame and a request's rules (protocol.CheckRequest),
@@ -36,7 +36,7 @@ type line struct {
 // the part the line passes the bound in, with the id when it came before
 // (cutLine). starlark applies Starlark's source rules (no NUL byte) as
 // Run does without Options.Exec.
-func DecodeLine(b []byte, starlark bool) (json.RawMessage, protocol.Request, error) {
+func Decode(b []byte, starlark bool) (json.RawMessage, protocol.Request, error) {
 	if len(b) > limits.MaxLineBytes {
 		id, part := cutLine(b)
 		return id, protocol.Request{}, &lineTooLarge{part: part}

@@ -1,4 +1,4 @@
-package wire
+package batchline
 
 import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
