@@ -1,8 +1,10 @@
 // Package protocol defines wire protocol v7 between the host supervisor and
-// the in-container runner: the frames, their bounds and the one strict
-// decoding rule both sides share. It is written for whoever builds a runner
-// image: a runner that speaks these frames, in this order, within these
-// bounds, can take the reference runner's place.
+// the in-container runner: the frames, their bounds, their strict encoding
+// and decoding (by the one rule of package strict) and the request model,
+// Request with its rules, which the library and the command line hold as
+// the request itself. It is written for whoever builds a runner image: a
+// runner that speaks these frames, in this order, within these bounds, can
+// take the reference runner's place.
 //
 // The runner is the image's ENTRYPOINT. Its command line, after the image
 // in the docker argv, is runargs.Args (package runargs): its own deadline (--timeout, counted from
