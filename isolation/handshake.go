@@ -9,7 +9,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
@@ -35,7 +34,7 @@ func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen hell
 		return seen, err, false
 	}
 	seen.at = l.helloAt
-	h, err := wire.DecodeHello(line)
+	h, err := protocol.DecodeHello(line)
 	if err != nil {
 		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
 	}
@@ -116,7 +115,7 @@ func (l *launched) answeredVersion() int {
 	}
 	select {
 	case <-l.out.Ended():
-		if v, ok := wire.PeekVersion(l.out.Hello()); ok {
+		if v, ok := protocol.PeekVersion(l.out.Hello()); ok {
 			return v
 		}
 	default:

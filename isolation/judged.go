@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -128,7 +127,7 @@ func (a *attempt) step(s protocol.Step) (Step, error) {
 	}
 	st := Step{
 		Streams: s.Streams,
-		Exit:    (*ExecExit)(s.Exit), Error: (*ErrorDetail)(s.Error), WallMS: wall.Milliseconds(),
+		Exit:    s.Exit, Error: s.Error, WallMS: wall.Milliseconds(),
 	}
 	if u != nil {
 		st.Usage = *u
@@ -171,8 +170,8 @@ func judgedDeadline(req Request, deadline time.Time, timeout time.Duration) time
 
 // checkSourceName refuses a file named as the source's own file of the
 // image's language (name; "" for an interpreter, whose source file is
-// source.ProgramName, which the file rules refuse already).
-func checkSourceName(in source.Input, name string) error {
+// protocol.ProgramName, which the file rules refuse already).
+func checkSourceName(in Request, name string) error {
 	_, text := in.Files[name]
 	_, binary := in.Binary[name]
 	if name != "" && (text || binary) {

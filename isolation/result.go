@@ -9,41 +9,18 @@ import (
 
 // ErrorDetail is a program's error in a Result, or the reason its run
 // failed, whose Type is then the verdict. Line and Col place a Starlark
-// error in the source; zero where there is no place.
-type ErrorDetail struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
-	Line    int    `json:"line,omitempty"`
-	Col     int    `json:"col,omitempty"`
-}
+// error in the source; zero where there is no place. It is the response's
+// error (protocol.Error) itself, its JSON keys the same.
+type ErrorDetail = protocol.Error
 
 // ExecExit is how an exec-mode interpreter ended: its status, or the
-// signal that killed it (Code -1).
-type ExecExit struct {
-	Code   int    `json:"code"`
-	Signal string `json:"signal,omitempty"`
-}
+// signal that killed it (Code -1). It is the response's (protocol.Exit).
+type ExecExit = protocol.Exit
 
 // File is a collected file: its bytes, their count and SHA-256, or why it
-// was not returned.
-type File struct {
-	Bytes  int64  `json:"bytes,omitempty"`
-	SHA256 string `json:"sha256,omitempty"`
-	Data   []byte `json:"base64,omitempty"`
-	Error  string `json:"error,omitempty"`
-}
-
-// filesOf are the response's files as a Result gives them.
-func filesOf(files map[string]protocol.File) map[string]File {
-	if files == nil {
-		return nil
-	}
-	out := make(map[string]File, len(files))
-	for name, f := range files {
-		out[name] = File(f)
-	}
-	return out
-}
+// was not returned. It is the response's (protocol.File), checked by the
+// host before a Result carries it.
+type File = protocol.File
 
 // Result is the outcome of one run.
 type Result struct {
@@ -168,8 +145,8 @@ func (a *attempt) result(err error) Result {
 			res.Result = nil // none, as documented: the wire says null
 		}
 		res.Streams = r.Streams
-		res.Error, res.Exec = (*ErrorDetail)(r.Error), (*ExecExit)(r.Exit)
-		res.Files = filesOf(r.Files)
+		res.Error, res.Exec = r.Error, r.Exit
+		res.Files = r.Files
 		if a.collect && res.Files == nil {
 			res.Files = map[string]File{} // asked for, and none matched
 		}

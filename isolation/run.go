@@ -8,7 +8,6 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
@@ -214,9 +213,9 @@ func (a *attempt) decide(l *launched, f facts) error {
 // readResponse checks the response of a clean exit and takes what it
 // holds (its timings, usage and judgement), or why it was refused.
 func (a *attempt) readResponse(f *facts, stdout []byte) {
-	resp, err := wire.DecodeResponse(stdout)
+	resp, err := protocol.DecodeResponse(stdout)
 	if err == nil {
-		err = wire.CheckFiles(resp, a.collect)
+		err = protocol.CheckFiles(resp, a.collect)
 	}
 	if err != nil {
 		f.respErr = &Error{Verdict: SandboxFailure, Err: err}

@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/batchline"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -242,7 +242,7 @@ func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, 
 		return eof, nil
 	}
 	readAt := time.Now()
-	id, req, err := wire.DecodeLine(l.raw, s.starlark)
+	id, req, err := batchline.Decode(l.raw, s.starlark)
 	if err != nil {
 		err = lineError(line, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // batchOutput writes one result line per input line, in input order or as
@@ -261,7 +261,7 @@ func percentile(s []int64, p int) int64 {
 // id when that is a string and a plain name, else line-N.
 func lineDir(line int, id json.RawMessage) string {
 	var s string
-	if json.Unmarshal(id, &s) == nil && source.CheckName(s) == nil {
+	if json.Unmarshal(id, &s) == nil && protocol.CheckName(s) == nil {
 		return s
 	}
 	return "line-" + strconv.Itoa(line)

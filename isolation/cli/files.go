@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // filesOptions are what a run returns beside its output: --collect
@@ -39,7 +39,7 @@ func (o *filesOptions) flags() []cli.Flag {
 // and an output directory that is not one.
 func (o *filesOptions) check(c *cli.Context) error {
 	for _, p := range o.collect.Value() {
-		if err := source.CheckPattern(p); err != nil {
+		if err := protocol.CheckPattern(p); err != nil {
 			return rejectf("--%w", err)
 		}
 	}

@@ -11,13 +11,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // inputOptions are the program's data: --stdin PATH|- and --from-file
 // [NAME=]PATH, repeatable. What they read is text, bounded as it is read
-// (source.ReadPart) and held to every rule of a request by the one
-// ingress check (source.EncodeInput) when Run encodes it.
+// (protocol.ReadPart) and held to every rule of a request by the one
+// ingress check (protocol.EncodeRequest) when Run encodes it.
 type inputOptions struct {
 	stdin     string
 	fromFiles cli.StringSlice
@@ -63,7 +63,7 @@ func (o *inputOptions) read(c *cli.Context) (stdin string, files map[string]stri
 		if !ok {
 			name, path = filepath.Base(spec), spec
 		}
-		if err := source.CheckName(name); err != nil {
+		if err := protocol.CheckName(name); err != nil {
 			return "", nil, nil, rejectf("--from-file %s: %w", spec, err)
 		}
 		_, dup := files[name]
@@ -114,9 +114,9 @@ func readFile(path, part, flag string) (string, error) {
 // readPart reads one part, bounded; over the bound the refusal is the
 // one message of a request over the limit, naming the part.
 func readPart(r io.Reader, part, flag string) (string, error) {
-	s, err := source.ReadPart(r, part)
+	s, err := protocol.ReadPart(r, part)
 	switch {
-	case errors.Is(err, source.ErrTooLarge):
+	case errors.Is(err, protocol.ErrTooLarge):
 		return "", &rejected{err: err}
 	case err != nil:
 		return "", rejectf("%s: %w", flag, err)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // sourceOptions select the program: --code SRC, --code - (stdin) or
@@ -24,7 +24,7 @@ func (o *sourceOptions) flags() []cli.Flag {
 }
 
 // read reads the program the flags name, refusing an oversized file or
-// stdin without reading it all (source.Read). Which flag was given is the
+// stdin without reading it all (protocol.Read). Which flag was given is the
 // flag set's to say: --code "" is an empty program. A program over the
 // request limit from --file is refused naming the file.
 func (o *sourceOptions) read(c *cli.Context) (string, error) {
@@ -60,9 +60,9 @@ func (o *sourceOptions) read(c *cli.Context) (string, error) {
 	// Read refuses a source over the bound; its encoded size, as every
 	// rule of a source, is Run's and Eval's to check, and the stderr line
 	// names a --file program whatever refused it.
-	src, err := source.Read(r)
+	src, err := protocol.Read(r)
 	switch {
-	case errors.Is(err, source.ErrTooLarge):
+	case errors.Is(err, protocol.ErrTooLarge):
 		// The one message of a request over the limit; the stderr line
 		// names a --file program (metaProgram) before it.
 		return "", &rejected{err: err}

@@ -12,7 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -33,7 +33,7 @@ func (o *testsOptions) flags() []cli.Flag {
 			"expected stdout when there is one", TakesFile: true, Destination: &o.dir},
 		enumFlag(&o.compare, "compare", "how a test's stdout is compared with its expected output: `MODE`, lines (each line's "+
 			"trailing spaces, tabs and CRs and the trailing empty lines ignored) or exact (byte for byte)",
-			source.CompareLines, source.CompareExact),
+			protocol.CompareLines, protocol.CompareExact),
 	}
 }
 
@@ -134,7 +134,7 @@ type testReader struct {
 // none), named by in's base name without .in.
 func (r *testReader) read(in, out string) (isolation.Test, error) {
 	t := isolation.Test{Name: strings.TrimSuffix(filepath.Base(in), ".in")}
-	if err := source.CheckTestName(t.Name); err != nil {
+	if err := protocol.CheckTestName(t.Name); err != nil {
 		return t, rejectf("--test %s: %v", in, err)
 	}
 	var err error

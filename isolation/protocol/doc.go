@@ -1,8 +1,10 @@
 // Package protocol defines wire protocol v7 between the host supervisor and
-// the in-container runner: the frames, their bounds and the one strict
-// decoding rule both sides share. It is written for whoever builds a runner
-// image: a runner that speaks these frames, in this order, within these
-// bounds, can take the reference runner's place.
+// the in-container runner: the frames, their bounds, their strict encoding
+// and decoding (by the one rule of package strict) and the request model,
+// Request with its rules, which the library and the command line hold as
+// the request itself. It is written for whoever builds a runner image: a
+// runner that speaks these frames, in this order, within these bounds, can
+// take the reference runner's place.
 //
 // The runner is the image's ENTRYPOINT. Its command line, after the image
 // in the docker argv, is runargs.Args (package runargs): its own deadline (--timeout, counted from
@@ -36,8 +38,10 @@
 //     mounts, interfaces, /dev/shm, the Docker socket, the environment's
 //     keys and the cgroup's memory, swap, pids and CPU limits. A value the
 //     runner could not read is -1 or empty, with the reason in Problems.
-//     The host judges it against its plan, and on any mismatch, a malformed or late hello, or anything written after it
-//     before the request, it closes stdin without sending the source. With
+//     DecodeHello is the host's decoder of it. The host judges it against
+//     its plan, and on any mismatch, a malformed or late hello, or anything
+//     written after it before the request, it closes stdin without sending
+//     the source. With
 //     --preload, a hello that passed is answered with one newline, on
 //     which the runner starts its Python with a bootstrap that imports the
 //     modules and waits for the program (its path and stdin come over a
@@ -93,8 +97,9 @@
 //     program is gone, {"bytes","sha256","base64"} or {"error"} (File: at
 //     most 32 by name; opened once without following links and without
 //     blocking, judged by fstat; whole or not at all, within the response's
-//     bound). The host refuses inconsistent fields as well: a file's bytes
-//     must be its size and its SHA-256, its name a plain one. With
+//     bound). DecodeResponse is the host's decoder of it, and it refuses
+//     inconsistent fields as well (CheckFiles: a file's bytes must be its
+//     size and its SHA-256, its name a plain one). With
 //     --compile, "compile" is the compile step (a Step, its output within
 //     limits.MaxCompileOutput); a failed one makes "error" of type
 //     "compile" and nothing runs. With tests, "ok" is true once they were

@@ -1,10 +1,6 @@
 package protocol
 
-import (
-	"encoding/json"
-
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
-)
+import "encoding/json"
 
 // Version is the protocol version; the hello and every response carry it
 // in "v". Version 7 added the request frame's "stop_ms", the host's stop
@@ -23,47 +19,6 @@ import (
 // source alone with stdout and stderr merged, so it is refused at its
 // hello.
 const Version = 7
-
-// Request is the whole request: the source, and the program's data as
-// text. There is no field for callables, objects or context, so none can
-// be deserialized.
-type Request struct {
-	// Source is the program.
-	Source string `json:"source"`
-	// Stdin is what the program reads on its standard input; empty, its
-	// standard input is at end-of-file at once. In Starlark mode it is the
-	// predeclared string stdin.
-	Stdin string `json:"stdin,omitempty"`
-	// Files are placed in the program's working directory, a fresh
-	// directory under /tmp (exec mode), by name: plain names only (no /,
-	// no .., no NUL, no leading -, not "main", which is the source's own),
-	// at most 32. In Starlark mode they are modules for load().
-	Files map[string]string `json:"files,omitempty"`
-	// Binary are files of any bytes, placed beside Files (base64 on the
-	// wire, counted so against the bound); exec mode only.
-	Binary map[string][]byte `json:"binary,omitempty"`
-	// Collect names the files the runner returns once the program ended:
-	// plain names or globs over them (source.CheckPattern), at most 32;
-	// exec mode only.
-	Collect []string `json:"collect,omitempty"`
-	// Tests make the request a judge's: the program (compiled once, if
-	// its language compiles) runs once per test, each a fresh process
-	// with the test's stdin, under the test's own wall-clock and CPU-time
-	// limits; its stdout is compared with the test's expected output.
-	// At most limits.MaxTests, their data at most limits.MaxTestData in
-	// all, sent after the request (Test); exec mode only.
-	Tests []Test `json:"tests,omitempty"`
-	// Compare is how a test's stdout is compared with its expected
-	// output: "lines" (the default: each line's trailing whitespace and
-	// the trailing empty lines ignored) or "exact" (source.CompareLines,
-	// source.CompareExact).
-	Compare string `json:"compare,omitempty"`
-}
-
-// Test is one test of a judge's request (source.Test): its name, its
-// stdin and its expected stdout (Expect nil: none). A caller sets Stdin
-// and Expect; the sizes are the wire's, set from them.
-type Test = source.Test
 
 // Error types a response can carry.
 const (

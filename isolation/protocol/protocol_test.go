@@ -7,7 +7,6 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -29,7 +28,7 @@ func TestDecodeRequestStdinAndFiles(t *testing.T) {
 	assert.NilError(t, err)
 	assert.DeepEqual(t, r, Request{Source: "print(1)", Stdin: "3 4\n\x00", Files: map[string]string{"helper.py": "x = 1\n", "data.txt": ""}})
 	// The host's encoding is the frame the runner decodes.
-	b, err := source.EncodeInput(source.Input(r), false)
+	b, err := EncodeRequest(r, false)
 	assert.NilError(t, err)
 	r2, err := DecodeRequest(b, false)
 	assert.NilError(t, err)
@@ -88,7 +87,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		// Whatever decodes is valid UTF-8 and re-encodes losslessly (when the
 		// re-encoding, which escapes U+2028 and U+2029, still fits the limit).
 		assert.Assert(t, utf8.ValidString(r.Source))
-		enc, err := source.Encode(r.Source, true)
+		enc, err := EncodeRequest(Request{Source: r.Source}, true)
 		if err == nil {
 			r2, err := DecodeRequest(enc, true)
 			assert.NilError(t, err)
@@ -97,12 +96,12 @@ func FuzzDecodeRequest(f *testing.F) {
 	})
 }
 
-// TestEncodeDecodes: the host's request frame (source.Encode, which leaves
+// TestEncodeDecodes: the host's request frame (EncodeRequest, which leaves
 // <, > and & unescaped) is the frame DecodeRequest reads, and either
 // spelling of them decodes to the same source.
 func TestEncodeDecodes(t *testing.T) {
 	for _, src := range []string{"1+2", strings.Repeat("<", 15000), "a < b && c > d\n\"é\"\u2028", "print('\\u003c')"} {
-		b, err := source.Encode(src, true)
+		b, err := EncodeRequest(Request{Source: src}, true)
 		assert.NilError(t, err)
 		assert.Check(t, !strings.Contains(string(b), `\u003c`) || strings.Contains(src, `\u003c`), "escaped: %.40s", b)
 		r, err := DecodeRequest(b, true)

@@ -45,7 +45,7 @@ func stopBytes(b []byte) int {
 }
 
 // WithStop puts the stop d, rounded up to a whole millisecond, before the
-// fields of body, a request frame as source.EncodeInput writes it (a JSON
+// fields of body, a request frame as EncodeRequest writes it (a JSON
 // object whose first field is "source").
 func WithStop(body []byte, d time.Duration) []byte {
 	ms := (d + time.Millisecond - 1) / time.Millisecond

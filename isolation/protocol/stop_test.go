@@ -8,12 +8,11 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 func TestStopRoundTrip(t *testing.T) {
-	body, err := source.EncodeInput(source.Input{Source: "1+2", Stdin: "x"}, true)
+	body, err := EncodeRequest(Request{Source: "1+2", Stdin: "x"}, true)
 	assert.NilError(t, err)
 	for d, want := range map[time.Duration]time.Duration{
 		1500 * time.Millisecond:   1500 * time.Millisecond,
@@ -51,7 +50,7 @@ func TestStopRejects(t *testing.T) {
 // bound, which still holds the request itself to it.
 func TestStopOutsideTheBound(t *testing.T) {
 	fits := strings.Repeat("x", limits.MaxRequestBytes-len(`{"source":""}`))
-	body, err := source.EncodeInput(source.Input{Source: fits}, true)
+	body, err := EncodeRequest(Request{Source: fits}, true)
 	assert.NilError(t, err)
 	assert.Equal(t, len(body), limits.MaxRequestBytes)
 	frame := WithStop(body, limits.MaxTimeout)

@@ -16,7 +16,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -26,9 +25,9 @@ import (
 // many thousands of names still ends in time.
 const collectBound = 2 * time.Second
 
-// listedBeyond is how many matches past source.MaxCollect are named as
+// listedBeyond is how many matches past protocol.MaxCollect are named as
 // not returned; past them a count says how many more there were.
-const listedBeyond = source.MaxCollect
+const listedBeyond = protocol.MaxCollect
 
 // sha256Hex stands for any SHA-256 in hex, for an entry's size.
 var sha256Hex = strings.Repeat("0", 2*sha256.Size)
@@ -40,7 +39,7 @@ var sha256Hex = strings.Repeat("0", 2*sha256.Size)
 // from the program; each file is opened once, with O_NOFOLLOW and
 // O_NONBLOCK, and judged by fstat on that descriptor: a symbolic link, a
 // FIFO, a socket, a device or a directory is an error entry, never read,
-// never waited on. At most source.MaxCollect files come back, the first
+// never waited on. At most protocol.MaxCollect files come back, the first
 // by name.
 func collect(dir string, patterns []string, room int) map[string]protocol.File {
 	files := map[string]protocol.File{}
@@ -61,8 +60,8 @@ func collect(dir string, patterns []string, room int) map[string]protocol.File {
 		files[key] = f
 		room -= entrySize(key, f, len(f.Data))
 	}
-	for i := source.MaxCollect; i < len(names); i++ {
-		msg := fmt.Sprintf("not returned: %d files match, at most %d are returned", len(names)+more, source.MaxCollect)
+	for i := protocol.MaxCollect; i < len(names); i++ {
+		msg := fmt.Sprintf("not returned: %d files match, at most %d are returned", len(names)+more, protocol.MaxCollect)
 		if i == len(names)-1 && more > 0 {
 			msg += fmt.Sprintf(" (%d more matches not listed)", more)
 		}
@@ -75,7 +74,7 @@ func collect(dir string, patterns []string, room int) map[string]protocol.File {
 	}
 	// Room for a reason is kept back for each file still to read, so any
 	// of them can be named as not returned.
-	read := names[:min(len(names), source.MaxCollect)]
+	read := names[:min(len(names), protocol.MaxCollect)]
 	held := 0
 	for _, name := range read {
 		held += reasonSize(name)
@@ -117,10 +116,10 @@ func entrySize(name string, f protocol.File, dataLen int) int {
 }
 
 // matching reads d's names a batch at a time, within deadline, and keeps
-// the first source.MaxCollect+listedBeyond that match by name, counting
+// the first protocol.MaxCollect+listedBeyond that match by name, counting
 // the rest; complete is false when the deadline came first.
 func matching(d *os.File, patterns []string, deadline time.Time) (names []string, more int, complete bool) {
-	keep := source.MaxCollect + listedBeyond
+	keep := protocol.MaxCollect + listedBeyond
 	for time.Now().Before(deadline) {
 		batch, err := d.Readdirnames(1024)
 		for _, n := range batch {
@@ -143,7 +142,7 @@ func matching(d *os.File, patterns []string, deadline time.Time) (names []string
 // matches reports whether name matches one of patterns; the source's own
 // file is never collected.
 func matches(name string, patterns []string) bool {
-	if name == source.ProgramName {
+	if name == protocol.ProgramName {
 		return false
 	}
 	for _, p := range patterns {
@@ -157,7 +156,7 @@ func matches(name string, patterns []string) bool {
 // readCollected reads one matched file by its name in the directory dirfd
 // as collect says, within room.
 func readCollected(dirfd int, name string, room int) protocol.File {
-	if err := source.CheckName(name); err != nil {
+	if err := protocol.CheckName(name); err != nil {
 		return protocol.File{Error: "not returned: " + err.Error()}
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)

@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -27,7 +26,7 @@ import (
 // and then execs the interpreter.
 func execute(ctx context.Context, argv []string, threads int, req protocol.Request, g *guard, pre *preloaded) protocol.Response {
 	resp := protocol.Response{V: protocol.Version, Result: []byte("null")}
-	w, err := prepare(req, source.ProgramName)
+	w, err := prepare(req, protocol.ProgramName)
 	defer w.close()
 	if err != nil {
 		pre.abortUnused()

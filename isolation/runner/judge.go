@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -38,7 +37,7 @@ func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 	pre.abortUnused() // a warm interpreter serves one program; these start fresh
 	name := cfg.Source
 	if name == "" {
-		name = source.ProgramName
+		name = protocol.ProgramName
 	}
 	w, err := prepare(req, name)
 	defer w.close()
@@ -157,7 +156,7 @@ func command(cfg runargs.Args, w *workDir) (argv []string, prog *os.File, err er
 	}
 	// A plain name; "main", which the file rules keep for an
 	// interpreter's source, is a compiled language's usual program.
-	if err := source.CheckName(name); err != nil && name != source.ProgramName {
+	if err := protocol.CheckName(name); err != nil && name != protocol.ProgramName {
 		return nil, nil, fmt.Errorf("the run command %q: %w", argv[0], err)
 	}
 	prog, err = sealedProgram(filepath.Join(w.dir, name))

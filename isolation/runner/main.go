@@ -24,7 +24,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
@@ -312,7 +311,7 @@ func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bo
 
 // readRequest reads the request frame: one JSON object ending at its
 // newline, or at EOF; then, for a request with tests, their data, the
-// bytes the request announced (source.ReadTestData). It does not wait for EOF after the newline: the end
+// bytes the request announced (protocol.ReadTestData). It does not wait for EOF after the newline: the end
 // of stdin crosses the docker client, the daemon and the shim, and costs
 // milliseconds the request itself does not. It reads at most one byte more
 // than the limit (protocol.MaxFrameBytes, the request's and room for the
@@ -327,7 +326,7 @@ func readRequest(stdin io.Reader, starlark bool) (protocol.Request, time.Duratio
 		if i := bytes.IndexByte(b, '\n'); i >= 0 && i <= protocol.MaxFrameBytes {
 			req, stop, err := protocol.DecodeFrame(b[:i], starlark)
 			if err == nil && req.Tests != nil {
-				err = source.ReadTestData(io.MultiReader(bytes.NewReader(b[i+1:]), stdin), req.Tests)
+				err = protocol.ReadTestData(io.MultiReader(bytes.NewReader(b[i+1:]), stdin), req.Tests)
 				if err != nil {
 					err = fmt.Errorf("request: %w", err)
 				}

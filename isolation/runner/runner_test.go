@@ -15,7 +15,6 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -67,9 +66,9 @@ func runRunnerHello(t *testing.T, stdin string, args ...string) (hello.Frame, pr
 	assert.Equal(t, stderr.String(), "", "the runner never writes to stderr")
 	line, rest, ok := bytes.Cut(stdout.Bytes(), []byte("\n"))
 	assert.Assert(t, ok, "no hello line: %s", stdout.String())
-	hello, err := wire.DecodeHello(line)
+	hello, err := protocol.DecodeHello(line)
 	assert.NilError(t, err, string(line))
-	resp, err := wire.DecodeResponse(rest)
+	resp, err := protocol.DecodeResponse(rest)
 	assert.NilError(t, err, string(rest))
 	return hello, resp
 }
@@ -137,10 +136,10 @@ func TestRunnerBadArgs(t *testing.T) {
 		// with a refusal only, which no host takes for a hello.
 		out, err := exec.Command(runnerBin, args...).Output()
 		assert.NilError(t, err)
-		r, err := wire.DecodeResponse(out)
+		r, err := protocol.DecodeResponse(out)
 		assert.NilError(t, err, string(out))
 		assert.Check(t, is.Equal(r.Error.Type, protocol.ErrRequest), "%q", args)
-		_, err = wire.DecodeHello(bytes.TrimSpace(out))
+		_, err = protocol.DecodeHello(bytes.TrimSpace(out))
 		assert.Check(t, err != nil, "%q", args)
 	}
 }
@@ -259,7 +258,7 @@ func TestRunnerHelloBeforeTheRequest(t *testing.T) {
 		t.Fatal("no hello within 5s while stdin stayed open")
 	}
 	assert.Assert(t, bytes.HasSuffix(first, []byte("\n")) && bytes.Count(first, []byte("\n")) == 1, "%q", first)
-	h, err := wire.DecodeHello(bytes.TrimSuffix(first, []byte("\n")))
+	h, err := protocol.DecodeHello(bytes.TrimSuffix(first, []byte("\n")))
 	assert.NilError(t, err)
 	assert.Equal(t, h.Selfcheck.UID, os.Getuid())
 	_, err = stdin.Write([]byte(`{"source":"1+2"}`))
@@ -268,7 +267,7 @@ func TestRunnerHelloBeforeTheRequest(t *testing.T) {
 	rest, err := io.ReadAll(stdout)
 	assert.NilError(t, err)
 	assert.NilError(t, cmd.Wait())
-	resp, err := wire.DecodeResponse(rest)
+	resp, err := protocol.DecodeResponse(rest)
 	assert.NilError(t, err, string(rest))
 	assert.Equal(t, string(resp.Result), "3")
 	assert.Assert(t, resp.HandshakeMicros > 0, "%+v", resp)
@@ -325,7 +324,7 @@ func TestRunnerIdleCapAndDeadlineFromTheRequest(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Assert(t, time.Since(start) < 13*time.Second)
 	_, rest, _ := bytes.Cut(out, []byte("\n")) // after the hello
-	resp, err := wire.DecodeResponse(rest)
+	resp, err := protocol.DecodeResponse(rest)
 	assert.NilError(t, err)
 	assert.Equal(t, resp.Error.Type, protocol.ErrRequest)
 	assert.Equal(t, resp.Error.Message, "request: none within 10s")
@@ -350,7 +349,7 @@ func TestRunnerIdleCapAndDeadlineFromTheRequest(t *testing.T) {
 	rest, err = io.ReadAll(frames)
 	assert.NilError(t, err)
 	assert.NilError(t, cmd.Wait())
-	resp, err = wire.DecodeResponse(rest)
+	resp, err = protocol.DecodeResponse(rest)
 	assert.NilError(t, err)
 	assert.Assert(t, resp.OK, "%+v", resp.Error)
 	assert.Equal(t, string(resp.Result), "499500")

@@ -11,7 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
@@ -65,7 +65,7 @@ func TestRunnerSelfcheckNoNewPrivsAndNProc(t *testing.T) {
 	out, err := cmd.Output()
 	assert.NilError(t, err)
 	line, _, _ := strings.Cut(string(out), "\n")
-	h, err := wire.DecodeHello([]byte(line))
+	h, err := protocol.DecodeHello([]byte(line))
 	assert.NilError(t, err, line)
 	status, err := readKeyed("/proc/self/status", ":")
 	assert.NilError(t, err)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
@@ -112,7 +111,7 @@ func answer(ctx context.Context, s supervised, out *capture.Buffer) protocol.Res
 	case out.Truncated():
 		return failure(protocol.ErrInternal, fmt.Sprintf("the evaluator's answer is larger than %d bytes", limits.MaxResponseBytes))
 	}
-	resp, err := wire.DecodeResponse(out.Bytes())
+	resp, err := protocol.DecodeResponse(out.Bytes())
 	if err != nil {
 		return failure(protocol.ErrInternal, "the evaluator's answer: "+err.Error())
 	}

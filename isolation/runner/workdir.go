@@ -19,13 +19,13 @@ const workDirName = "work"
 // program's standard input.
 type workDir struct {
 	dir    string
-	source string   // the source's file, source.ProgramName in dir
+	source string   // the source's file, protocol.ProgramName in dir
 	stdin  *os.File // an unlinked file holding the request's stdin, at its start
 }
 
 // prepare makes the working directory, fresh (it must not exist), writes
 // the request's files into it by name and the source beside them, named
-// name (source.ProgramName, or a language's own), and
+// name (protocol.ProgramName, or a language's own), and
 // writes stdin to a file it unlinks once open, so the program reads it
 // like a redirect from a file (seekable, at end-of-file at once when
 // empty) and no pipe or goroutine waits on a program that never reads it.

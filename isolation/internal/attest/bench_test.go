@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -19,7 +18,7 @@ func BenchmarkJudgeHello(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		h, err := wire.DecodeHello(line)
+		h, err := protocol.DecodeHello(line)
 		if err != nil {
 			b.Fatal(err)
 		}

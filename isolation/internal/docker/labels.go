@@ -10,8 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 )
 
 // ExecLabel is the image label that declares the image's default

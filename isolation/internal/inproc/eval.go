@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
 	"github.com/synapse-lang/synapse-isolation/isolation/interp"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -35,7 +34,7 @@ func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Res
 	if err := limits.CheckWallClock(timeout); err != nil {
 		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
-	if err := source.CheckInput(source.Input{Source: src}, true); err != nil {
+	if err := protocol.CheckRequest(protocol.Request{Source: src}, true); err != nil {
 		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
 	}
 	parent := ctx
@@ -59,7 +58,7 @@ func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Res
 		return res, nil
 	}
 	res.Verdict = isolation.ProgramError
-	res.Error = (*isolation.ErrorDetail)(r.Err.Wire())
+	res.Error = r.Err.Wire()
 	if r.Err.Kind != interp.Cancelled {
 		return res, nil
 	}

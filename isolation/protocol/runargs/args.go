@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -141,7 +141,7 @@ func (a Args) validateLanguage() error {
 		if a.Exec == nil {
 			return errors.New("source: a language needs its run command (exec)")
 		}
-		if err := source.CheckName(a.Source); err != nil {
+		if err := protocol.CheckName(a.Source); err != nil {
 			return fmt.Errorf("source: %w", err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"gotest.tools/v3/assert"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/wire"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
@@ -18,7 +18,7 @@ func recorded(t *testing.T, name string) hello.Selfcheck {
 	t.Helper()
 	b, err := os.ReadFile("testdata/" + name)
 	assert.NilError(t, err)
-	h, err := wire.DecodeHello(bytes.TrimSuffix(b, []byte("\n")))
+	h, err := protocol.DecodeHello(bytes.TrimSuffix(b, []byte("\n")))
 	assert.NilError(t, err)
 	return *h.Selfcheck
 }

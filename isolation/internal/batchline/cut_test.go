@@ -1,4 +1,4 @@
-package wire
+package batchline
 
 import (
 	"strings"
@@ -38,7 +38,7 @@ func TestLineOverTheBoundNamesItsPart(t *testing.T) {
 		{"{\"id\":\"\xff\",\"stdin\":\"" + long, "", in("stdin")}, // an id not UTF-8
 	} {
 		b := []byte(tc.line)[:limits.MaxLineBytes+1] // what the reader keeps
-		id, _, err := DecodeLine(b, false)
+		id, _, err := Decode(b, false)
 		assert.Check(t, is.Error(err, tc.want), "%.40q", tc.line)
 		assert.Check(t, is.Equal(string(id), tc.id), "%.40q", tc.line)
 	}

@@ -1,25 +1,22 @@
-package wire
+package protocol
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // maxFileEntries bounds a response's files: the returned ones and the
 // matches named as not returned, and an entry per pattern.
-const maxFileEntries = 3 * source.MaxCollect
+const maxFileEntries = 3 * MaxCollect
 
 // CheckFiles holds a response's files to what was asked (collected says
 // whether the request named any) and to themselves, since the host writes
 // them by name into a directory: each entry is an error alone, or a plain
-// name (source.CheckName) whose bytes are as many as it says, with the
+// name (CheckName) whose bytes are as many as it says, with the
 // SHA-256 it says.
-func CheckFiles(r protocol.Response, collected bool) error {
+func CheckFiles(r Response, collected bool) error {
 	if r.Files == nil {
 		return nil
 	}
@@ -36,7 +33,7 @@ func CheckFiles(r protocol.Response, collected bool) error {
 			}
 			continue
 		}
-		if err := source.CheckName(name); err != nil {
+		if err := CheckName(name); err != nil {
 			return fmt.Errorf("response: %w", err)
 		}
 		sum := sha256.Sum256(f.Data)

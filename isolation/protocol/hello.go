@@ -1,4 +1,4 @@
-package wire
+package protocol
 
 import (
 	"bytes"
@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -16,21 +15,21 @@ import (
 // newline), at most limits.MaxHelloBytes, by the one rule of every frame
 // (strict.Decode): one JSON object with exactly the fields "v" and
 // "selfcheck", known fields inside, each once, nothing after it, of
-// protocol.Version. A line of another version is refused naming it.
+// Version. A line of another version is refused naming it.
 func DecodeHello(line []byte) (hello.Frame, error) {
 	if len(line) > limits.MaxHelloBytes {
 		return hello.Frame{}, fmt.Errorf("hello: larger than %d bytes", limits.MaxHelloBytes)
 	}
-	if v, ok := PeekVersion(line); ok && v != protocol.Version {
-		return hello.Frame{}, fmt.Errorf("hello: the runner speaks protocol version %d, want %d", v, protocol.Version)
+	if v, ok := PeekVersion(line); ok && v != Version {
+		return hello.Frame{}, fmt.Errorf("hello: the runner speaks protocol version %d, want %d", v, Version)
 	}
 	var h hello.Frame
 	if err := strict.Decode(line, &h); err != nil {
 		return hello.Frame{}, fmt.Errorf("hello: %w", err)
 	}
 	switch {
-	case h.V != protocol.Version:
-		return hello.Frame{}, fmt.Errorf("hello: protocol version %d, want %d", h.V, protocol.Version)
+	case h.V != Version:
+		return hello.Frame{}, fmt.Errorf("hello: protocol version %d, want %d", h.V, Version)
 	case h.Selfcheck == nil:
 		return hello.Frame{}, errors.New(`hello: missing field "selfcheck"`)
 	}

@@ -1,4 +1,4 @@
-package wire
+package batchline
 
 import (
 	"bytes"
@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // cutLine reads what a reader kept of a batch line longer than the line
@@ -65,7 +66,7 @@ func cutFiles(rest []byte) string {
 	for {
 		t, err := dec.Token()
 		name, ok := t.(string)
-		if err != nil || !ok || source.CheckName(name) != nil {
+		if err != nil || !ok || protocol.CheckName(name) != nil {
 			return `"files"`
 		}
 		var raw json.RawMessage
@@ -73,6 +74,38 @@ func cutFiles(rest []byte) string {
 			return fmt.Sprintf("file %q", name)
 		}
 	}
+}
+
+// lineTooLarge is the refusal of a batch line longer than
+// limits.MaxLineBytes, cut there in part (cutLine): a request over the
+// limit (errors.Is protocol.ErrTooLarge), of a size not known, only where
+// the cut fell.
+type lineTooLarge struct {
+	part string
+}
+
+func (e *lineTooLarge) Is(target error) bool { return target == protocol.ErrTooLarge }
+
+func (e *lineTooLarge) Error() string {
+	in := ""
+	if p := linePart(e.part); p != "" {
+		in = " (cut in " + p + ")"
+	}
+	return fmt.Sprintf("request: the line is more than %d bytes%s, over the limit of %d", limits.MaxLineBytes, in, limits.MaxRequestBytes)
+}
+
+// linePart names a part of a batch line as run's messages name it: the
+// program, stdin, file "NAME", the files.
+func linePart(field string) string {
+	switch field {
+	case `"source"`:
+		return "the program"
+	case `"stdin"`:
+		return "stdin"
+	case `"files"`:
+		return "the files"
+	}
+	return field
 }
 
 // validID is an id a result may carry: a string, a number or null.

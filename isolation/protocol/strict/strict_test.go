@@ -7,7 +7,7 @@ import (
 )
 
 // TestDecode: the rule on a frame of its own type; the frames' own cases
-// are their decoders' tests (package protocol, package wire).
+// are their decoders' tests (package protocol, package batchline).
 func TestDecode(t *testing.T) {
 	type inner struct {
 		N int `json:"n"`

@@ -1,4 +1,4 @@
-package wire
+package protocol
 
 import (
 	"bytes"
@@ -6,8 +6,7 @@ import (
 	"fmt"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/strict"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -17,23 +16,25 @@ import (
 // version and that the fields agree with each other and with the output
 // cap, which output and stderr share (capture.Shares). A
 // response that breaks any rule came from a broken or hostile container.
-func DecodeResponse(b []byte) (protocol.Response, error) {
+func DecodeResponse(b []byte) (Response, error) {
 	if len(b) > limits.MaxResponseBytes {
-		return protocol.Response{}, fmt.Errorf("response: larger than %d bytes", limits.MaxResponseBytes)
+		return Response{}, fmt.Errorf("response: larger than %d bytes", limits.MaxResponseBytes)
 	}
 	if len(bytes.TrimLeft(b, " \t\r\n")) == 0 {
-		return protocol.Response{}, errors.New("response: empty")
+		return Response{}, errors.New("response: empty")
 	}
-	var r protocol.Response
+	var r Response
 	if err := strict.Decode(b, &r); err != nil {
-		return protocol.Response{}, fmt.Errorf("response: %w", err)
+		return Response{}, fmt.Errorf("response: %w", err)
 	}
-	return r, check(r)
+	return r, checkResponse(r)
 }
 
-func check(r protocol.Response) error {
-	if r.V != protocol.Version {
-		return fmt.Errorf("response: protocol version %d, want %d", r.V, protocol.Version)
+// checkResponse holds a decoded response to its rules: its version, its
+// streams within the cap, a judge's parts, and fields that agree.
+func checkResponse(r Response) error {
+	if r.V != Version {
+		return fmt.Errorf("response: protocol version %d, want %d", r.V, Version)
 	}
 	if err := checkStreams(r); err != nil {
 		return err
@@ -60,7 +61,7 @@ func check(r protocol.Response) error {
 // within its share of it, truncated exactly when its total is over that
 // share.
 // A compile step's output takes its part of the cap first.
-func checkStreams(r protocol.Response) error {
+func checkStreams(r Response) error {
 	bound := limits.MaxOutputBytes
 	if r.Compile != nil {
 		bound -= len(r.Compile.Output) + len(r.Compile.Stderr)

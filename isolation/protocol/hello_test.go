@@ -1,12 +1,10 @@
-package wire
+package protocol
 
 import (
 	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
-
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 const goodSelfcheck = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000000000000000","no_new_privs":1,"seccomp":2,` +
@@ -71,7 +69,7 @@ func FuzzDecodeHello(f *testing.F) {
 			return
 		}
 		assert.Assert(t, len(b) <= 16<<10)
-		assert.Equal(t, h.V, protocol.Version)
+		assert.Equal(t, h.V, Version)
 		assert.Assert(t, h.Selfcheck != nil)
 	})
 }

@@ -1,4 +1,4 @@
-package wire
+package protocol
 
 import (
 	"strings"
@@ -6,43 +6,8 @@ import (
 
 	"gotest.tools/v3/assert"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
-
-// TestDecodeLine: a batch line is decoded by the same rules, with its id.
-func TestDecodeLine(t *testing.T) {
-	id, r, err := DecodeLine([]byte(`{"id": 7, "source": "1+2"}`), true)
-	assert.NilError(t, err)
-	assert.Equal(t, string(id), "7")
-	assert.Equal(t, r.Source, "1+2")
-	for in, want := range map[string]string{
-		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id", "source", "stdin", "files", "collect", "tests" and "compare" only)`,
-		`{"id":true,"source":"x"}`:         `"id" must be a string or a number`,
-		`{"id":"a"}`:                       `missing field "source"`,
-		"{\"id\":1,\"source\":\"\xc3(\"}":  "invalid UTF-8 at offset 18",
-		`{"id":1,"source":"\u0000"}`:       "source: NUL byte at offset 0 (Starlark would stop reading there)",
-	} {
-		_, _, err := DecodeLine([]byte(in), true)
-		assert.Check(t, err != nil && err.Error() == want, "%q: got %v, want %s", in, err, want)
-	}
-	id, _, err = DecodeLine([]byte(`{"id":"x7","source":1}`), true)
-	assert.Check(t, err != nil)
-	assert.Check(t, string(id) == `"x7"`, "the id comes back with the refusal: %s", id)
-
-	// Refused by the strict rule itself, the id still comes back: a key
-	// twice inside "files", a field unknown; an "id" twice is no id.
-	for in, want := range map[string]string{
-		`{"id":"dupkey","source":"1","files":{"a":"x","a":"y"}}`: `"dupkey"`,
-		`{"source":"1","id":4,"more":true}`:                      `4`,
-		`{"id":"a","id":"b","source":"1"}`:                       ``,
-		`{"id":[1],"source":"1","x":1}`:                          ``,
-	} {
-		id, _, err := DecodeLine([]byte(in), true)
-		assert.Check(t, err != nil, in)
-		assert.Check(t, string(id) == want, "%s: id %s, want %s", in, id, want)
-	}
-}
 
 func TestDecodeResponse(t *testing.T) {
 	r, err := DecodeResponse([]byte(`{"v":7,"ok":true,"result":123456789012345678901234567890,"result_type":"int","output":"hi\n","output_truncated":false,"output_bytes":3}`))
@@ -85,7 +50,8 @@ func TestDecodeResponseRejects(t *testing.T) {
 	}
 }
 
-// TestDecodeRefusesDuplicates: every frame refuses a key twice, at the top
+// TestDecodeRefusesDuplicates: every frame (and a batch line:
+// batchline.TestDecodeRefusesDuplicates) refuses a key twice, at the top
 // and in every object inside, naming it, where encoding/json alone keeps
 // the last one silently (a response not ok, then ok, would be ok).
 func TestDecodeRefusesDuplicates(t *testing.T) {
@@ -108,10 +74,8 @@ func TestDecodeRefusesDuplicates(t *testing.T) {
 		_, err := DecodeResponse([]byte(in))
 		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
 	}
-	_, err := protocol.DecodeRequest([]byte(`{"source":"1","source":"2"}`), true)
+	_, err := DecodeRequest([]byte(`{"source":"1","source":"2"}`), true)
 	assert.Error(t, err, `request: duplicate field "source"`)
-	_, _, err = DecodeLine([]byte(`{"id":1,"source":"1","id":2}`), true)
-	assert.Error(t, err, `duplicate field "id"`)
 	// A result of any size and depth (within encoding/json's) still decodes.
 	r, err := DecodeResponse([]byte(`{"v":7,"ok":true,"result":{"a":[1e999,{"b":{}}],"c":` + strings.Repeat("9", 400) + `},"output":"","output_bytes":0}`))
 	assert.NilError(t, err)

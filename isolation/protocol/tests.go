@@ -1,7 +1,6 @@
-package source
+package protocol
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,15 +14,22 @@ import (
 // Test is one test of a judge's request: the program runs once with Stdin
 // on its standard input, and its standard output is compared with Expect
 // (nil: there is nothing to compare with). The bytes travel after the
-// request, in test order, each test's stdin then its expected output: the
-// request carries their sizes, which the host fills in from the bytes and
-// the runner reads them by (ReadTestData).
+// request, in test order, each test's stdin then its expected output
+// (TestData): the request frame carries their sizes, which EncodeRequest
+// sets from the bytes and the runner reads them by (ReadTestData). A
+// caller sets Name, Stdin and Expect and leaves the sizes to the wire.
 type Test struct {
-	Name        string `json:"name"`
+	// Name names the test in its result: CheckTestName's rules.
+	Name string `json:"name"`
+	// StdinBytes and ExpectBytes are the sizes of Stdin and Expect as the
+	// request frame announces them (ExpectBytes nil: no expected output).
 	StdinBytes  int64  `json:"stdin_bytes"`
 	ExpectBytes *int64 `json:"expect_bytes,omitempty"`
-	Stdin       []byte `json:"-"`
-	Expect      []byte `json:"-"`
+	// Stdin is the program's standard input in this test.
+	Stdin []byte `json:"-"`
+	// Expect is the expected standard output; nil: none, so the test
+	// has no comparison.
+	Expect []byte `json:"-"`
 }
 
 // Compare modes of a judge's request ("" is CompareLines).
@@ -53,12 +59,12 @@ func withSizes(tests []Test) []Test {
 // name (CheckTestName) given once, their data at most
 // limits.MaxTestData in all; the request's own stdin is none (each test
 // has its own); a compare mode only with tests, and one of the two.
-func checkTests(in Input, starlark bool) error {
-	if in.Compare != "" && in.Compare != CompareLines && in.Compare != CompareExact {
-		return fmt.Errorf("compare: must be %q or %q (got %q)", CompareLines, CompareExact, in.Compare)
+func checkTests(r Request, starlark bool) error {
+	if r.Compare != "" && r.Compare != CompareLines && r.Compare != CompareExact {
+		return fmt.Errorf("compare: must be %q or %q (got %q)", CompareLines, CompareExact, r.Compare)
 	}
-	if in.Tests == nil {
-		if in.Compare != "" {
+	if r.Tests == nil {
+		if r.Compare != "" {
 			return errors.New("compare: there are no tests to compare")
 		}
 		return nil
@@ -66,16 +72,16 @@ func checkTests(in Input, starlark bool) error {
 	switch {
 	case starlark:
 		return errors.New("tests: for an interpreter or a compiled language (exec mode), not Starlark")
-	case len(in.Tests) == 0:
+	case len(r.Tests) == 0:
 		return errors.New("tests: none given (leave it out for a run without tests)")
-	case len(in.Tests) > limits.MaxTests:
-		return fmt.Errorf("tests: %d tests, more than the %d allowed", len(in.Tests), limits.MaxTests)
-	case in.Stdin != "":
+	case len(r.Tests) > limits.MaxTests:
+		return fmt.Errorf("tests: %d tests, more than the %d allowed", len(r.Tests), limits.MaxTests)
+	case r.Stdin != "":
 		return errors.New("stdin: a request with tests gives each test its own stdin")
 	}
-	seen := make(map[string]bool, len(in.Tests))
+	seen := make(map[string]bool, len(r.Tests))
 	var total int64
-	for _, t := range in.Tests {
+	for _, t := range r.Tests {
 		if err := CheckTestName(t.Name); err != nil {
 			return err
 		}
@@ -132,36 +138,6 @@ func CheckTestName(name string) error {
 		return fmt.Errorf("test %q: the name has a control character", name)
 	}
 	return nil
-}
-
-// testsField decodes a frame's "tests": an array of objects, each with a
-// name, stdin_bytes and, optionally, expect_bytes.
-func testsField(raw json.RawMessage) ([]Test, error) {
-	var tests []Test
-	if raw[0] != '[' || json.Unmarshal(raw, &tests) != nil {
-		return nil, errors.New(`"tests" must be an array of {"name", "stdin_bytes", "expect_bytes"}`)
-	}
-	if tests == nil {
-		tests = []Test{}
-	}
-	return tests, nil
-}
-
-// Judge adds a frame's "tests" and "compare" fields (each nil when
-// absent) to in, and applies every rule of a request again.
-func Judge(in Input, tests, compare json.RawMessage, starlark bool) (Input, error) {
-	var err error
-	if tests != nil {
-		if in.Tests, err = testsField(tests); err != nil {
-			return Input{}, err
-		}
-	}
-	if compare != nil {
-		if in.Compare, err = stringField(compare, "compare"); err != nil {
-			return Input{}, err
-		}
-	}
-	return in, CheckInput(in, starlark)
 }
 
 // TestData is what follows the request on the wire: each test's stdin,

@@ -1,4 +1,4 @@
-package source
+package protocol
 
 import (
 	"errors"
@@ -12,25 +12,28 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-func TestCheck(t *testing.T) {
-	assert.NilError(t, Check("print('é')", true))
-	assert.Error(t, Check("ok\xff", true), "source: invalid UTF-8 at offset 2")
-	assert.Error(t, Check("é\xc3", true), "source: invalid UTF-8 at offset 2")
-	assert.Error(t, Check("1\x00", true), "source: NUL byte at offset 1 (Starlark would stop reading there)")
-	assert.NilError(t, Check("1\x00", false))
+func TestCheckSource(t *testing.T) {
+	assert.NilError(t, checkSource("print('é')", true))
+	assert.Error(t, checkSource("ok\xff", true), "source: invalid UTF-8 at offset 2")
+	assert.Error(t, checkSource("é\xc3", true), "source: invalid UTF-8 at offset 2")
+	assert.Error(t, checkSource("1\x00", true), "source: NUL byte at offset 1 (Starlark would stop reading there)")
+	assert.NilError(t, checkSource("1\x00", false))
 }
 
+// encode is the request frame of a source alone.
+func encode(src string) ([]byte, error) { return EncodeRequest(Request{Source: src}, true) }
+
 func TestEncode(t *testing.T) {
-	b, err := Encode("1+2", true)
+	b, err := encode("1+2")
 	assert.NilError(t, err)
 	assert.Equal(t, string(b), `{"source":"1+2"}`)
-	_, err = Encode("\xff", true)
+	_, err = encode("\xff")
 	assert.Error(t, err, "source: invalid UTF-8 at offset 0")
 	// The limit is on the encoded form: quoting can grow the source.
-	_, err = Encode(strings.Repeat(`"`, limits.MaxRequestBytes/2), true)
+	_, err = encode(strings.Repeat(`"`, limits.MaxRequestBytes/2))
 	assert.Error(t, err, "request: the program is 32768 bytes, 65549 bytes encoded, over the limit of 65536")
 	assert.Assert(t, errors.Is(err, ErrTooLarge))
-	b, err = Encode(strings.Repeat("x", limits.MaxRequestBytes-len(`{"source":""}`)), true)
+	b, err = encode(strings.Repeat("x", limits.MaxRequestBytes-len(`{"source":""}`)))
 	assert.NilError(t, err)
 	assert.Equal(t, len(b), limits.MaxRequestBytes)
 }
@@ -39,24 +42,24 @@ func TestEncode(t *testing.T) {
 // the program wrote them, so 15,000 of them fit the 64 KiB bound, where
 // HTML escaping (\u003c, six bytes each) made 90,013.
 func TestEncodeLeavesHTMLAlone(t *testing.T) {
-	b, err := Encode(strings.Repeat("<", 15000), true)
+	b, err := encode(strings.Repeat("<", 15000))
 	assert.NilError(t, err)
 	assert.Equal(t, string(b), `{"source":"`+strings.Repeat("<", 15000)+`"}`)
-	b, err = Encode(`a<b && c>d`, true)
+	b, err = encode(`a<b && c>d`)
 	assert.NilError(t, err)
 	assert.Equal(t, string(b), `{"source":"a<b && c>d"}`)
 	// JSON's own escapes stay: a newline, a quote, U+2028.
-	b, err = Encode("\"\n\u2028", true)
+	b, err = encode("\"\n\u2028")
 	assert.NilError(t, err)
 	assert.Equal(t, string(b), `{"source":"\"\n\u2028"}`)
 }
 
-func TestFieldRules(t *testing.T) {
-	_, err := Field(nil, true)
+func TestDecodeSource(t *testing.T) {
+	_, err := DecodeSource(nil, true)
 	assert.Error(t, err, `missing field "source"`)
-	_, err = Field([]byte(`1`), true)
+	_, err = DecodeSource([]byte(`1`), true)
 	assert.Error(t, err, `"source" must be a string`)
-	src, err := Field([]byte(`"\u003c>"`), true)
+	src, err := DecodeSource([]byte(`"\u003c>"`), true)
 	assert.NilError(t, err)
 	assert.Equal(t, src, "<>")
 }

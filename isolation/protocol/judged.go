@@ -1,11 +1,10 @@
-package wire
+package protocol
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -14,9 +13,9 @@ import (
 // when the step failed, and then no tests; each test's verdict one of
 // testVerdicts and agreeing with its error and match; all the
 // kept output within limits.MaxOutputBytes.
-func checkJudged(r protocol.Response) error {
+func checkJudged(r Response) error {
 	kept := len(r.Output) + len(r.Stderr)
-	compileFailed := r.Error != nil && r.Error.Type == protocol.ErrCompile
+	compileFailed := r.Error != nil && r.Error.Type == ErrCompile
 	if c := r.Compile; c != nil {
 		if len(c.Output)+len(c.Stderr) > limits.MaxCompileOutput {
 			return fmt.Errorf("response: the compiler's output is %d bytes, over its %d byte cap", len(c.Output)+len(c.Stderr), limits.MaxCompileOutput)
@@ -47,20 +46,20 @@ func checkJudged(r protocol.Response) error {
 }
 
 // checkTest holds one test's result to its rules.
-func checkTest(t protocol.TestResult) error {
+func checkTest(t TestResult) error {
 	name := fmt.Sprintf("test %q", t.Name)
 	if !slices.Contains(testVerdicts, t.Verdict) {
 		return fmt.Errorf("response: %s: verdict %q is none of %v", name, t.Verdict, testVerdicts)
 	}
-	judgedOK := t.Verdict == protocol.TestOK || t.Verdict == protocol.TestWrongAnswer
+	judgedOK := t.Verdict == TestOK || t.Verdict == TestWrongAnswer
 	switch {
 	case judgedOK != (t.Error == nil):
 		return fmt.Errorf("response: %s: verdict %s disagrees with its error", name, t.Verdict)
-	case (t.Verdict == protocol.TestWrongAnswer) != (t.Match != nil && !*t.Match):
+	case (t.Verdict == TestWrongAnswer) != (t.Match != nil && !*t.Match):
 		return fmt.Errorf("response: %s: verdict %s disagrees with its match", name, t.Verdict)
 	case t.Error != nil && t.Match != nil:
 		return fmt.Errorf("response: %s: a failed test compared", name)
-	case t.NotRun && t.Verdict != protocol.TestTimeout:
+	case t.NotRun && t.Verdict != TestTimeout:
 		return fmt.Errorf("response: %s: not run, yet %s", name, t.Verdict)
 	case t.Dropped && (t.Output != "" || t.Stderr != "" || t.Match == nil || !*t.Match):
 		return fmt.Errorf("response: %s: output dropped, yet kept or not matched", name)
@@ -71,7 +70,7 @@ func checkTest(t protocol.TestResult) error {
 // checkStep holds a step's counts to their rules: none negative, a
 // replaced byte one that was counted, its text no longer than its count
 // allows.
-func checkStep(name string, s protocol.Step) error {
+func checkStep(name string, s Step) error {
 	switch {
 	case s.OutputBytes < 0 || s.StderrBytes < 0 || s.WallMicros < 0:
 		return fmt.Errorf("response: %s: a negative count", name)
@@ -86,5 +85,5 @@ func checkStep(name string, s protocol.Step) error {
 }
 
 // testVerdicts are a test's verdicts, from the least serious.
-var testVerdicts = []string{protocol.TestOK, protocol.TestWrongAnswer, protocol.TestProgramError, protocol.TestTimeout,
-	protocol.TestCPUTimeout, protocol.TestOOM}
+var testVerdicts = []string{TestOK, TestWrongAnswer, TestProgramError, TestTimeout,
+	TestCPUTimeout, TestOOM}

@@ -1,4 +1,4 @@
-package source
+package protocol
 
 import (
 	"errors"
@@ -25,10 +25,6 @@ type tooLargeError struct {
 	// part names what was being read when reading stopped at the bound:
 	// "" for the program, "stdin", or `file "NAME"`.
 	part string
-	// line: a batch line cut at the line bound, in part (a field of the
-	// line as JSON names it: `"source"`, `"stdin"`, `file "NAME"`,
-	// `"files"`; "" when unknown).
-	line bool
 }
 
 // part is one part of a request beside the source, and its size.
@@ -37,36 +33,29 @@ type part struct {
 	bytes int
 }
 
-// sizes lists in's stdin and files, with their sizes, for the message.
-func sizes(in Input) []part {
+// sizes lists r's stdin and files, with their sizes, for the message.
+func sizes(r Request) []part {
 	var ps []part
-	if in.Stdin != "" {
-		ps = append(ps, part{"stdin", len(in.Stdin)})
+	if r.Stdin != "" {
+		ps = append(ps, part{"stdin", len(r.Stdin)})
 	}
-	for _, n := range sortedNames(in.Files) {
-		ps = append(ps, part{fmt.Sprintf("file %q", n), len(in.Files[n])})
+	for _, n := range sortedNames(r.Files) {
+		ps = append(ps, part{fmt.Sprintf("file %q", n), len(r.Files[n])})
 	}
-	names := make([]string, 0, len(in.Binary))
-	for n := range in.Binary {
+	names := make([]string, 0, len(r.Binary))
+	for n := range r.Binary {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		ps = append(ps, part{fmt.Sprintf("file %q", n), len(in.Binary[n])})
+		ps = append(ps, part{fmt.Sprintf("file %q", n), len(r.Binary[n])})
 	}
 	return ps
 }
 
-// OverLimit is the refusal of a frame or a source whose reading stopped at
-// the bound: more than the limit, its sizes unknown.
-func OverLimit() error { return &tooLargeError{program: -1, encoded: -1} }
-
-// LineOverLimit is the refusal of a batch line longer than
-// limits.MaxLineBytes, cut there in part: `"source"`, `"stdin"`,
-// `file "NAME"` or `"files"`, "" when the cut is in none of them.
-func LineOverLimit(part string) error {
-	return &tooLargeError{program: -1, encoded: -1, part: part, line: true}
-}
+// overLimit is the refusal of a frame whose reading stopped at the bound:
+// more than the limit, its sizes unknown.
+func overLimit() error { return &tooLargeError{program: -1, encoded: -1} }
 
 func (e *tooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
@@ -89,32 +78,10 @@ func (e *tooLargeError) Error() string {
 			what = e.part
 		}
 		return fmt.Sprintf("request: %s is %d bytes, over the limit of %d", what, e.program, limits.MaxRequestBytes)
-	case e.line:
-		// A line is cut at its bound before its end: how large its request
-		// is, is not known, only where the cut fell.
-		in := ""
-		if p := linePart(e.part); p != "" {
-			in = " (cut in " + p + ")"
-		}
-		return fmt.Sprintf("request: the line is more than %d bytes%s, over the limit of %d", limits.MaxLineBytes, in, limits.MaxRequestBytes)
 	case e.part != "":
 		return fmt.Sprintf("request: %s is more than %d bytes, over the limit of %d", e.part, limits.MaxRequestBytes, limits.MaxRequestBytes)
 	}
 	return fmt.Sprintf("request: more than %d bytes encoded, over the limit of %d", limits.MaxRequestBytes, limits.MaxRequestBytes)
-}
-
-// linePart names a part of a batch line as run's messages name it: the
-// program, stdin, file "NAME", the files.
-func linePart(field string) string {
-	switch field {
-	case `"source"`:
-		return "the program"
-	case `"stdin"`:
-		return "stdin"
-	case `"files"`:
-		return "the files"
-	}
-	return field
 }
 
 // Read reads a program's source from r (ReadPart).
@@ -126,7 +93,7 @@ func Read(r io.Reader) (string, error) { return ReadPart(r, "") }
 // part: "" for the program, "stdin", or `file "NAME"`; when r is a
 // regular file (--file, --stdin FILE, --from-file, or stdin redirected
 // from one) that message says its size. The part's other rules are
-// EncodeInput's.
+// EncodeRequest's.
 func ReadPart(r io.Reader, name string) (string, error) {
 	left := remaining(r)
 	b, err := io.ReadAll(io.LimitReader(r, limits.MaxRequestBytes+1))

@@ -1,4 +1,4 @@
-package wire
+package batchline
 
 import (
 	"bytes"

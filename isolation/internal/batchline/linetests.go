@@ -1,7 +1,7 @@
-package wire
+package batchline
 
 import (
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/source"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // lineTest is a test as a batch line carries it: its data as text, within
@@ -15,10 +15,14 @@ type lineTest struct {
 // fromLine is a batch line's "tests" as a request's: the strict decoder
 // read them (an array of {"name", "stdin", "expect"}, stdin and expect
 // optional); the request's rules for tests apply once they are in it.
-func fromLine(tests []lineTest) []source.Test {
-	out := make([]source.Test, len(tests))
+// None (nil) stays none: a request without tests.
+func fromLine(tests []lineTest) []protocol.Test {
+	if tests == nil {
+		return nil
+	}
+	out := make([]protocol.Test, len(tests))
 	for i, t := range tests {
-		out[i] = source.Test{Name: t.Name, Stdin: []byte(t.Stdin)}
+		out[i] = protocol.Test{Name: t.Name, Stdin: []byte(t.Stdin)}
 		if t.Expect != nil {
 			out[i].Expect = []byte(*t.Expect)
 		}

@@ -1,0 +1,81 @@
+package batchline
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// line is a batch line's JSON form, the request's one edge besides the
+// request frame: it carries an id, its files' bytes as text or base64 in
+// one object (lineFiles), and its tests' data inline as text (lineTest),
+// where the frame has "binary" apart and the tests' sizes, their bytes
+// after it. Each field is read raw, then by the request frame's own
+// decoder of it, so a field is refused in the same words either way.
+type line struct {
+	ID      json.RawMessage `json:"id"`
+	Source  json.RawMessage `json:"source"`
+	Stdin   json.RawMessage `json:"stdin"`
+	Files   json.RawMessage `json:"files"`
+	Collect json.RawMessage `json:"collect"`
+	Tests   []lineTest      `json:"tests"`
+	Compare json.RawMessage `json:"compare"`
+}
+
+// Decode strictly decodes a batch line, {"id": ..., "source": "...",
+// "stdin": "...", "files": {"NAME": "...", ...}} (all but source
+// optional, and "collect", "tests" and "compare" as a request's), by the
+// rule of every frame and a request's rules (protocol.CheckRequest),
+// straight into the request, and its id (a string, a number or null) even
+// when the rest is refused, so the refusal can carry it. A line longer
+// than limits.MaxLineBytes is longer than any whose request is within the
+// limit: a reader keeps at most one byte more of it, and its refusal names
+// the part the line passes the bound in, with the id when it came before
+// (cutLine). starlark applies Starlark's source rules (no NUL byte) as
+// Run does without Options.Exec.
+func Decode(b []byte, starlark bool) (json.RawMessage, protocol.Request, error) {
+	if len(b) > limits.MaxLineBytes {
+		id, part := cutLine(b)
+		return id, protocol.Request{}, &lineTooLarge{part: part}
+	}
+	var l line
+	if err := strict.Decode(b, &l); err != nil {
+		return lineID(b), protocol.Request{}, err
+	}
+	if !validID(l.ID) {
+		return nil, protocol.Request{}, errors.New(`"id" must be a string or a number`)
+	}
+	req, err := l.request(starlark)
+	if err != nil {
+		return l.ID, protocol.Request{}, err
+	}
+	return l.ID, req, nil
+}
+
+// request is the line's request, each field decoded by its own rule, its
+// files first (a file of neither shape is refused before the rest), then
+// held to every rule of a request.
+func (l *line) request(starlark bool) (protocol.Request, error) {
+	var req protocol.Request
+	var err error
+	if req.Files, req.Binary, err = lineFiles(l.Files); err != nil {
+		return protocol.Request{}, err
+	}
+	if req.Source, err = protocol.DecodeSource(l.Source, starlark); err != nil {
+		return protocol.Request{}, err
+	}
+	if req.Stdin, err = protocol.DecodeString(l.Stdin, "stdin"); err != nil {
+		return protocol.Request{}, err
+	}
+	if req.Collect, err = protocol.DecodeCollect(l.Collect); err != nil {
+		return protocol.Request{}, err
+	}
+	if req.Compare, err = protocol.DecodeString(l.Compare, "compare"); err != nil {
+		return protocol.Request{}, err
+	}
+	req.Tests = fromLine(l.Tests)
+	return req, protocol.CheckRequest(req, starlark)
+}
