@@ -4,54 +4,57 @@
 # on stdout: pass that ID to --image. The same source gives the same ID on
 # any engine that loads docker-save archives: see scripts/reproducible.
 #
-# Usage: scripts/build-image.sh [KIND] [--arch ARCH] [OPTIONS]
+# Usage: scripts/build-image.sh [KIND] [--arch ARCH] [--rebuild] [--update-lock] [--lock FILE]
+#        scripts/build-image.sh KIND --base NAME@sha256:<64 hex>|sha256:<64 hex>
+#
+# KIND is a line of isolation/images/kinds (the first, the reference
+# Starlark image, when none is named); isolation/images/KIND/Dockerfile
+# builds it from the runner and, unless its root is none, the root/ that
+# scripts/ROOT-root.sh unpacks from the Debian packages pinned in
+# isolation/images/KIND/ARCH.lock (--lock FILE: another lock;
+# --update-lock: pin the mirror's current versions first, resolving them
+# anew from isolation/images/KIND/packages where the kind has one).
+# --base puts the runner, /tmp 1777 and KIND's labels on a pinned image
+# that has KIND's interpreter or compiler instead (never pulled).
 #
 # ARCH (amd64 or arm64) is the engine's own by default: docker version's
 # Server.Arch, so DOCKER_HOST or a docker context that names an arm64
 # engine builds for arm64. --arch says which is meant and fails if the
 # engine is another: the builder stamps the engine's architecture into
-# the image. The Debian-based images read isolation/KIND.ARCH.lock; their
-# build-time steps (Python's bytecode, matplotlib's font cache) run an
-# arm64 program here under qemu-user when this machine is not arm64.
-#
-#        scripts/build-image.sh                 the reference (Starlark) image
-#        scripts/build-image.sh python [--update-lock] [--lock FILE]
-#                                               Debian's Python 3 (python-root.sh)
-#        scripts/build-image.sh python --base NAME@sha256:<64 hex>|sha256:<64 hex>
-#                                               the runner and /tmp 1777 on top of a
-#                                               pinned image that has python3 (never pulled)
-#        scripts/build-image.sh science [--update-lock] [--lock FILE]
-#                                               the Python image with numpy, scipy, sympy,
-#                                               pandas, matplotlib, networkx (science-root.sh)
-#        scripts/build-image.sh c|cpp|java [--update-lock] [--lock FILE]
-#                                               Debian's gcc-12, g++-12 or OpenJDK 17's
-#                                               JDK (compiler-root.sh)
+# the image. The Debian-based images' build-time steps (Python's
+# bytecode, matplotlib's font cache) run an arm64 program here under
+# qemu-user when this machine is not arm64.
 #
 # An image built from the same inputs is on the engine already when the
 # engine holds the tag synapse-inputs:KIND-<hash>: the hash of the kind,
 # the architecture, the runner's bytes (reproducible, so they are its
-# source's and its toolchain's), the lock's and the Dockerfiles' contents
-# and the build scripts. Then nothing is built and its ID is printed.
-# --rebuild builds anyway (a reproducibility check must); --update-lock
-# always builds.
+# source's and its toolchain's), the lock's contents, every other file of
+# isolation/images and the build scripts. Then nothing is built and its
+# ID is printed. --rebuild builds anyway (a reproducibility check must);
+# --update-lock always builds.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-kind=starlark
+images=$root/isolation/images
+. "$root/scripts/kinds.sh"
+kind=$(image_kinds | head -n 1)
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   kind=$1
   shift
 fi
-case $kind in
-  starlark) tag=${SYNAPSE_IMAGE_TAG:-synapse-runtime:local} ;;
-  python) tag=${SYNAPSE_IMAGE_TAG:-synapse-python:local} ;;
-  science) tag=${SYNAPSE_IMAGE_TAG:-synapse-science:local} ;;
-  c|cpp|java) tag=${SYNAPSE_IMAGE_TAG:-synapse-$kind:local} ;;
-  *) echo "usage: scripts/build-image.sh [starlark|python|science|c|cpp|java] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] | python --base IMAGE" >&2; exit 2 ;;
-esac
+if ! prep=$(image_field "$kind" root 2>/dev/null) || ! tag=$(image_field "$kind" tag 2>/dev/null); then
+  echo "usage: scripts/build-image.sh [$(image_kinds | paste -sd '|' -)] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] | KIND --base IMAGE" >&2
+  exit 2
+fi
+tag=${SYNAPSE_IMAGE_TAG:-$tag}
+if [ "$prep" != none ] && [ ! -x "$root/scripts/$prep-root.sh" ]; then
+  echo "build-image: isolation/images/kinds says $kind's root is $prep, and there is no scripts/$prep-root.sh" >&2
+  exit 2
+fi
 # --arch and --rebuild are taken out of the arguments; the rest are the
 # kind's. The lock they name (--lock) is noted for the inputs' hash.
 arch=""
 rebuild=false
+update=false
 lock=""
 n=$#
 while [ "$n" -gt 0 ]; do
@@ -66,7 +69,7 @@ while [ "$n" -gt 0 ]; do
       rebuild=true
       shift
       continue ;;
-    --update-lock) rebuild=true ;;
+    --update-lock) rebuild=true update=true ;;
     --lock) lock=${2:-} ;;
   esac
   set -- "$@" "$1"
@@ -84,14 +87,14 @@ if [ "$arch" != "$engine" ]; then
   echo "--arch $arch: the engine is $engine, and it builds only its own architecture; reach an $arch engine with DOCKER_HOST or docker context" >&2
   exit 2
 fi
-if [ "$kind" = starlark ] && [ $# -gt 0 ]; then
-  echo "build-image: the reference image takes no $1" >&2
+if [ "$prep" = none ] && [ $# -gt 0 ]; then
+  echo "build-image: the $kind image takes no $1" >&2
   exit 2
-elif [ "$kind" != starlark ] && [ "${1:-}" != --base ]; then
+elif [ "$prep" != none ] && [ "${1:-}" != --base ]; then
   set -- --arch "$arch" "$@"
 fi
 base=""
-if [ "$kind" = python ] && [ "${1:-}" = --base ]; then
+if [ "${1:-}" = --base ]; then
   base=${2:-}
   # Pinned only: a tag could name other bytes tomorrow.
   if ! printf '%s\n' "$base" | grep -Eqx '([^@[:space:]]+@)?sha256:[0-9a-f]{64}'; then
@@ -105,6 +108,11 @@ if [ "$kind" = python ] && [ "${1:-}" = --base ]; then
   fi
   shift 2
 fi
+[ -n "$lock" ] || [ "$prep" = none ] || [ -n "$base" ] || lock=$images/$kind/$arch.lock
+if [ -n "$lock" ] && [ ! -f "$lock" ] && ! $update; then
+  echo "build-image: no $lock: pin the $kind image's packages first: scripts/build-image.sh $kind --arch $arch --update-lock" >&2
+  exit 1
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 # step TEXT: a line on stderr per step; stdout is the image ID alone.
@@ -117,13 +125,19 @@ CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -C "$root" -trimpath -buildvcs=fa
   -o "$work/runner" ./isolation/runner
 CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$work/reproducible" ./scripts/reproducible
 
-# inputs prints the hash of everything the image is made from.
+# inputs prints the hash of everything the image is made from: the lock
+# it is built from, and every other file of isolation/images by name (any
+# kind's Dockerfile or data, as any build script, may be shared).
 inputs() {
-  [ -n "$lock" ] || [ "$kind" = starlark ] || [ -n "$base" ] || lock=$root/isolation/$kind.$arch.lock
   {
     printf 'kind %s arch %s base %s\n' "$kind" "$arch" "$base"
-    cat "$work/runner" "$work/reproducible" ${lock:+"$lock"}
-    cat "$root"/isolation/*Dockerfile "$root"/scripts/*.sh
+    cat "$work/runner" "$work/reproducible"
+    [ ! -f "$lock" ] || cat "$lock"
+    find "$images" -type f ! -name '*.lock' | LC_ALL=C sort | while read -r f; do
+      printf '%s\n' "${f#"$images"/}"
+      cat "$f"
+    done
+    cat "$root"/scripts/*.sh
   } | sha256sum | cut -c1-40
 }
 cached=synapse-inputs:$kind-$(inputs)
@@ -136,23 +150,20 @@ fi
 mkdir "$work/context"
 if [ -n "$base" ]; then
   # The base's /tmp, if it has one, gets mode 1777: COPY of a directory's
-  # contents applies each entry's mode.
+  # contents applies each entry's mode. The kind's labels (one line each
+  # in its Dockerfile) say what the base runs.
   mkdir -p "$work/context/root/tmp"
   chmod 1777 "$work/context/root/tmp"
-  cp "$work/runner" "$work/context/"
-  printf 'FROM %s\nLABEL io.synapse-isolation.exec="[\\"python3\\",\\"-\\"]"\nCOPY root/ /\nCOPY runner /runner\nUSER 65534:65534\nENTRYPOINT ["/runner"]\n' "$base" >"$work/context/Dockerfile"
-elif [ "$kind" = python ]; then
-  "$root/scripts/python-root.sh" "$work/context" "$@"
-  cp "$work/runner" "$work/context/"
-elif [ "$kind" = science ]; then
-  "$root/scripts/science-root.sh" "$work/context" "$@"
-  cp "$work/runner" "$work/context/"
-elif [ "$kind" = c ] || [ "$kind" = cpp ] || [ "$kind" = java ]; then
-  "$root/scripts/compiler-root.sh" "$kind" "$work/context" "$@"
-  cp "$work/runner" "$work/context/"
+  {
+    printf 'FROM %s\n' "$base"
+    grep '^LABEL ' "$images/$kind/Dockerfile" || true
+    printf 'COPY root/ /\nCOPY runner /runner\nUSER 65534:65534\nENTRYPOINT ["/runner"]\n'
+  } >"$work/context/Dockerfile"
 else
-  cp "$root/isolation/Dockerfile" "$work/runner" "$work/context/"
+  [ "$prep" = none ] || "$root/scripts/$prep-root.sh" "$kind" "$work/context" "$@"
+  cp "$images/$kind/Dockerfile" "$work/context/Dockerfile"
 fi
+cp "$work/runner" "$work/context/"
 step "building the $kind image on the engine (docker build, offline)"
 # COPY keeps file times in the layer; pin them so the layer is stable.
 find "$work/context" -exec touch -h -d @0 {} +

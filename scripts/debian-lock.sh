@@ -1,24 +1,48 @@
 #!/bin/sh
-# Renews a lock of pinned Debian packages: the packages named in WANTED
-# and what they need, resolved from the packages' own dependencies
-# (Depends and Pre-Depends, recursively, as apt would install them without
-# recommends) but for those named in EXCLUDED and what only they would
-# bring in, then pinned at the mirror's current versions with their
-# SHA-256 by debian-root.sh's --update-lock. Shared by science-lock.sh
-# and compiler-lock.sh, which say what each image wants and leaves out.
+# Renews isolation/images/KIND/ARCH.lock (or FILE), the Debian packages
+# pinned for an image: those that isolation/images/KIND/packages wants
+# (its `want` lines, in order) and what they need, resolved from the
+# packages' own dependencies (Depends and Pre-Depends, recursively, as apt
+# would install them without recommends), but for those it leaves out
+# (its `leave` lines, and what no image may hold) and what only they would
+# bring in; then pinned at the mirror's current versions with their
+# SHA-256 by debian-root.sh's --update-lock. The root scripts run it on
+# build-image.sh KIND --update-lock.
 #
-# Usage: scripts/debian-lock.sh KIND ARCH LOCK WANTED EXCLUDED
-#   KIND names the image in messages; ARCH is amd64 or arm64, resolved
-#   from that architecture's package lists (debian-apt.sh); WANTED and
-#   EXCLUDED are package names separated by spaces or newlines.
+# Usage: scripts/debian-lock.sh KIND [--arch ARCH] [--lock FILE]
+#   ARCH is amd64 or arm64 (this machine's by default), resolved from that
+#   architecture's package lists (debian-apt.sh)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -eq 5 ] || { echo "usage: scripts/debian-lock.sh KIND ARCH LOCK WANTED EXCLUDED" >&2; exit 2; }
-kind=$1
-arch=$2
-lock=$3
-wanted=$4
-excluded=$5
+kind=${1:-}
+[ $# -eq 0 ] || shift
+arch=$(dpkg --print-architecture)
+lock=""
+while [ $# -gt 1 ]; do
+  case $1 in
+    --arch) arch=$2 ;;
+    --lock) lock=$2 ;;
+    *) break ;;
+  esac
+  shift 2
+done
+packages=$top/isolation/images/$kind/packages
+if [ $# -ne 0 ] || [ -z "$kind" ] || [ ! -f "$packages" ]; then
+  echo "usage: scripts/debian-lock.sh KIND [--arch ARCH] [--lock FILE], KIND one whose isolation/images/KIND/packages says what to pin" >&2
+  exit 2
+fi
+lock=${lock:-$top/isolation/images/$kind/$arch.lock}
+# field WORD: the packages of the lines that start with WORD, in order.
+field() { awk -v w="$1" '$1 == w { for (i = 2; i <= NF; i++) print $i }' "$packages"; }
+wanted=$(field want)
+# What no image may hold, with all it alone would bring in: a shell or a
+# package manager and what they need (dash, bash, dpkg, apt, debconf,
+# perl, install-info, tar), init bits (sysvinit-utils, lsb-base,
+# init-system-helpers, systemd); then what the kind leaves out.
+excluded="dash bash dpkg apt debconf cdebconf perl perl-base perl-modules-5.36
+libperl5.36 install-info tar sysvinit-utils lsb-base init-system-helpers systemd
+$(field leave)"
+[ -n "$wanted" ] || { echo "$kind lock: $packages wants no package" >&2; exit 2; }
 . "$top/scripts/debian-apt.sh"
 debian_arch "$arch"
 step() { echo "$kind lock: $*" >&2; }

@@ -5,11 +5,12 @@
 # with dpkg-deb -x, so no maintainer script ever runs; then docs and man
 # pages removed, the dynamic loader's /lib64 link, /tmp 1777, and
 # /etc/passwd and /etc/group naming the sandbox user. What an image needs
-# beyond that (links update-alternatives would make, precompiled files,
-# its Dockerfile) is its own script's: python-root.sh, compiler-root.sh.
+# beyond that (links update-alternatives would make, precompiled files)
+# is its root script's: python-root.sh, science-root.sh, compiler-root.sh.
 #
 # Usage: debian-root.sh KIND CONTEXT [--arch ARCH] [--update-lock [--only-lock]] [--lock FILE]
-#   KIND           names the image in messages; the lock is isolation/KIND.ARCH.lock
+#   KIND           names the image in messages; the lock is
+#                  isolation/images/KIND/ARCH.lock
 #   --arch ARCH    the image's architecture, amd64 or arm64 (this machine's
 #                  by default); another's packages come through debian-apt.sh
 #   --update-lock  pin the mirror's current versions in the lock first
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-lock=${lock:-$top/isolation/$kind.$arch.lock}
+lock=${lock:-$top/isolation/images/$kind/$arch.lock}
 . "$top/scripts/debian-apt.sh"
 debian_arch "$arch"
 # step TEXT: one line on stderr per step, so the minute this takes is
@@ -65,7 +66,7 @@ fetch() {
 }
 
 if $update; then
-  step "renewing $(basename "$lock") with the mirror's current versions"
+  step "renewing ${lock#"$top"/} with the mirror's current versions"
   new=$(mktemp)
   while read -r pkg _ _; do
     [ -n "$pkg" ] || continue
@@ -83,7 +84,7 @@ if $update; then
   mkdir -p "$debs"
 fi
 
-step "fetching the $(grep -c . "$lock") packages pinned in $(basename "$lock") (apt-get download, checked against their SHA-256)"
+step "fetching the $(grep -c . "$lock") packages pinned in ${lock#"$top"/} (apt-get download, checked against their SHA-256)"
 while read -r pkg version sum; do
   [ -n "$pkg" ] || continue
   if ! fetch "$pkg" "$version"; then

@@ -1,13 +1,15 @@
 #!/bin/sh
-# Prepares the build context of the Python image in CONTEXT: Debian's
-# python3.11 and the libraries it loads, and its time zone data (tzdata),
-# unpacked from the .debs pinned in the lock (versions and SHA-256), the
-# standard library compiled ahead of time, /tmp 1777, /etc/passwd and
-# /etc/group naming the sandbox user, and the image's Dockerfile; build-image.sh adds the
-# runner and builds it. No shell, no package manager: nothing of a .deb's
-# maintainer scripts runs, and none of them is in the list.
+# Prepares the build context of a Python image in CONTEXT (the kinds
+# whose root is python in isolation/images/kinds): Debian's python3.11 and
+# the libraries it loads, and its time zone data (tzdata), unpacked from
+# the .debs pinned in isolation/images/KIND/ARCH.lock (versions and
+# SHA-256), the standard library compiled ahead of time, /tmp 1777,
+# /etc/passwd and /etc/group naming the sandbox user; build-image.sh adds
+# the Dockerfile and the runner and builds it. No shell, no package
+# manager: nothing of a .deb's maintainer scripts runs, and none of them
+# is in the list.
 #
-# Usage: python-root.sh CONTEXT [--arch ARCH] [--update-lock [--only-lock]] [--lock FILE]
+# Usage: python-root.sh KIND CONTEXT [--arch ARCH] [--update-lock [--only-lock]] [--lock FILE]
 #   --arch ARCH    amd64 or arm64 (this machine's by default); another's
 #                  interpreter compiles under qemu-user (debian-apt.sh)
 #   --update-lock  pin the mirror's current versions in the lock first
@@ -15,8 +17,9 @@
 #   --lock FILE    read (and with --update-lock write) FILE instead
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-ctx=$1
-shift
+kind=$1
+ctx=$2
+shift 2
 update=false
 only=false
 arch=$(dpkg --print-architecture)
@@ -29,12 +32,12 @@ for arg in "$@"; do
   [ "$prev" != --arch ] || arch=$arg
   prev=$arg
 done
-step() { echo "python image: $*" >&2; }
+step() { echo "$kind image: $*" >&2; }
 
 # The fetch, the checks against the lock, the unpacking, /tmp and
 # /etc/passwd and /etc/group: debian-root.sh, shared with the compilers'
 # images; it checks the arguments.
-"$top/scripts/debian-root.sh" python "$ctx" "$@"
+"$top/scripts/debian-root.sh" "$kind" "$ctx" "$@"
 if $update && $only; then
   exit 0
 fi
@@ -67,4 +70,3 @@ for f in sys.argv[1:]:
     "$rootfs/usr/bin/python3.11" -E -s -c "$compile"
 )
 
-cp "$top/isolation/python.Dockerfile" "$ctx/Dockerfile"

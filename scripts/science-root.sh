@@ -1,21 +1,25 @@
 #!/bin/sh
-# Prepares the build context of the scientific Python image in CONTEXT:
-# the Python image's root (python-root.sh, from the packages pinned in
-# isolation/science.ARCH.lock: python3.11 with numpy, scipy, sympy, pandas,
-# matplotlib, networkx and what they load), then what the skipped
+# Prepares the build context of the scientific Python image in CONTEXT
+# (the kinds whose root is science in isolation/images/kinds): a Python
+# image's root (python-root.sh, from the packages pinned in
+# isolation/images/KIND/ARCH.lock: python3.11 with numpy, scipy, sympy,
+# pandas, matplotlib, networkx and what they load), then what the skipped
 # maintainer scripts and a writable root would otherwise do: BLAS and
 # LAPACK bound to OpenBLAS, matplotlib drawing with Agg and finding its
-# font cache, every installed module compiled ahead of time. build-image.sh
-# adds the runner and builds it.
+# font cache, every installed module compiled ahead of time, the largest
+# trees in layers/ of their own. build-image.sh adds the Dockerfile and
+# the runner and builds it.
 #
-# Usage: science-root.sh CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
+# Usage: science-root.sh KIND CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
 #   --arch ARCH    amd64 or arm64, this machine's by default
-#   --update-lock  resolve and pin the packages anew first (science-lock.sh)
+#   --update-lock  resolve and pin the packages anew first (debian-lock.sh,
+#                  from isolation/images/KIND/packages)
 #   --lock FILE    read (and with --update-lock write) FILE instead
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-ctx=$1
-shift
+kind=$1
+ctx=$2
+shift 2
 arch=$(dpkg --print-architecture)
 lock=""
 update=false
@@ -24,12 +28,12 @@ while [ $# -gt 0 ]; do
     --arch) arch=$2; shift ;;
     --update-lock) update=true ;;
     --lock) lock=$2; shift ;;
-    *) echo "science image: unknown argument $1" >&2; exit 2 ;;
+    *) echo "$kind image: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
-lock=${lock:-$top/isolation/science.$arch.lock}
-step() { echo "science image: $*" >&2; }
+lock=${lock:-$top/isolation/images/$kind/$arch.lock}
+step() { echo "$kind image: $*" >&2; }
 . "$top/scripts/debian-apt.sh"
 debian_arch "$arch"
 # shellcheck disable=SC2046 # two words: the triplet and the loader
@@ -37,12 +41,12 @@ set -- $(debian_triplet "$arch")
 triplet=$1 loader=$2
 
 if $update; then
-  "$top/scripts/science-lock.sh" --arch "$arch" --lock "$lock"
+  "$top/scripts/debian-lock.sh" "$kind" --arch "$arch" --lock "$lock"
 fi
 # The fetch, the checks against the lock, the unpacking, /etc/passwd and
 # /etc/group, /tmp and the standard library's bytecode are the Python
 # image's, done the same way.
-"$top/scripts/python-root.sh" "$ctx" --arch "$arch" --lock "$lock"
+"$top/scripts/python-root.sh" "$kind" "$ctx" --arch "$arch" --lock "$lock"
 rootfs=$ctx/root
 libdir=$rootfs/usr/lib/$triplet
 
@@ -53,7 +57,7 @@ step "binding BLAS and LAPACK to OpenBLAS (the links update-alternatives would m
 # three links, direct: libopenblas.so.0 too, since those two find it by
 # RUNPATH $ORIGIN, the directory of the link they are loaded through.
 for lib in libblas.so.3 liblapack.so.3 libopenblas.so.0; do
-  [ -e "$libdir/openblas-pthread/$lib" ] || { echo "science image: no openblas-pthread/$lib" >&2; exit 1; }
+  [ -e "$libdir/openblas-pthread/$lib" ] || { echo "$kind image: no openblas-pthread/$lib" >&2; exit 1; }
   ln -sfn "openblas-pthread/$lib" "$libdir/$lib"
 done
 
@@ -61,7 +65,7 @@ step "setting up matplotlib: the Agg backend, its config dir and font cache"
 # Debian's matplotlib reads /etc/matplotlibrc, which names TkAgg: there is
 # no Tk nor display here, so Agg, the backend that draws to files.
 sed -i 's/^backend *: *TkAgg *$/backend: Agg/' "$rootfs/etc/matplotlibrc"
-grep -qx 'backend: Agg' "$rootfs/etc/matplotlibrc" || { echo "science image: /etc/matplotlibrc names no TkAgg backend to replace" >&2; exit 1; }
+grep -qx 'backend: Agg' "$rootfs/etc/matplotlibrc" || { echo "$kind image: /etc/matplotlibrc names no TkAgg backend to replace" >&2; exit 1; }
 # matplotlib keeps its config and its font cache (a list of the fonts it
 # found, built on first import by opening every font: the slow part) in
 # MPLCONFIGDIR, else ~/.config/matplotlib and ~/.cache/matplotlib, and
@@ -136,11 +140,10 @@ for f in sys.argv[1:]:
 
 # scripts/reproducible reads each layer whole and refuses one over 256 MiB;
 # the root is larger, so the biggest trees are layers of their own,
-# COPY'd by science.Dockerfile in this order: the architecture's
-# libraries (usr/lib/TRIPLET) in layers/libraries.
+# COPY'd by isolation/images/science/Dockerfile in this order: the
+# architecture's libraries (usr/lib/TRIPLET) in layers/libraries.
 for tree in usr/lib/$triplet usr/lib/python3/dist-packages/scipy usr/lib/python3/dist-packages; do
   layer=$ctx/layers/$(echo "$tree" | sed "s|^usr/lib/$triplet\$|libraries|" | tr / _)
   mkdir -p "$layer/$(dirname "$tree")"
   mv "$rootfs/$tree" "$layer/$tree"
 done
-cp "$top/isolation/science.Dockerfile" "$ctx/Dockerfile"

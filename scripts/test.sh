@@ -1,14 +1,13 @@
 #!/bin/sh
 # The project's test command: formatting, vet for amd64 and arm64, the
 # unit tests with the race detector, then the live boundary suite on the
-# Starlark, Python and C images under runc and gVisor (its quick part).
-# The suite builds its own images and needs a Docker engine; under
-# CI=true a missing engine fails it.
+# images of the quick kinds (isolation/images/kinds' tier) under runc and
+# gVisor (its quick part). The suite builds its own images and needs a
+# Docker engine; under CI=true a missing engine fails it.
 #
 # scripts/test.sh --heavy runs what changes rarely and costs most: the
-# science, C++ and Java images, every image's second (reproducibility)
-# build, and the emulated arm64 host (scripts/arm64-check.sh). .ci/run
-# runs both.
+# heavy kinds' images, every image's second (reproducibility) build, and
+# the emulated arm64 host (scripts/arm64-check.sh). .ci/run runs both.
 set -eu
 cd "$(dirname "$0")/.."
 part=quick
@@ -18,9 +17,15 @@ case ${1:-} in
   *) echo "usage: scripts/test.sh [--heavy]" >&2; exit 2 ;;
 esac
 began=$(date +%s)
-# The Debian-based images of this part (the reference image is built too).
-kinds="python c"
-[ "$part" = quick ] || kinds="python c science cpp java"
+# The image kinds of this part: the quick ones, or all (the heavy part
+# tests the quick part's images too).
+images=$PWD/isolation/images
+. scripts/kinds.sh
+if [ "$part" = quick ]; then
+  kinds=$(image_kinds tier quick)
+else
+  kinds=$(image_kinds)
+fi
 # lap NAME: one line on stderr with the seconds a step took.
 lap() {
   now=$(date +%s)
@@ -72,15 +77,16 @@ if [ -n "$missing" ]; then
       "without openssh-server the SSH engine tests skip, and fail under CI=true)" >&2
   fi
 fi
-# The Python, science, C, C++ and Java images' locks pin package versions
-# that Debian's mirror may have replaced since: then the tests build from
-# a refreshed copy of the lock, say so in one line, and still check that
-# two builds give one ID.
+# The Debian-based images' locks pin package versions that Debian's
+# mirror may have replaced since: then the tests build from a refreshed
+# copy of the lock, say so in one line, and still check that two builds
+# give one ID.
 if command -v apt-get >/dev/null 2>&1; then
-  apt-cache show python3.11-minimal >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; } || true
+  apt-cache show libc6 >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null 2>&1; } || true
   arch=$(dpkg --print-architecture)
   for kind in $kinds; do
-    lock=isolation/$kind.$arch.lock
+    [ "$(image_field "$kind" root)" != none ] || continue
+    lock=isolation/images/$kind/$arch.lock
     stale=""
     # One question for the whole lock; only if the mirror lacks one
     # package, one per package, to name each.
@@ -111,7 +117,7 @@ ahead=$(mktemp -d)
 # status: kill with no jobs left fails, hence the || true.
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$ahead"' EXIT
 (scripts/runsc.sh >"$ahead/runsc" 2>"$ahead/runsc.log"; echo $? >"$ahead/runsc.rc") &
-for kind in starlark $kinds; do
+for kind in $kinds; do
   lockvar=SYNAPSE_$(echo "$kind" | tr a-z A-Z)_LOCK
   eval "lock=\${$lockvar:-}"
   (scripts/build-image.sh "$kind" ${lock:+--lock "$lock"} >/dev/null 2>"$ahead/$kind.log" || echo "$kind" >>"$ahead/failed") &

@@ -18,29 +18,26 @@ import (
 // endless loop) or -3 (allocating without end); and one that does not
 // compile.
 type language struct {
-	name, file, src, broken string
-	image                   func() string
+	name, file, src, broken string // name: its image's kind
 	// hog is the verdict of the allocating test: the cgroup's OOM kill,
 	// or for Java its own heap limit's OutOfMemoryError (program_error).
 	hog string
 	// compiled: the image has a compile step; the broken source fails it.
 	compiled bool
-	// heavy: the image is the heavy part's (C++, Java).
-	heavy bool
 }
 
-// need skips a (sub)test of l that is not this part of the suite's.
+// need skips a (sub)test of l that is not this part of the suite's: its
+// kind's tier says which.
 func (l language) need(t *testing.T) {
 	t.Helper()
-	if l.heavy {
-		needHeavy(t)
-	} else {
-		needEngine(t)
-	}
+	needKind(t, l.name)
 }
 
+// image is the image of l's kind.
+func (l language) image() string { return images[l.name] }
+
 var languages = []language{
-	{name: "c", file: "sum.c", image: func() string { return cImage }, hog: "oom", compiled: true, src: `#include <stdio.h>
+	{name: "c", file: "sum.c", hog: "oom", compiled: true, src: `#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 int main(void) {
@@ -53,7 +50,7 @@ int main(void) {
 	return 0;
 }
 `, broken: "int main(void) { return x; }\n"},
-	{name: "cpp", file: "sum.cpp", image: func() string { return cppImage }, hog: "oom", compiled: true, heavy: true, src: `#include <iostream>
+	{name: "cpp", file: "sum.cpp", hog: "oom", compiled: true, src: `#include <iostream>
 #include <vector>
 #include <stdexcept>
 int main() {
@@ -66,7 +63,7 @@ int main() {
 	std::cout << a + b << "\n";
 }
 `, broken: "int main() { return std::x; }\n"},
-	{name: "java", file: "Main.java", image: func() string { return javaImage }, hog: "program_error", compiled: true, heavy: true, src: `import java.util.*;
+	{name: "java", file: "Main.java", hog: "program_error", compiled: true, src: `import java.util.*;
 public class Main {
 	public static void main(String[] args) {
 		Scanner in = new Scanner(System.in);
@@ -79,7 +76,7 @@ public class Main {
 	}
 }
 `, broken: "public class Main { int x = ; }\n"},
-	{name: "python", file: "sum.py", image: func() string { return pythonImage }, hog: "oom", src: `a, b = map(int, input().split())
+	{name: "python", file: "sum.py", hog: "oom", src: `a, b = map(int, input().split())
 if a == -1:
     raise ValueError("bad input")
 while a == -2:
@@ -247,7 +244,7 @@ int main(int argc, char **argv) {
 	assert.Equal(t, r.res.Output, "execv: Permission denied\n")
 	assertGone(t, r.res.Container)
 
-	// The other compiler images' argv: TestCompilerImages.
+	// Every other image's argv: TestImageKinds.
 	assertTmpNoexec(t, pythonImage)
 	argv := assertTmpNoexec(t, cImage)
 	assert.Check(t, is.Contains(argv.stdout, `--source main.c --compile '["gcc-12",`), "argv shows the language: %s", argv.stdout)
@@ -336,27 +333,6 @@ func TestRunscJudge(t *testing.T) {
 			assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"ok", "timeout", "wrong_answer"}), r.stdout)
 			assert.Check(t, is.Equal(res.Verdict, "timeout"))
 		})
-	}
-}
-
-// TestCompilerImages: each compiler image passes doctor (its hello judged
-// through run's own argv), and its argv mounts /tmp noexec.
-func TestCompilerImages(t *testing.T) {
-	for _, l := range languages[:3] {
-		t.Run(l.name, func(t *testing.T) {
-			l.need(t)
-			d := tool(t, nil, "", "doctor", "--image", l.image())
-			assert.Check(t, is.Equal(d.code, 0), d.stdout+d.stderr)
-			assertTmpNoexec(t, l.image())
-		})
-	}
-}
-
-// TestCompilerImagesAreReproducible: each compiler image builds again,
-// from the same lock, to the same ID.
-func TestCompilerImagesAreReproducible(t *testing.T) {
-	for _, l := range languages[:3] {
-		t.Run(l.name, func(t *testing.T) { assertRebuilds(t, l.name, l.image()) })
 	}
 }
 

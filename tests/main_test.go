@@ -4,10 +4,11 @@
 // Without a reachable engine it skips loudly; under CI=true it fails.
 //
 // SYNAPSE_SUITE picks a part: "quick" (scripts/test.sh) is every boundary
-// on the Starlark, Python and C images under runc and gVisor; "heavy"
-// (scripts/test.sh --heavy) is the science, C++ and Java images and every
-// image's second, reproducibility build. Unset, both run. A test of the
-// other part skips, naming the command that runs it.
+// on the images of the quick kinds of isolation/images/kinds (its tier
+// column) under runc and gVisor; "heavy" (scripts/test.sh --heavy) is the
+// heavy kinds' images and every image's second, reproducibility build.
+// Unset, both run. A test of the other part skips, naming the command
+// that runs it.
 package tests
 
 import (
@@ -28,19 +29,20 @@ import (
 )
 
 var (
-	toolBin      string // the built synapse-isolation binary
-	refImage     string // the reference image: SYNAPSE_TEST_IMAGE or built by scripts/build-image.sh
-	probeImage   string // runner + static probe
-	hostileImage string // the probe as a lying runner
-	pythonImage  string // Debian's Python 3: SYNAPSE_TEST_PYTHON_IMAGE or built by scripts/build-image.sh python
-	scienceImage string // Python with numpy, scipy...: SYNAPSE_TEST_SCIENCE_IMAGE or built by scripts/build-image.sh science
-	cImage       string // Debian's gcc-12: SYNAPSE_TEST_C_IMAGE or built by scripts/build-image.sh c
-	cppImage     string // Debian's g++-12: SYNAPSE_TEST_CPP_IMAGE or built by scripts/build-image.sh cpp
-	javaImage    string // Debian's OpenJDK 17: SYNAPSE_TEST_JAVA_IMAGE or built by scripts/build-image.sh java
-	gateway      string // the host's docker0 address, as containers would reach it
-	engineErr    error  // why the engine is unusable, if it is
-	suite        string // SYNAPSE_SUITE: quick, heavy, or "" for both
+	toolBin      string            // the built synapse-isolation binary
+	kinds        []imageKind       // isolation/images/kinds, in its order
+	images       map[string]string // by kind, the images of this part: $(imageEnv(kind)) or built by scripts/build-image.sh KIND
+	refImage     string            // the reference image, the first kind's
+	probeImage   string            // runner + static probe
+	hostileImage string            // the probe as a lying runner
+	gateway      string            // the host's docker0 address, as containers would reach it
+	engineErr    error             // why the engine is unusable, if it is
+	suite        string            // SYNAPSE_SUITE: quick, heavy, or "" for both
 )
+
+// The images of the kinds that tests of their own language name ("" in
+// a part that has not built them).
+var pythonImage, scienceImage, cImage string
 
 // The parts of the suite (SYNAPSE_SUITE).
 const (
@@ -55,6 +57,11 @@ func setup(m *testing.M) int {
 	case "", quickSuite, heavySuite:
 	default:
 		fmt.Fprintf(os.Stderr, "FAIL: SYNAPSE_SUITE=%q: want quick, heavy or nothing (both)\n", suite)
+		return 1
+	}
+	var err error
+	if kinds, err = readKinds(filepath.Join("..", "isolation", "images", "kinds")); err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
 		return 1
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -112,40 +119,37 @@ func build(dir string) error {
 			return fmt.Errorf("go build %s: %v: %s", b.pkg, err, out)
 		}
 	}
-	refImage = os.Getenv("SYNAPSE_TEST_IMAGE")
-	if refImage == "" {
-		out, err := exec.Command(filepath.Join(root, "scripts", "build-image.sh")).Output()
-		if err != nil {
-			return fmt.Errorf("scripts/build-image.sh: %v", err)
-		}
-		refImage = strings.TrimSpace(string(out))
-	}
-	// The images of this part of the suite, built side by side (each a
-	// Debian unpack and a docker build; build-image.sh skips one whose
-	// inputs an image on the engine was built from). The heavy part also
-	// runs tests on the quick part's images: with them built, those cost
-	// nothing there.
-	type kind struct {
-		id   *string
-		name string
-	}
-	kinds := []kind{{&pythonImage, "python"}, {&cImage, "c"}}
-	if suite != quickSuite {
-		kinds = append(kinds, kind{&scienceImage, "science"}, kind{&cppImage, "cpp"}, kind{&javaImage, "java"})
-	}
-	errs := make([]error, len(kinds))
-	var wg sync.WaitGroup
+	// The images of this part of the suite, the reference image's in
+	// both, built side by side (a Debian-based one is a Debian unpack and
+	// a docker build; build-image.sh skips one whose inputs an image on
+	// the engine was built from). The heavy part also runs tests on the
+	// quick part's images: with them built, those cost nothing there.
+	var part []imageKind
 	for i, k := range kinds {
+		if i == 0 || suite != quickSuite || k.tier == quickSuite {
+			part = append(part, k)
+		}
+	}
+	ids := make([]string, len(part))
+	errs := make([]error, len(part))
+	var wg sync.WaitGroup
+	for i, k := range part {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			*k.id, errs[i] = buildLocked(root, k.name, "synapse-"+k.name+":local")
+			ids[i], errs[i] = buildKind(root, k, k.tag)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	images = map[string]string{}
+	for i, k := range part {
+		images[k.name] = ids[i]
+	}
+	refImage = images[kinds[0].name]
+	pythonImage, scienceImage, cImage = images["python"], images["science"], images["c"]
 	if probeImage, err = buildImage(dir, filepath.Join(root, "tests", "testdata", "probe.Dockerfile"), probeTag); err != nil {
 		return err
 	}
@@ -160,18 +164,82 @@ func build(dir string) error {
 	return nil
 }
 
-// buildLocked builds the image of a kind whose packages a lock pins
-// (python, science, c, cpp, java) under tag, from the lock SYNAPSE_<KIND>_LOCK names if
-// set, unless SYNAPSE_TEST_<KIND>_IMAGE names one (for the suite's tag);
-// flags go to build-image.sh (--rebuild: build even if an image of the
-// same inputs is on the engine).
-func buildLocked(root, kind, tag string, flags ...string) (string, error) {
-	up := strings.ToUpper(kind)
-	if id := os.Getenv("SYNAPSE_TEST_" + up + "_IMAGE"); id != "" && tag == "synapse-"+kind+":local" {
+// imageKind is a line of isolation/images/kinds, the registry of the
+// images scripts/build-image.sh builds.
+type imageKind struct {
+	name string // build-image.sh's argument, and the kind's directory
+	tag  string // the tag build-image.sh gives its image
+	root string // how its root is made: none, or scripts/ROOT-root.sh
+	tier string // the part of the suite that builds and tests it: quick or heavy
+}
+
+// readKinds reads the registry at path: a table whose first line that is
+// not a comment names its columns.
+func readKinds(path string) ([]imageKind, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cols map[string]int
+	var ks []imageKind
+	seen := map[string]bool{}
+	for n, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if cols == nil {
+			cols = map[string]int{}
+			for i, c := range f {
+				cols[c] = i
+			}
+			for _, c := range []string{"kind", "tag", "root", "tier"} {
+				if _, ok := cols[c]; !ok {
+					return nil, fmt.Errorf("%s:%d: no %s column in %q", path, n+1, c, line)
+				}
+			}
+			continue
+		}
+		if len(f) != len(cols) {
+			return nil, fmt.Errorf("%s:%d: %d fields, want %d: %q", path, n+1, len(f), len(cols), line)
+		}
+		k := imageKind{name: f[cols["kind"]], tag: f[cols["tag"]], root: f[cols["root"]], tier: f[cols["tier"]]}
+		// The name goes into environment variables' names and paths.
+		if strings.Trim(k.name, "abcdefghijklmnopqrstuvwxyz0123456789") != "" || seen[k.name] {
+			return nil, fmt.Errorf("%s:%d: kind %q: want a new name of lowercase letters and digits", path, n+1, k.name)
+		}
+		if k.tier != quickSuite && k.tier != heavySuite {
+			return nil, fmt.Errorf("%s:%d: kind %s: tier %q, want quick or heavy", path, n+1, k.name, k.tier)
+		}
+		seen[k.name] = true
+		ks = append(ks, k)
+	}
+	if len(ks) == 0 {
+		return nil, fmt.Errorf("%s: no image kind", path)
+	}
+	return ks, nil
+}
+
+// imageEnv names the variable that names an image built already for
+// kind, instead of building one: SYNAPSE_TEST_IMAGE for the reference
+// image, else SYNAPSE_TEST_<KIND>_IMAGE.
+func imageEnv(kind imageKind) string {
+	if kind.name == kinds[0].name {
+		return "SYNAPSE_TEST_IMAGE"
+	}
+	return "SYNAPSE_TEST_" + strings.ToUpper(kind.name) + "_IMAGE"
+}
+
+// buildKind builds the image of kind under tag, from the lock
+// SYNAPSE_<KIND>_LOCK names if set, unless imageEnv(kind) names one (for
+// the kind's own tag); flags go to build-image.sh (--rebuild: build even
+// if an image of the same inputs is on the engine).
+func buildKind(root string, kind imageKind, tag string, flags ...string) (string, error) {
+	if id := os.Getenv(imageEnv(kind)); id != "" && tag == kind.tag {
 		return id, nil
 	}
-	args := append([]string{kind}, flags...)
-	if lock := os.Getenv("SYNAPSE_" + up + "_LOCK"); lock != "" {
+	args := append([]string{kind.name}, flags...)
+	if lock := os.Getenv("SYNAPSE_" + strings.ToUpper(kind.name) + "_LOCK"); lock != "" {
 		args = append(args, "--lock", lock)
 	}
 	cmd := exec.Command(filepath.Join(root, "scripts", "build-image.sh"), args...)
@@ -180,9 +248,22 @@ func buildLocked(root, kind, tag string, flags ...string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("scripts/build-image.sh %s: %v: %s", kind, err, stderr.Bytes())
+		return "", fmt.Errorf("scripts/build-image.sh %s: %v: %s", kind.name, err, stderr.Bytes())
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// kindNamed is the registry's kind of that name; a test of a kind the
+// registry lacks fails.
+func kindNamed(t testing.TB, name string) imageKind {
+	t.Helper()
+	for _, k := range kinds {
+		if k.name == name {
+			return k
+		}
+	}
+	t.Fatalf("no image kind %q in isolation/images/kinds", name)
+	return imageKind{}
 }
 
 func buildImage(dir, dockerfile, tag string) (string, error) {
@@ -206,7 +287,7 @@ func needEngine(t testing.TB) {
 }
 
 // needHeavy is needEngine for a test (or subtest) of the heavy part: the
-// science, C++ and Java images, or a second build of an image.
+// heavy kinds' images, or a second build of an image.
 func needHeavy(t *testing.T) {
 	t.Helper()
 	needPart(t, heavySuite)
@@ -226,6 +307,13 @@ func needPart(t testing.TB, part string) {
 	default:
 		t.Skip("heavy part of the suite: scripts/test.sh --heavy runs it")
 	}
+}
+
+// needKind is needEngine, or needHeavy, for a test of the image of the
+// kind of that name: its tier's.
+func needKind(t testing.TB, name string) {
+	t.Helper()
+	needPart(t, kindNamed(t, name).tier)
 }
 
 // toolResult is one invocation of the real binary.

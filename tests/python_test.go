@@ -138,27 +138,6 @@ func TestPythonDoctor(t *testing.T) {
 	assert.Check(t, is.Equal(r.code, 0), r.stdout+r.stderr)
 }
 
-// TestPythonImageIsReproducible: a second build of the Python image, from
-// the same lock, has the same ID.
-func TestPythonImageIsReproducible(t *testing.T) { assertRebuilds(t, "python", pythonImage) }
-
-// assertRebuilds builds the image of kind (python, science, c, cpp, java) again, from
-// the same lock, under a tag of its own, and holds its ID to want's.
-func assertRebuilds(t *testing.T, kind, want string) {
-	needHeavy(t)
-	if os.Getenv("SYNAPSE_TEST_"+strings.ToUpper(kind)+"_IMAGE") != "" {
-		t.Skipf("SYNAPSE_TEST_%s_IMAGE names an image this suite did not build", strings.ToUpper(kind))
-	}
-	t.Parallel()
-	tag := "synapse-" + kind + ":reproducibility-check"
-	root, err := filepath.Abs("..")
-	assert.NilError(t, err)
-	id, err := buildLocked(root, kind, tag, "--rebuild")
-	assert.NilError(t, err)
-	t.Cleanup(func() { _ = exec.Command("docker", "rmi", tag).Run() })
-	assert.Equal(t, id, want)
-}
-
 // TestPythonWithoutDevShm: --ipc none leaves no /dev/shm, so Python's
 // multiprocessing (even its ThreadPool, which takes a SemLock) fails with
 // FileNotFoundError; threads, ThreadPoolExecutor, fork and subprocess work.

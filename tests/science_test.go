@@ -128,10 +128,6 @@ func TestScienceImage(t *testing.T) {
 	assert.Check(t, strings.HasSuffix(a.stdout, " --threads 1 --exec python3 -\n"), a.stdout)
 }
 
-// TestScienceImageIsReproducible: a second build of the science image,
-// from the same lock, has the same ID.
-func TestScienceImageIsReproducible(t *testing.T) { assertRebuilds(t, "science", scienceImage) }
-
 // TestScienceWarmPreload: in batch, a ready container of the science
 // image runs its program in an interpreter that imported numpy, scipy,
 // pandas and matplotlib once its hello passed (the image's preload

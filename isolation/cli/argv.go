@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
 // argvOptions are argv's flags: run's, so that the argv printed is the
@@ -16,7 +18,7 @@ type argvOptions struct {
 	at      int64 // unix seconds; the clock when not given
 }
 
-func argvCommand() *cli.Command {
+func argvCommand(s *session) *cli.Command {
 	var o argvOptions
 	return &cli.Command{
 		Name:      "argv",
@@ -26,31 +28,40 @@ func argvCommand() *cli.Command {
 			enumFlag(&o.format, "format", "output `FORMAT`", "shell", "json", "lines"),
 			&cli.Int64Flag{Name: "at", Usage: "render as if the run started at `UNIX_SECONDS` (with --name: reproducible output)", DefaultText: "now",
 				Destination: &o.at}),
-		Action: func(c *cli.Context) error { return argvAction(c, &o) },
+		Action: func(c *cli.Context) error {
+			opts, err := o.sandbox.options(c, s)
+			if err != nil {
+				return err
+			}
+			inv := argvInvocation{opts: opts, format: o.format.value}
+			if c.IsSet("at") { // --at 0 is 1970, not the clock
+				inv.at = time.Unix(o.at, 0)
+			}
+			return inv.act(s)
+		},
 	}
 }
 
-func argvAction(c *cli.Context, o *argvOptions) error {
-	opts, err := o.sandbox.options(c)
+// argvInvocation is what argv prints: the argv of a run with opts started
+// at at (zero: now), in format.
+type argvInvocation struct {
+	opts   isolation.Options
+	at     time.Time
+	format string
+}
+
+func (inv argvInvocation) act(s *session) error {
+	argv, err := inv.opts.Argv(inv.at)
 	if err != nil {
 		return err
 	}
-	var at time.Time
-	if c.IsSet("at") { // --at 0 is 1970, not the clock
-		at = time.Unix(o.at, 0)
-	}
-	argv, err := opts.Argv(at)
-	if err != nil {
-		return err
-	}
-	w := c.App.Writer
-	switch o.format.value {
+	switch inv.format {
 	case "json":
-		_ = writeJSON(w, argv)
+		_ = writeJSON(s.stdout, argv)
 	case "lines":
-		fmt.Fprintln(w, strings.Join(argv, "\n"))
+		fmt.Fprintln(s.stdout, strings.Join(argv, "\n"))
 	default:
-		fmt.Fprintln(w, shellJoin(argv))
+		fmt.Fprintln(s.stdout, shellJoin(argv))
 	}
 	return nil
 }

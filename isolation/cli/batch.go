@@ -14,27 +14,28 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/batchline"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// batchOptions are batch's flags: run's options but --name, and how to
-// read the requests and write the results.
+// batchOptions are batch's flags: run's options but --name, the pool's
+// and how to read the requests and write the results.
 type batchOptions struct {
 	sandbox  sandboxOptions
 	parallel int
 	idle     limits.Duration
 	contexts cli.StringSlice
-	input    string
-	ordered  bool
-	failFast bool
-	// outputDir and force: where each line's collected files go, a
-	// subdirectory per line (its id when that is a plain name).
-	outputDir string
-	force     bool
+	batchIO
 }
 
-func batchCommand() *cli.Command {
+// batchIO is how a batch reads its requests and writes its results; each
+// line's collected files go to a subdirectory of the output directory.
+type batchIO struct {
+	input             string
+	ordered, failFast bool
+	output
+}
+
+func batchCommand(s *session) *cli.Command {
 	var o batchOptions
 	return &cli.Command{
 		Name:  "batch",
@@ -58,109 +59,109 @@ func batchCommand() *cli.Command {
 				"after an ok or program_error verdict, as run --output-dir does", TakesFile: true, Destination: &o.outputDir},
 			&cli.BoolFlag{Name: "force", Usage: "--output-dir: replace a file of the same name (else the line is an engine_failure)", Destination: &o.force},
 		),
-		Action: func(c *cli.Context) error { return runBatch(c, &o) },
+		Action: func(c *cli.Context) error {
+			inv, err := o.invocation(c, s)
+			if err != nil {
+				return err
+			}
+			return inv.act(c.Context, s)
+		},
 	}
 }
 
-// runBatch checks the flags, opens the input, starts the pool, runs every
-// request and says how the batch ended.
-func runBatch(c *cli.Context, o *batchOptions) error {
-	ro, err := o.sandbox.options(c)
-	if err != nil {
-		return err
-	}
-	if err := o.checkFlags(c, ro); err != nil {
-		return asWritten(c, err)
-	}
-	in, total, closeInput, err := o.openInput(c)
-	if err != nil {
-		return err
-	}
-	defer closeInput()
-	start := time.Now()
-	po := o.poolOptions(c, ro)
-	if !c.IsSet("parallel") {
-		o.parallel = defaultParallel(c.Context, po)
-		po.Parallel = o.parallel
-	}
-	pool, err := isolation.NewPool(c.Context, po)
-	if err != nil {
-		return err // exitCode and message read the typed error as they are
-	}
-	out := newBatchOutput(c.App.Writer, c.App.ErrWriter, o.ordered, o.parallel,
-		func(v isolation.Verdict) int { return resultStatus(c.Context, v) })
-	out.total = total
-	out.outputDir, out.force = o.outputDir, o.force
-	s := &scheduler{out: out, pool: pool, failFast: o.failFast, starlark: pool.Exec() == nil, ids: idLines{}}
-	readErr := s.run(c.Context, in)
-	pool.Drain() // the input is done: start no container nobody will use
-	s.wg.Wait()
-	closeErr := pool.Close()
-	out.summary(time.Since(start))
-	return batchEnd(c.Context, out, readErr, closeErr)
+// batchInvocation is a batch as its flags ask for it, checked: the pool's
+// options (Parallel 0 until the engines' CPUs say it) and its I/O.
+type batchInvocation struct {
+	pool isolation.PoolOptions
+	batchIO
 }
 
-// checkFlags refuses bad flags before docker is asked anything (the
+// invocation checks the flags before docker is asked anything (the
 // engine's CPU count, when --parallel is not given), in the pool's order:
 // --parallel, --idle by the pool's own range (limits.CheckIdle), and the
 // run's options as the pool checks them too (Options.Check).
-func (o *batchOptions) checkFlags(c *cli.Context, ro isolation.Options) error {
+func (o *batchOptions) invocation(c *cli.Context, s *session) (batchInvocation, error) {
+	ro, err := o.sandbox.options(c, s)
+	if err != nil {
+		return batchInvocation{}, err
+	}
 	if c.IsSet("parallel") {
 		// Written out, 0 is not "the default" (which the pool's zero
 		// means): the CLI refuses it with every other value out of range.
-		if err := limits.CheckParallel(o.parallel); err != nil {
-			return &rejected{err: err}
-		}
+		err = limits.CheckParallel(o.parallel)
 	}
-	if o.idle != 0 {
-		if err := limits.CheckIdle(time.Duration(o.idle)); err != nil {
-			return &rejected{err: err}
-		}
+	if err == nil && o.idle != 0 {
+		err = limits.CheckIdle(time.Duration(o.idle))
+	}
+	if err != nil {
+		return batchInvocation{}, asWritten(c, &rejected{err: err})
 	}
 	// The image's declared interpreter is read from the engine only once
 	// the pool checked the engine is there and has the image; no other
 	// rule of the options depends on it.
-	return ro.Check()
-}
-
-// openInput is --input, or stdin without it; closeInput is to be called
-// once the batch is done with it. total is the number of requests in a
-// regular file, for the progress on a terminal (0: not known).
-func (o *batchOptions) openInput(c *cli.Context) (in io.Reader, total int, closeInput func(), err error) {
-	if o.input == "" {
-		return c.App.Reader, 0, func() {}, nil
+	if err := ro.Check(); err != nil {
+		return batchInvocation{}, asWritten(c, err)
 	}
-	f, err := os.Open(o.input)
-	if err != nil {
-		return nil, 0, nil, rejectf("--input: %w", err)
-	}
-	if isTerminalWriter(c.App.ErrWriter) {
-		total = countRequests(f)
-	}
-	return f, total, func() { f.Close() }, nil
-}
-
-// poolOptions are the pool's: the run's options, one engine per --context
-// (the flags' one engine without any), and a line on stderr for an engine
-// the pool stops using.
-func (o *batchOptions) poolOptions(c *cli.Context, ro isolation.Options) isolation.PoolOptions {
-	po := isolation.PoolOptions{
-		Run:      ro,
-		Parallel: o.parallel, Idle: time.Duration(o.idle), // its range is the pool's to check
+	inv := batchInvocation{batchIO: o.batchIO, pool: isolation.PoolOptions{
+		Run: ro, Parallel: o.parallel, Idle: time.Duration(o.idle),
 		OnDrop: func(e isolation.Engine, err error) {
 			where := "the current engine"
 			if e.Context != "" {
 				where = "context " + e.Context
 			}
-			fmt.Fprintf(c.App.ErrWriter, "batch: dropping %s: %s\n", where, message(err))
+			fmt.Fprintf(s.stderr, "batch: dropping %s: %s\n", where, message(err))
 		},
-	}
+	}}
 	for _, name := range o.contexts.Value() {
 		e := ro.Engine
 		e.Context = name
-		po.Engines = append(po.Engines, e)
+		inv.pool.Engines = append(inv.pool.Engines, e)
 	}
-	return po
+	return inv, nil
+}
+
+// act opens the input, starts the pool, runs every request and says how
+// the batch ended.
+func (inv batchInvocation) act(ctx context.Context, s *session) error {
+	in, total, err := inv.openInput(s)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	start := time.Now()
+	if inv.pool.Parallel == 0 {
+		inv.pool.Parallel = defaultParallel(ctx, inv.pool)
+	}
+	pool, err := isolation.NewPool(ctx, inv.pool)
+	if err != nil {
+		return err // exitCode and message read the typed error as they are
+	}
+	out := newBatchOutput(s.stdout, s.stderr, inv.ordered, inv.pool.Parallel, func(v isolation.Verdict) int { return resultStatus(ctx, v) })
+	out.total, out.output = total, inv.output
+	sch := &scheduler{out: out, pool: pool, failFast: inv.failFast, starlark: pool.Exec() == nil, ids: idLines{}}
+	readErr := sch.run(ctx, in)
+	pool.Drain() // the input is done: start no container nobody will use
+	sch.wg.Wait()
+	closeErr := pool.Close()
+	out.summary(time.Since(start))
+	return batchEnd(ctx, out, readErr, closeErr)
+}
+
+// openInput is --input, or stdin without it. total is the number of
+// requests in a regular file, for the progress on a terminal (0: not
+// known).
+func (inv batchInvocation) openInput(s *session) (in io.ReadCloser, total int, err error) {
+	if inv.input == "" {
+		return io.NopCloser(s.stdin), 0, nil
+	}
+	f, err := os.Open(inv.input)
+	if err != nil {
+		return nil, 0, rejectf("--input: %w", err)
+	}
+	if isTerminal(s.stderr) {
+		total = countRequests(f)
+	}
+	return f, total, nil
 }
 
 // batchEnd is how a batch that ran ends: interrupted, unable to write or
@@ -256,7 +257,7 @@ func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, 
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		res, _ := s.pool.Run(ctx, requestOf(req), readAt)
+		res, _ := s.pool.Run(ctx, req, readAt)
 		s.out.emit(line, id, res)
 	}()
 	return eof, nil
@@ -292,16 +293,4 @@ func defaultParallel(ctx context.Context, po isolation.PoolOptions) int {
 		n += cpus
 	}
 	return min(n, limits.MaxParallel)
-}
-
-// requestOf is a batch line's request as the library takes it.
-func requestOf(r protocol.Request) isolation.Request {
-	req := isolation.Request{Source: r.Source, Stdin: r.Stdin, Files: r.Files, Binary: r.Binary, Collect: r.Collect, Compare: r.Compare}
-	if r.Tests != nil {
-		req.Tests = make([]isolation.Test, len(r.Tests))
-		for i, t := range r.Tests {
-			req.Tests[i] = isolation.Test{Name: t.Name, Stdin: t.Stdin, Expect: t.Expect}
-		}
-	}
-	return req
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -43,9 +44,7 @@ type batchOutput struct {
 	total    int       // the requests in the input, for the progress (0: not known)
 	failures []failure // the first maxFailuresShown by line, for the summary
 	nFailed  int
-	// outputDir and force are batch's --output-dir and --force.
-	outputDir string
-	force     bool
+	output   // batch's --output-dir and --force
 }
 
 // maxFailuresShown is how many failed ids the summary names.
@@ -59,7 +58,7 @@ type failure struct {
 }
 
 func newBatchOutput(w, errw io.Writer, ordered bool, parallel int, status func(isolation.Verdict) int) *batchOutput {
-	return &batchOutput{w: w, errw: errw, ordered: ordered, progress: isTerminalWriter(errw), status: status,
+	return &batchOutput{w: w, errw: errw, ordered: ordered, progress: isTerminal(errw), status: status,
 		slots: make(chan struct{}, parallel), broken: make(chan struct{}), counts: map[isolation.Verdict]int{}, pending: map[int][]byte{}, next: 1}
 }
 
@@ -86,16 +85,16 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 	if b.outputDir != "" {
 		if err := writeFiles(b.errw, filepath.Join(b.outputDir, lineDir(line, id)), b.force, res); err != nil {
 			// The line's files were not delivered: the tool's failure.
-			res = isolation.Result{Verdict: isolation.EngineFailure, RunID: res.RunID, Container: res.Container, Image: res.Image,
-				Error: &isolation.ErrorDetail{Type: string(isolation.EngineFailure), Message: message(err)}}
+			failed := errorResult(isolation.EngineFailure, message(err))
+			failed.RunID, failed.Container, failed.Image = res.RunID, res.Container, res.Image
+			res = failed
 		}
 	}
 	out, err := encodeJSON(batchRecord{ID: id, Line: line, record: newRecord(res, b.status(res.Verdict))})
 	if err != nil {
 		// Every value was decoded or built as JSON already; should one
 		// not encode, the line still gets a result, the tool's failure.
-		res = isolation.Result{Verdict: isolation.EngineFailure,
-			Error: &isolation.ErrorDetail{Type: string(isolation.EngineFailure), Message: "encoding the result: " + err.Error()}}
+		res = errorResult(isolation.EngineFailure, "encoding the result: "+err.Error())
 		out, _ = encodeJSON(batchRecord{ID: json.RawMessage("null"), Line: line, record: newRecord(res, b.status(res.Verdict))})
 	}
 	b.mu.Lock()
@@ -208,10 +207,7 @@ func (b *batchOutput) worst() isolation.Verdict {
 
 // seen returns the verdicts counted, ok first, then the most serious.
 func (b *batchOutput) seen() []isolation.Verdict {
-	vs := make([]isolation.Verdict, 0, len(b.counts))
-	for v := range b.counts {
-		vs = append(vs, v)
-	}
+	vs := slices.Collect(maps.Keys(b.counts))
 	slices.SortFunc(vs, func(x, y isolation.Verdict) int {
 		if x == isolation.OK || y == isolation.OK {
 			return cmp.Compare(severity(x), severity(y))

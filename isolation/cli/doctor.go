@@ -17,7 +17,7 @@ type doctorOptions struct {
 	format  oneOf
 }
 
-func doctorCommand() *cli.Command {
+func doctorCommand(s *session) *cli.Command {
 	var o doctorOptions
 	return &cli.Command{
 		Name:  "doctor",
@@ -29,27 +29,23 @@ func doctorCommand() *cli.Command {
 			runtimeFlag(&o.sandbox.runtime),
 			reportFormatFlag(&o.format),
 		}, o.sandbox.engineFlags()...),
-		Action: func(c *cli.Context) error { return doctorAction(c, &o) },
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			opts, err := o.sandbox.checked(c, s)
+			if err == nil {
+				err = checkDoctorOptions(opts)
+			}
+			if err != nil {
+				return err
+			}
+			if !writeDoctor(s.stdout, o.format.value, isolation.Doctor(c.Context, opts)) {
+				return &silentError{code: exitFailedCheck}
+			}
+			return nil
+		},
 	}
-}
-
-func doctorAction(c *cli.Context, o *doctorOptions) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	opts, err := o.sandbox.checked(c)
-	if err == nil {
-		err = checkDoctorOptions(opts)
-	}
-	if err != nil {
-		return err
-	}
-	checks := isolation.Doctor(c.Context, opts)
-	ok := writeDoctor(c.App.Writer, o.format.value, checks)
-	if !ok {
-		return &silentError{code: exitFailedCheck}
-	}
-	return nil
 }
 
 // checkDoctorOptions refuses, as run would, an image, runtime or context

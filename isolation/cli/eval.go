@@ -19,7 +19,7 @@ type evalOptions struct {
 	sandbox bool
 }
 
-func evalCommand() *cli.Command {
+func evalCommand(s *session) *cli.Command {
 	var o evalOptions
 	return &cli.Command{
 		Name:  "eval",
@@ -32,29 +32,42 @@ func evalCommand() *cli.Command {
 			formatFlag(&o.format),
 			&cli.BoolFlag{Name: "sandbox", Usage: "refused: eval never sandboxes (use run --image)", DisableDefaultText: true, Destination: &o.sandbox},
 		),
-		OnUsageError: resultUsageError,
-		Action:       func(c *cli.Context) error { return evalAction(c, &o) },
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return s.reject(c.Context, resultOut{format: o.format.value}, s.line.usageError(err))
+		},
+		Action: func(c *cli.Context) error {
+			inv, err := o.invocation(c, s)
+			if err != nil {
+				return s.reject(c.Context, inv.out, err)
+			}
+			res, err := inproc.Eval(c.Context, inv.src, inv.timeout)
+			if isRejected(err) {
+				return s.reject(c.Context, inv.out, asWritten(c, err))
+			}
+			return s.report(c.Context, inv.out, res, nil)
+		},
 	}
 }
 
-func evalAction(c *cli.Context, o *evalOptions) error {
-	format := o.format.value
-	// Checked before anything the action reads: the source is neither
-	// read nor parsed, and Docker is never consulted.
+// evalInvocation is one evaluation as its flags ask for it.
+type evalInvocation struct {
+	src     string
+	timeout time.Duration
+	out     resultOut
+}
+
+// invocation reads the program; out is set even on error.
+func (o *evalOptions) invocation(c *cli.Context, s *session) (inv evalInvocation, err error) {
+	inv.out.format, inv.timeout = o.format.value, time.Duration(o.timeout)
+	// Checked before anything else: the source is neither read nor
+	// parsed, and Docker is never consulted.
 	if o.sandbox {
-		return reportRejected(c, format, errors.New("eval --sandbox: eval runs trusted code in-process and never delegates to Docker; "+
-			"to isolate untrusted code use: synapse-isolation run --image ID --code SRC"))
+		return inv, errors.New("eval --sandbox: eval runs trusted code in-process and never delegates to Docker; " +
+			"to isolate untrusted code use: synapse-isolation run --image ID --code SRC")
 	}
 	if err := noArgs(c); err != nil {
-		return reportRejected(c, format, err)
+		return inv, err
 	}
-	src, err := o.source.read(c)
-	if err != nil {
-		return reportRejected(c, format, err)
-	}
-	res, err := inproc.Eval(c.Context, src, time.Duration(o.timeout))
-	if isRejected(err) {
-		return reportRejected(c, format, asWritten(c, err))
-	}
-	return report(c, format, res, nil)
+	inv.src, inv.out.program, err = o.source.read(c, s)
+	return inv, err
 }

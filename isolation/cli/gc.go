@@ -18,7 +18,7 @@ type gcOptions struct {
 	format oneOf
 }
 
-func gcCommand() *cli.Command {
+func gcCommand(s *session) *cli.Command {
 	var o gcOptions
 	return &cli.Command{
 		Name:  "gc",
@@ -28,23 +28,19 @@ func gcCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be removed; remove nothing", DisableDefaultText: true, Destination: &o.dryRun},
 			reportFormatFlag(&o.format),
 		}, o.engine.engineFlags()...),
-		Action: func(c *cli.Context) error { return gcAction(c, &o) },
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			found, err := isolation.GC(c.Context, isolation.GCOptions{Engine: o.engine.engine(s), All: o.all, DryRun: o.dryRun}, time.Now())
+			writeGC(s.stdout, o.format.value, o.dryRun, found)
+			if err == nil && len(found) == 0 && o.format.value != "json" {
+				// Silence would read as a hang or a no-op; JSON says it with [].
+				fmt.Fprintln(s.stderr, "gc: nothing to remove")
+			}
+			return err
+		},
 	}
-}
-
-func gcAction(c *cli.Context, o *gcOptions) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	found, err := isolation.GC(c.Context, isolation.GCOptions{
-		Engine: o.engine.engine(c), All: o.all, DryRun: o.dryRun,
-	}, time.Now())
-	writeGC(c.App.Writer, o.format.value, o.dryRun, found)
-	if err == nil && len(found) == 0 && o.format.value != "json" {
-		// Silence would read as a hang or a no-op; JSON says it with [].
-		fmt.Fprintln(c.App.ErrWriter, "gc: nothing to remove")
-	}
-	return err
 }
 
 // writeGC prints what gc found and did: one line a container, or a JSON

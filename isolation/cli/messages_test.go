@@ -35,10 +35,13 @@ func TestTextErrorsOnStderrOnce(t *testing.T) {
 		assert.Check(t, is.Equal(errOut, "synapse-isolation: "+tc.want+"\n"), "%q", tc.args)
 	}
 	// The last --format wins, as when the flags parse; a value of another
-	// flag that reads "--format" is not one.
+	// flag that reads "--format" is not one. The format is the one the
+	// flags set before the parser stopped: words after a flag it refused
+	// are not read again by a second parser.
 	for _, args := range [][]string{
 		{"run", "--format", "text", "--format", "json", "--memory", "1x"},
 		{"run", "--name", "--format", "text", "--memory", "1x"},
+		{"run", "--memory", "1x", "--format", "text"},
 	} {
 		_, out, _ := runCLI(t, "", args...)
 		assert.Check(t, strings.HasPrefix(out, `{"verdict":"rejected"`), "%q: %s", args, out)

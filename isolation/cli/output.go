@@ -2,15 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // encodeJSON is v as one line of JSON, newline included, the way every
@@ -38,87 +39,94 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // rejectedResult is the result of a run refused before anything started.
-func rejectedResult(err error) isolation.Result {
-	v := isolation.Rejected
-	return isolation.Result{Verdict: v, Error: &isolation.ErrorDetail{Type: string(v), Message: message(err)}}
+func rejectedResult(err error) isolation.Result { return errorResult(isolation.Rejected, message(err)) }
+
+// errorResult is a result that is only its verdict and why.
+func errorResult(v isolation.Verdict, msg string) isolation.Result {
+	return isolation.Result{Verdict: v, Error: &isolation.ErrorDetail{Type: string(v), Message: msg}}
 }
 
-// reportRejected reports a run refused before anything started: the
-// CLI's own rejected result, which names a bad option as its flag.
-func reportRejected(c *cli.Context, format string, err error) error {
-	return report(c, format, rejectedResult(err), err)
+// resultOut is how run and eval print their one result: in format, and
+// with a failure's line naming the file the program came from (--file),
+// so one of several runs that failed (make -j) is known.
+type resultOut struct{ format, program string }
+
+// reject reports a run refused before anything started: the CLI's own
+// rejected result, which names a bad option as its flag.
+func (s *session) reject(ctx context.Context, out resultOut, err error) error {
+	return s.report(ctx, out, rejectedResult(err), err)
 }
 
 // report writes the one result object to stdout and, for every nonzero
 // verdict, one line to stderr saying why, so a Makefile that stops on a
 // failure shows the reason. It returns the error carrying the exit status.
-func report(c *cli.Context, format string, res isolation.Result, err error) error {
-	exit := resultStatus(c.Context, res.Verdict)
-	var out, progErr []byte
-	if format == "json" {
+func (s *session) report(ctx context.Context, out resultOut, res isolation.Result, err error) error {
+	exit := resultStatus(ctx, res.Verdict)
+	var stdout, stderr []byte
+	if out.format == "json" {
 		b, err := encodeJSON(newRecord(res, exit))
 		if err != nil {
 			return err
 		}
-		out = b
+		stdout = b
 	} else {
-		var buf, errBuf bytes.Buffer
-		writeText(&buf, &errBuf, res, exit != 0)
-		if res.Compile != nil && res.Compile.Error != nil {
-			// What the compiler said: a person fixes the source by it.
-			writeStream(&errBuf, res.Compile.Stderr+res.Compile.Output, true)
-		}
-		fmt.Fprint(&buf, escapeControl(testSummary(res)))
-		out, progErr = buf.Bytes(), errBuf.Bytes()
+		stdout, stderr = textResult(res, exit != 0)
 	}
-	if _, werr := c.App.Writer.Write(out); werr != nil {
+	if _, werr := s.stdout.Write(stdout); werr != nil {
 		// The verdict's status would tell a script a result it never got.
 		return writeFailed(werr)
 	}
-	// Text mode: the program's stderr on ours, after its stdout and
-	// before the verdict's line.
-	_, _ = c.App.ErrWriter.Write(progErr)
-	if format != "json" {
-		listFiles(c.App.ErrWriter, res.Files)
-	}
-	if format != "json" && res.OutputReplaced+res.StderrReplaced > 0 {
-		// What was written is not what the program wrote: a result is
-		// text, so its bytes cannot come back as they were. Said once.
-		fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: note: %s not UTF-8, shown as U+FFFD (results carry text, not bytes)\n",
-			replacedText(res.OutputReplaced, res.StderrReplaced))
-	}
+	_, _ = s.stderr.Write(stderr)
 	if exit == 0 {
 		return nil
 	}
-	why := ""
+	why := whyNotOK(res, err)
+	if out.program != "" {
+		why = out.program + ": " + why
+	}
+	fmt.Fprintf(s.stderr, "synapse-isolation: %s\n", oneLine(why))
+	return &silentError{code: exit}
+}
+
+// whyNotOK says why a result's verdict is not ok.
+func whyNotOK(res isolation.Result, err error) string {
 	switch {
 	case err != nil:
-		why = message(err)
+		return message(err)
 	case res.Error != nil && res.Error.Type == string(res.Verdict):
 		// One word for both: "timeout: ...", not "timeout: timeout: ...".
-		why = res.Error.Type + ": " + res.Error.Message + position(res.Error)
+		return res.Error.Type + ": " + res.Error.Message + position(res.Error)
 	case res.Error != nil:
-		why = string(res.Verdict) + ": " + res.Error.Type + ": " + res.Error.Message + position(res.Error)
-	default:
-		why = string(res.Verdict)
+		return string(res.Verdict) + ": " + res.Error.Type + ": " + res.Error.Message + position(res.Error)
 	}
-	if file, ok := c.App.Metadata[metaProgram].(string); ok {
-		// Which of several runs failed, under make -j.
-		why = file + ": " + why
+	return string(res.Verdict)
+}
+
+// textResult is what --format text writes: on stdout the program's
+// stdout, its value and the tests' verdicts; on stderr the program's
+// stderr, what the compiler said (a person fixes the source by it), the
+// files that came back and a note of bytes that were not UTF-8.
+func textResult(res isolation.Result, verdictLine bool) (stdout, stderr []byte) {
+	var out, errOut bytes.Buffer
+	writeText(&out, &errOut, res, verdictLine)
+	if res.Compile != nil && res.Compile.Error != nil {
+		writeStream(&errOut, res.Compile.Stderr+res.Compile.Output, true)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "synapse-isolation: %s\n", oneLine(why))
-	return &silentError{code: exit}
+	fmt.Fprint(&out, escapeControl(testSummary(res)))
+	listFiles(&errOut, res.Files)
+	if res.OutputReplaced+res.StderrReplaced > 0 {
+		// What was written is not what the program wrote: a result is
+		// text, so its bytes cannot come back as they were. Said once.
+		fmt.Fprintf(&errOut, "synapse-isolation: note: %s not UTF-8, shown as U+FFFD (results carry text, not bytes)\n",
+			replacedText(res.OutputReplaced, res.StderrReplaced))
+	}
+	return out.Bytes(), errOut.Bytes()
 }
 
 // listFiles says, for a person, what came back of the files asked for:
 // each with its size, or why not; nothing goes to stdout, the program's.
 func listFiles(w io.Writer, files map[string]isolation.File) {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if f := files[n]; f.Error != "" {
 			fmt.Fprintf(w, "synapse-isolation: file %s: %s\n", oneLine(n), oneLine(f.Error))
 		} else {
@@ -139,12 +147,6 @@ func replacedText(out, errOut int64) string {
 	return strings.Join(parts, " and ") + " were"
 }
 
-// writeFailed is a result that could not be written to stdout: the tool
-// failed at its job, whatever the verdict was.
-func writeFailed(err error) error {
-	return &isolation.Error{Verdict: isolation.EngineFailure, Err: fmt.Errorf("writing the result: %w", err)}
-}
-
 // position is " (line L, col C)" for an error with a position.
 func position(e *isolation.ErrorDetail) string {
 	if e.Line > 0 {
@@ -159,15 +161,12 @@ func oneLine(s string) string {
 }
 
 // writeText prints for a terminal and for a judge's diff: the program's
-// stdout to w as it printed it, its stderr to errW, then its value to w.
-// A newline is added to a stream only where something follows it on that
-// stream (the value line on w; on errW, when verdictLine, report's line
-// saying why the verdict is not ok), so stdout alone is byte for byte
-// what the program printed, its control characters escaped. A stream
-// that was truncated holds its own marker line. An error is not printed
-// here but once, on stderr, by report. Control characters from the
-// program are escaped so output cannot drive the terminal; the value is
-// one line (oneLine), so it cannot print a second result.
+// stdout to w, its stderr to errW, then its value to w. A newline is added
+// to a stream only where something follows it there (the value line; on
+// errW, when verdictLine, report's line saying why), so stdout alone is
+// byte for byte what the program printed. Control characters are escaped
+// so output cannot drive the terminal, and the value is one line, so it
+// cannot print a second result; an error is printed once, by report.
 func writeText(w, errW io.Writer, res isolation.Result, verdictLine bool) {
 	value := ""
 	if res.Error == nil && string(res.Result) != "null" && res.Result != nil {
@@ -208,4 +207,133 @@ func escapeControl(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// record is the JSON form of a result that run, eval and batch print: the
+// same keys for every verdict, null where a field has no value, and the
+// exit status the CLI gives it.
+type record struct {
+	Verdict    isolation.Verdict `json:"verdict"`
+	ExitCode   int               `json:"exit_code"`
+	Result     json.RawMessage   `json:"result"`
+	ResultType *string           `json:"result_type"`
+	ResultRepr bool              `json:"result_repr"`
+	protocol.Streams
+	Error         *isolation.ErrorDetail `json:"error"`
+	ExecExit      *execExit              `json:"exec_exit"`
+	ContainerExit *int                   `json:"container_exit"`
+	RunID         *string                `json:"run_id"`
+	Container     *string                `json:"container"`
+	Image         *string                `json:"image"`
+	Interpreter   *string                `json:"interpreter"`
+	Sandboxed     bool                   `json:"sandboxed"`
+	DurationMS    int64                  `json:"duration_ms"`
+	Timings       isolation.Timings      `json:"timings"`
+	Usage         isolation.Usage        `json:"usage"`
+	// Files are the collected files: null when none were asked for,
+	// {} when none matched.
+	Files map[string]fileRecord `json:"files"`
+	// Compile is the compile step of an image's language that has one,
+	// Tests a judge's request's results: null without.
+	Compile *stepRecord  `json:"compile"`
+	Tests   []testRecord `json:"tests"`
+}
+
+// stepRecord is a compile step as the result prints it, its exit as
+// exec_exit's.
+type stepRecord struct {
+	isolation.Step
+	Exit *execExit `json:"exit"`
+}
+
+// testRecord is a test's result as the result prints it.
+type testRecord struct {
+	isolation.TestResult
+	Exit *execExit `json:"exit"`
+}
+
+// fileRecord is a collected file as the result prints it: its size,
+// SHA-256 and base64, or why it was not returned.
+type fileRecord isolation.File
+
+func (f fileRecord) MarshalJSON() ([]byte, error) {
+	if f.Error != "" {
+		return json.Marshal(struct {
+			Error string `json:"error"`
+		}{f.Error})
+	}
+	return json.Marshal(struct {
+		Bytes  int64  `json:"bytes"`
+		SHA256 string `json:"sha256"`
+		Base64 []byte `json:"base64"`
+	}{f.Bytes, f.SHA256, append([]byte{}, f.Data...)})
+}
+
+// newRecord is res's record, with the exit status exit.
+func newRecord(res isolation.Result, exit int) record {
+	orNull := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	value := res.Result
+	if len(value) == 0 {
+		value = json.RawMessage("null")
+	}
+	r := record{
+		Verdict: res.Verdict, ExitCode: exit, Result: value, ResultType: orNull(res.ResultType), ResultRepr: res.ResultRepr,
+		Streams: res.Streams, Error: res.Error,
+		ExecExit: newExecExit(res.Exec), ContainerExit: res.ContainerExit, RunID: orNull(res.RunID), Container: orNull(res.Container), Image: orNull(res.Image),
+		Interpreter: orNull(res.Interpreter),
+		Sandboxed:   res.Sandboxed, DurationMS: res.DurationMS, Timings: res.Timings,
+	}
+	if res.Usage != nil {
+		r.Usage = *res.Usage
+	}
+	if res.Compile != nil {
+		r.Compile = &stepRecord{Step: *res.Compile, Exit: newExecExit(res.Compile.Exit)}
+	}
+	if res.Tests != nil {
+		r.Tests = make([]testRecord, len(res.Tests))
+		for i, t := range res.Tests {
+			r.Tests[i] = testRecord{TestResult: t, Exit: newExecExit(t.Exit)}
+		}
+	}
+	if res.Files != nil {
+		r.Files = make(map[string]fileRecord, len(res.Files))
+		for name, f := range res.Files {
+			r.Files[name] = fileRecord(f)
+		}
+	}
+	return r
+}
+
+// batchRecord is a batch's result line: the request's id (null when the
+// line had none) and line number, then the record.
+type batchRecord struct {
+	ID   json.RawMessage `json:"id"`
+	Line int             `json:"line"`
+	record
+}
+
+// execExit is how an exec-mode interpreter ended, with both keys always
+// there for scripts: {"code": 0, "signal": null} when it exited,
+// {"code": null, "signal": "killed"} when a signal ended it (the
+// runner's code -1 then stands for no code at all).
+type execExit struct {
+	Code   *int    `json:"code"`
+	Signal *string `json:"signal"`
+}
+
+// newExecExit is e's record; null (nil) in Starlark mode, where nothing
+// was executed.
+func newExecExit(e *isolation.ExecExit) *execExit {
+	if e == nil {
+		return nil
+	}
+	if e.Signal != "" {
+		return &execExit{Signal: &e.Signal}
+	}
+	return &execExit{Code: &e.Code}
 }

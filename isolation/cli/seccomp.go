@@ -14,7 +14,7 @@ import (
 // seccompOptions are seccomp's flags.
 type seccompOptions struct{ format oneOf }
 
-func seccompCommand() *cli.Command {
+func seccompCommand(s *session) *cli.Command {
 	var o seccompOptions
 	return &cli.Command{
 		Name:  "seccomp",
@@ -30,10 +30,10 @@ func seccompCommand() *cli.Command {
 			if o.format.value == "json" {
 				// The profile's own bytes, as docker gets them: not
 				// re-encoded.
-				_, err := c.App.Writer.Write(limits.SeccompProfile())
+				_, err := s.stdout.Write(limits.SeccompProfile())
 				return err
 			}
-			return writeSeccompTable(c, limits.SeccompProfile())
+			return writeSeccompTable(s.stdout, limits.SeccompProfile())
 		},
 	}
 }
@@ -64,7 +64,7 @@ type seccompRule struct {
 // a reviewer reads is what docker gets): each rule's action, its syscalls
 // and conditions, then its reason indented below, wrapped at tableWidth
 // so the table reads in a terminal.
-func writeSeccompTable(c *cli.Context, profile []byte) error {
+func writeSeccompTable(w io.Writer, profile []byte) error {
 	var p struct {
 		DefaultAction   string        `json:"defaultAction"`
 		DefaultErrnoRet *uint         `json:"defaultErrnoRet"`
@@ -88,7 +88,7 @@ func writeSeccompTable(c *cli.Context, profile []byte) error {
 	}
 	writeTableRule(&b, def, "(every other syscall)",
 		fmt.Sprintf("%d allowed in all, sha256 %s", len(limits.SeccompAllowed()), limits.SeccompSHA256()))
-	_, err := io.WriteString(c.App.Writer, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -37,45 +38,47 @@ func (o *testsOptions) flags() []cli.Flag {
 	}
 }
 
-// read reads the tests the flags name, in order: --test's, then --tests'.
-// Their data is bounded as it is read: past limits.MaxTestData in all,
-// the test that passes it is named and nothing starts. Nil without tests.
-func (o *testsOptions) read(c *cli.Context) ([]isolation.Test, string, error) {
+// read reads the tests the flags name into req, in order: --test's, then
+// --tests'. Their data is bounded as it is read: past limits.MaxTestData
+// in all, the test that passes it is named and nothing starts.
+func (o *testsOptions) read(c *cli.Context, req *isolation.Request) error {
 	if c.IsSet("compare") && !c.IsSet("test") && !c.IsSet("tests") {
-		return nil, "", rejectf("--compare: there are no tests to compare (give --test or --tests)")
+		return rejectf("--compare: there are no tests to compare (give --test or --tests)")
 	}
 	var specs [][2]string // in and out paths; out "" for none
 	for _, spec := range o.tests.Value() {
 		in, out, _ := strings.Cut(spec, "=")
 		if in == "" {
-			return nil, "", rejectf("--test %q: must be IN[=OUT], IN the test's stdin", spec)
+			return rejectf("--test %q: must be IN[=OUT], IN the test's stdin", spec)
 		}
 		specs = append(specs, [2]string{in, out})
 	}
 	if c.IsSet("tests") {
 		found, err := testDir(o.dir)
 		if err != nil {
-			return nil, "", err
+			return err
 		}
 		specs = append(specs, found...)
 	}
-	if specs == nil {
-		return nil, "", nil
-	}
-	r := testReader{left: limits.MaxTestData}
-	tests := make([]isolation.Test, 0, len(specs))
-	for _, s := range specs {
-		t, err := r.read(s[0], s[1])
-		if err != nil {
-			return nil, "", err
+	left := int64(limits.MaxTestData)
+	for _, spec := range specs {
+		t := isolation.Test{Name: strings.TrimSuffix(filepath.Base(spec[0]), ".in")}
+		if err := protocol.CheckTestName(t.Name); err != nil {
+			return rejectf("--test %s: %v", spec[0], err)
 		}
-		tests = append(tests, t)
+		var err error
+		if t.Stdin, err = readTestFile(t.Name, spec[0], &left); err == nil && spec[1] != "" {
+			t.Expect, err = readTestFile(t.Name, spec[1], &left)
+		}
+		if err != nil {
+			return err
+		}
+		req.Tests = append(req.Tests, t)
 	}
-	compare := ""
 	if c.IsSet("compare") {
-		compare = o.compare.value
+		req.Compare = o.compare.value
 	}
-	return tests, compare, nil
+	return nil
 }
 
 // testDir lists dir's tests: every NAME.in, in name order, numbers by
@@ -98,7 +101,8 @@ func testDir(dir string) ([][2]string, error) {
 	specs := make([][2]string, len(names))
 	for i, name := range names {
 		specs[i][0] = filepath.Join(dir, name+".in")
-		if out := filepath.Join(dir, name+".out"); exists(out) {
+		out := filepath.Join(dir, name+".out")
+		if _, err := os.Stat(out); err == nil {
 			specs[i][1] = out
 		}
 	}
@@ -111,62 +115,30 @@ func byNameOrNumber(a, b string) int {
 	x, errA := strconv.ParseUint(a, 10, 64)
 	y, errB := strconv.ParseUint(b, 10, 64)
 	if errA == nil && errB == nil && x != y {
-		if x < y {
-			return -1
-		}
-		return 1
+		return cmp.Compare(x, y)
 	}
 	return strings.Compare(a, b)
 }
 
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// testReader reads tests' files within what is left of the bound on the
-// tests' data.
-type testReader struct {
-	left int64
-}
-
-// read reads the test of in (its stdin) and out (its expected output; ""
-// none), named by in's base name without .in.
-func (r *testReader) read(in, out string) (isolation.Test, error) {
-	t := isolation.Test{Name: strings.TrimSuffix(filepath.Base(in), ".in")}
-	if err := protocol.CheckTestName(t.Name); err != nil {
-		return t, rejectf("--test %s: %v", in, err)
-	}
-	var err error
-	if t.Stdin, err = r.file(t.Name, in); err != nil {
-		return t, err
-	}
-	if out != "" {
-		if t.Expect, err = r.file(t.Name, out); err != nil {
-			return t, err
-		}
-	}
-	return t, nil
-}
-
-// file reads path, refusing it past the bound, naming the test.
-func (r *testReader) file(name, path string) ([]byte, error) {
+// readTestFile reads a test's file within what is left of the bound on
+// the tests' data, refusing it past the bound, naming the test.
+func readTestFile(name, path string, left *int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, rejectf("test %q: %v", name, err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, r.left+1))
-	if err != nil {
+	b, err := io.ReadAll(io.LimitReader(f, *left+1))
+	switch {
+	case err != nil:
 		return nil, rejectf("test %q: %s: %v", name, path, err)
-	}
-	if int64(len(b)) > r.left {
+	case int64(len(b)) > *left:
 		return nil, rejectf("test %q: %s takes the tests' data past its limit of %d bytes (stdin and expected outputs of all tests)",
 			name, path, limits.MaxTestData)
 	}
-	r.left -= int64(len(b))
+	*left -= int64(len(b))
 	if b == nil {
-		b = []byte{}
+		b = []byte{} // an empty file is an empty stream, not none
 	}
 	return b, nil
 }

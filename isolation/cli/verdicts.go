@@ -11,7 +11,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
+
+// The one verdict model: the errors an action returns, the one table from
+// verdict to exit status and severity, and the table's views.
 
 // verdictRow is one verdict of a run: the exit status the CLI gives it,
 // its batch severity (a batch exits with the status of the most serious
@@ -71,6 +75,77 @@ func resultStatus(ctx context.Context, v isolation.Verdict) int {
 		return sig.code()
 	}
 	return status(v)
+}
+
+// silentError carries an exit status for an outcome the command has
+// already reported on stdout (a failed audit, a run's JSON verdict).
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// rejected marks bad flags or input.
+type rejected struct{ err error }
+
+func (e *rejected) Error() string { return message(e.err) }
+func (e *rejected) Unwrap() error { return e.err }
+
+func rejectf(format string, a ...any) error { return &rejected{err: fmt.Errorf(format, a...)} }
+
+// fieldError is the library's refusal of one option inside err, when err
+// is that refusal, the CLI's rejection of it or the library's.
+func fieldError(err error) *limits.FieldError {
+	if r, ok := err.(*rejected); ok {
+		err = r.err
+	}
+	if r, ok := err.(*isolation.Error); ok && r.Verdict == isolation.Rejected {
+		err = r.Err
+	}
+	fe, _ := err.(*limits.FieldError)
+	return fe
+}
+
+// message is err's text with a bad option named as the flag that set it:
+// the library says "memory: ...", the CLI "--memory: ...".
+func message(err error) string {
+	if fe := fieldError(err); fe != nil {
+		return fe.FlagError()
+	}
+	return err.Error()
+}
+
+// isRejected reports whether err is the library's refusal of bad options
+// or input, made before any container started.
+func isRejected(err error) bool {
+	var ie *isolation.Error
+	return errors.As(err, &ie) && ie.Verdict == isolation.Rejected
+}
+
+// writeFailed is a result that could not be written to stdout: the tool
+// failed at its job, whatever the verdict was.
+func writeFailed(err error) error {
+	return &isolation.Error{Verdict: isolation.EngineFailure, Err: fmt.Errorf("writing the result: %w", err)}
+}
+
+// exitCode maps any error an action returns to the documented exit status.
+func exitCode(err error) int {
+	var (
+		silent *silentError
+		rej    *rejected
+		flag   *limits.FieldError
+		sig    *signalError
+		ie     *isolation.Error
+	)
+	switch {
+	case errors.As(err, &silent):
+		return silent.code
+	case errors.As(err, &sig):
+		return sig.code()
+	case errors.As(err, &rej), errors.As(err, &flag):
+		return status(isolation.Rejected)
+	case errors.As(err, &ie):
+		return status(ie.Verdict)
+	}
+	return status(isolation.EngineFailure) // the tool could not do its job
 }
 
 // exitFailedCheck is the status of a report whose checks did not all

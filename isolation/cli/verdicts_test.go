@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -9,9 +10,11 @@ import (
 	"testing"
 
 	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/golden"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // TestStatusTable: one table gives each verdict its exit status and its
@@ -74,4 +77,54 @@ func TestVerdictsMarkdown(t *testing.T) {
 	assert.Assert(t, strings.HasPrefix(md, "| verdict | when | exit |\n|---|---|---|\n| ok | valid response, the program succeeded (with tests: every test did) | 0 |\n"), md)
 	assert.Assert(t, strings.Contains(md, "\n| interrupted | SIGINT or SIGTERM (128 + the signal); the container was removed | 130, 143 |\n"), md)
 	assert.Equal(t, strings.Count(md, "\n"), 2+len(verdicts))
+}
+
+// TestRunExitCodes drives `run` through the fake docker for every verdict.
+func TestRunExitCodes(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]struct {
+		code    int
+		verdict string
+	}{
+		"ok":                {0, "ok"},
+		"program-error":     {1, "program_error"},
+		"malformed":         {3, "sandbox_failure"},
+		"nonzero-valid":     {3, "sandbox_failure"},
+		"hang":              {124, "timeout"},
+		"exit125":           {125, "engine_failure"},
+		"warning":           {125, "engine_failure"},
+		"exit137-oom":       {137, "oom"},
+		"exit137-kill":      {3, "sandbox_failure"},
+		"command-not-found": {127, "command_not_found"},
+	} {
+		// Only the fake that never answers meets the deadline; every other
+		// answer must not depend on how fast a loaded machine starts the fake
+		// (under -race a 2 s deadline once passed before an exit 137 was read).
+		timeout := "60s"
+		if want.verdict == "timeout" {
+			timeout = "2s"
+		}
+		self, _, env := useFakeDocker(t, mode)
+		code, out, errOut := runCLIEnv(t, env, "", "run", "--image", testImage, "--cli", self, "--timeout", timeout, "--code", "1+2")
+		assert.Check(t, is.Equal(code, want.code), "%s: %s", mode, errOut)
+		var res struct {
+			Verdict  string `json:"verdict"`
+			ExitCode int    `json:"exit_code"`
+		}
+		assert.Check(t, json.Unmarshal([]byte(out), &res), "%s: %s", mode, out)
+		assert.Check(t, is.Equal(res.Verdict, want.verdict), mode)
+		assert.Check(t, is.Equal(res.ExitCode, want.code), mode)
+		assert.Check(t, (errOut == "") == (want.code == 0), "%s: one line on stderr for every failure: %q", mode, errOut)
+		assert.Check(t, strings.Count(errOut, "\n") == map[bool]int{true: 0, false: 1}[want.code == 0], "%s: %q", mode, errOut)
+	}
+}
+
+func TestExitCodeOfSignals(t *testing.T) {
+	t.Parallel()
+	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
+		err := &isolation.Error{Verdict: isolation.Interrupted, Err: &signalError{sig: sig}}
+		assert.Equal(t, exitCode(err), want)
+	}
+	assert.Equal(t, exitCode(&limits.FieldError{Field: "memory", Msg: "x"}), 2)
+	assert.Equal(t, exitCode(&isolation.Error{Verdict: isolation.OOM, Err: os.ErrClosed}), 137)
 }

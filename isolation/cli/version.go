@@ -57,7 +57,7 @@ func (v buildVersion) String() string {
 // versionOptions are version's flags.
 type versionOptions struct{ format oneOf }
 
-func versionCommand() *cli.Command {
+func versionCommand(s *session) *cli.Command {
 	var o versionOptions
 	return &cli.Command{
 		Name:  "version",
@@ -69,10 +69,10 @@ func versionCommand() *cli.Command {
 			}
 			v := readBuildVersion()
 			if o.format.value == "json" {
-				_ = writeJSON(c.App.Writer, v)
+				_ = writeJSON(s.stdout, v)
 				return nil
 			}
-			fmt.Fprintf(c.App.Writer, "synapse-isolation %s\n", v)
+			fmt.Fprintf(s.stdout, "synapse-isolation %s\n", v)
 			return nil
 		},
 	}

@@ -46,43 +46,29 @@ func main() {
 	judgeTests := flag.Int("judge", 0, "measure, on -image (a Python image), one request of this many tests against a run per test and a batch line per test")
 	timeout := flag.Duration("timeout", 0, "measure how soon after a deadline this long a run of an endless program returns, its container gone (-n runs)")
 	flag.Parse()
+	baseTool, baseImage, _ := strings.Cut(*warmBase, ",")
+	// The last measurement asked for is the one made.
 	run := func() error { return bench(*tool, *image, *n) }
-	if *warm {
-		run = func() error { return warmLatency(*tool, *image, *n) }
-	}
-	if *warmVsCold {
-		run = func() error { return warmRatio(*tool, *image, *n) }
-	}
-	if *baseline != "" {
-		run = func() error { return attestCost(*tool, *image, *baseline, *n) }
-	}
-	if *batchMode {
-		run = func() error { return benchBatch(*tool, *image, *n) }
-	}
-	if *python != "" {
-		run = func() error { return pythonCost(*tool, *image, *python, *n) }
-	}
-	if *stdin {
-		run = func() error { return stdinCost(*tool, *image, *python, *n) }
-	}
-	if *seccomp {
-		run = func() error { return profileCost(*tool, *image, *n) }
-	}
-	if *imports {
-		run = func() error { return importCost(*tool, *image, *n) }
-	}
-	if *preload > 0 {
-		run = func() error { return preloadCost(*tool, *image, *line, *n, *preload) }
-	}
-	if *judgeTests > 0 {
-		run = func() error { return judgeCost(*tool, *image, *judgeTests, *n) }
-	}
-	if *timeout > 0 {
-		run = func() error { return timeoutReturn(*tool, *image, *timeout, *n) }
-	}
-	if *warmBase != "" {
-		baseTool, baseImage, _ := strings.Cut(*warmBase, ",")
-		run = func() error { return warmPaired(*tool, *image, baseTool, baseImage, *n) }
+	for _, c := range []struct {
+		asked bool
+		run   func() error
+	}{
+		{*warm, func() error { return warmLatency(*tool, *image, *n) }},
+		{*warmVsCold, func() error { return warmRatio(*tool, *image, *n) }},
+		{*baseline != "", func() error { return attestCost(*tool, *image, *baseline, *n) }},
+		{*batchMode, func() error { return benchBatch(*tool, *image, *n) }},
+		{*python != "", func() error { return pythonCost(*tool, *image, *python, *n) }},
+		{*stdin, func() error { return stdinCost(*tool, *image, *python, *n) }},
+		{*seccomp, func() error { return profileCost(*tool, *image, *n) }},
+		{*imports, func() error { return importCost(*tool, *image, *n) }},
+		{*preload > 0, func() error { return preloadCost(*tool, *image, *line, *n, *preload) }},
+		{*judgeTests > 0, func() error { return judgeCost(*tool, *image, *judgeTests, *n) }},
+		{*timeout > 0, func() error { return timeoutReturn(*tool, *image, *timeout, *n) }},
+		{*warmBase != "", func() error { return warmPaired(*tool, *image, baseTool, baseImage, *n) }},
+	} {
+		if c.asked {
+			run = c.run
+		}
 	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)

@@ -34,21 +34,7 @@ func stdinCost(tool, image, python string, n int) error {
 		base = []string{"run", "--image", python, "--code", "import sys\nprint(len(sys.stdin.read()))", "--", "python3", "-"}
 	}
 	with := append([]string{base[0], "--stdin", in}, base[1:]...)
-	timed := func(args []string) (ms, execMS float64, err error) {
-		start := time.Now()
-		out, err := exec.Command(tool, args...).Output()
-		ms = float64(time.Since(start).Microseconds()) / 1000
-		var res struct {
-			Verdict string `json:"verdict"`
-			Timings struct {
-				ExecMS *float64 `json:"exec_ms"`
-			} `json:"timings"`
-		}
-		if err != nil || json.Unmarshal(out, &res) != nil || res.Verdict != "ok" || res.Timings.ExecMS == nil {
-			return 0, 0, fmt.Errorf("%v: %v: %s", args, err, out)
-		}
-		return ms, *res.Timings.ExecMS, nil
-	}
+	timed := func(args []string) (float64, float64, error) { return timedRun(tool, args) }
 	for i := 0; i < 2; i++ { // warm caches; not counted
 		for _, args := range [][]string{with, base} {
 			if _, _, err := timed(args); err != nil {
@@ -80,4 +66,22 @@ func stdinCost(tool, image, python string, n int) error {
 		median(withoutT), slices.Min(withoutT), slices.Max(withoutT), median(withoutExec))
 	fmt.Printf("paired ratio with/without median %.3f  (min %.3f, max %.3f)\n", median(ratios), slices.Min(ratios), slices.Max(ratios))
 	return nil
+}
+
+// timedRun runs the tool with args and returns its wall time and the
+// result's exec_ms, both in ms; an error unless the verdict is ok.
+func timedRun(tool string, args []string) (ms, execMS float64, err error) {
+	start := time.Now()
+	out, err := exec.Command(tool, args...).Output()
+	ms = float64(time.Since(start).Microseconds()) / 1000
+	var res struct {
+		Verdict string `json:"verdict"`
+		Timings struct {
+			ExecMS *float64 `json:"exec_ms"`
+		} `json:"timings"`
+	}
+	if err != nil || json.Unmarshal(out, &res) != nil || res.Verdict != "ok" || res.Timings.ExecMS == nil {
+		return 0, 0, fmt.Errorf("%v: %v: %s", args, err, out)
+	}
+	return ms, *res.Timings.ExecMS, nil
 }
