@@ -24,6 +24,10 @@
 //     containers by these, never by name);
 //  5. the immutable image ID, then the runner's arguments.
 //
+// Text writes an argv as JSON, one argument per line, or one POSIX shell
+// line, and ReadText reads any of them back; a shell line that a shell
+// would expand (parameters, globs, redirections) is refused, never guessed.
+//
 // # The audit
 //
 // Audit reads any `docker run` argv the way docker does (--flag=value and

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation"
 )
 
@@ -55,30 +55,10 @@ func (inv argvInvocation) act(s *session) error {
 	if err != nil {
 		return err
 	}
-	switch inv.format {
-	case "json":
-		_ = writeJSON(s.stdout, argv)
-	case "lines":
-		fmt.Fprintln(s.stdout, strings.Join(argv, "\n"))
-	default:
-		fmt.Fprintln(s.stdout, shellJoin(argv))
+	text, err := dockerargs.Text(argv, inv.format)
+	if err != nil {
+		return err
 	}
+	fmt.Fprintln(s.stdout, text)
 	return nil
-}
-
-// shellJoin quotes each argument for a POSIX shell so the line, pasted into
-// sh, yields exactly the same argv.
-func shellJoin(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		out[i] = shellQuote(a)
-	}
-	return strings.Join(out, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }

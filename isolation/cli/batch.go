@@ -138,7 +138,7 @@ func (inv batchInvocation) act(ctx context.Context, s *session) error {
 	}
 	out := newBatchOutput(s.stdout, s.stderr, inv.ordered, inv.pool.Parallel, func(v isolation.Verdict) int { return resultStatus(ctx, v) })
 	out.total, out.output = total, inv.output
-	sch := &scheduler{out: out, pool: pool, failFast: inv.failFast, starlark: pool.Exec() == nil, ids: idLines{}}
+	sch := &scheduler{out: out, pool: pool, failFast: inv.failFast, starlark: pool.Exec() == nil, ids: batchline.IDs{}}
 	readErr := sch.run(ctx, in)
 	pool.Drain() // the input is done: start no container nobody will use
 	sch.wg.Wait()
@@ -159,7 +159,7 @@ func (inv batchInvocation) openInput(s *session) (in io.ReadCloser, total int, e
 		return nil, 0, rejectf("--input: %w", err)
 	}
 	if isTerminal(s.stderr) {
-		total = countRequests(f)
+		total = batchline.Count(f)
 	}
 	return f, total, nil
 }
@@ -190,16 +190,16 @@ type scheduler struct {
 	pool     *isolation.Pool
 	failFast bool
 	starlark bool // no interpreter named: the source's Starlark rules apply
-	ids      idLines
+	ids      batchline.IDs
 	wg       sync.WaitGroup
 }
 
 // run reads lines until EOF, a signal, a failed write or, with
 // --fail-fast, a failure. It returns once the reader has ended (see
-// lineReader.close); the requests it started may still be running (wg).
+// batchline.Reader.Close); the requests it started may still be running (wg).
 func (s *scheduler) run(ctx context.Context, in io.Reader) error {
-	lr := newLineReader(ctx, in)
-	defer lr.close()
+	lr := batchline.NewReader(ctx, in)
+	defer lr.Close()
 	for line := 1; ; line++ {
 		select {
 		case s.out.slots <- struct{}{}:
@@ -208,9 +208,9 @@ func (s *scheduler) run(ctx context.Context, in io.Reader) error {
 		case <-s.out.broken: // no result could be written: end now, not at the next line
 			return nil
 		}
-		var l inputLine
+		var l batchline.Line
 		select {
-		case l = <-lr.lines:
+		case l = <-lr.Lines:
 		case <-ctx.Done():
 			<-s.out.slots
 			return nil
@@ -227,27 +227,27 @@ func (s *scheduler) run(ctx context.Context, in io.Reader) error {
 
 // take handles one line whose slot is taken: no request (its slot given
 // back), a refusal, or a request started. end is true after the last line.
-func (s *scheduler) take(ctx context.Context, line int, l inputLine) (end bool, err error) {
-	eof := errors.Is(l.err, io.EOF)
-	if l.err != nil && !eof {
+func (s *scheduler) take(ctx context.Context, line int, l batchline.Line) (end bool, err error) {
+	eof := errors.Is(l.Err, io.EOF)
+	if l.Err != nil && !eof {
 		<-s.out.slots
-		return true, &rejected{err: fmt.Errorf("reading requests: %w", l.err)}
+		return true, &rejected{err: fmt.Errorf("reading requests: %w", l.Err)}
 	}
 	failed, broken := s.out.failedOrBroken()
-	if (eof && len(l.raw) == 0) || broken || (s.failFast && failed) {
+	if (eof && len(l.Raw) == 0) || broken || (s.failFast && failed) {
 		<-s.out.slots
 		return true, nil
 	}
-	if len(bytes.TrimSpace(l.raw)) == 0 {
+	if len(bytes.TrimSpace(l.Raw)) == 0 {
 		s.out.skip(line) // a blank line is no request: skipped, as JSON Lines readers do
 		return eof, nil
 	}
 	readAt := time.Now()
-	id, req, err := batchline.Decode(l.raw, s.starlark)
+	id, req, err := batchline.Decode(l.Raw, s.starlark)
 	if err != nil {
-		err = lineError(line, err)
+		err = batchline.Refusal(line, err)
 	}
-	if repeat := s.ids.see(id, line); err == nil && repeat != nil {
+	if repeat := s.ids.See(id, line); err == nil && repeat != nil {
 		err = fmt.Errorf("line %d: %w", line, repeat)
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/batchline"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -149,7 +150,7 @@ func (b *batchOutput) failedText() string {
 	for _, f := range b.failures {
 		name := "line " + strconv.Itoa(f.line)
 		if len(f.id) > 0 && string(f.id) != "null" {
-			name = oneLine(shortID(f.id)) // an id may hold C1 controls; JSON leaves them raw
+			name = oneLine(batchline.ShortID(f.id)) // an id may hold C1 controls; JSON leaves them raw
 		}
 		names = append(names, fmt.Sprintf("%s (%s)", name, f.verdict))
 	}

@@ -156,7 +156,7 @@ func fileFlagFor(c *cli.Context, arg string) string {
 	for _, f := range c.Command.Flags {
 		if name := f.Names()[0]; name == "file" || name == "input" {
 			if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() {
-				return fmt.Sprintf("--%s %s", name, shellQuote(arg))
+				return "--" + name + " " + dockerargs.Quote(arg)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package dockerargs
 
 import (
 	"strings"
@@ -66,15 +66,34 @@ func TestReadArgvForms(t *testing.T) {
 		{"shell forced", "docker run --rm 'a b'", "shell"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := readArgv([]byte(tc.in), tc.form)
+			got, err := ReadText([]byte(tc.in), tc.form)
 			assert.NilError(t, err)
 			assert.DeepEqual(t, got, want)
 		})
 	}
 	for _, in := range []string{"", "   \n", "[]", "[1,2]", "{}"} {
-		_, err := readArgv([]byte(in), "auto")
+		_, err := ReadText([]byte(in), "auto")
 		assert.Assert(t, err != nil, "%q", in)
 	}
-	_, err := readArgv([]byte(strings.Repeat("x\n", 3)), "yaml")
+	_, err := ReadText([]byte(strings.Repeat("x\n", 3)), "yaml")
 	assert.ErrorContains(t, err, `unknown input form "yaml"`)
+}
+
+func TestTextForms(t *testing.T) {
+	t.Parallel()
+	argv := []string{"docker", "run", "--label=a<b&c", "it's"}
+	for form, want := range map[string]string{
+		"json":  `["docker","run","--label=a<b&c","it's"]`,
+		"lines": "docker\nrun\n--label=a<b&c\nit's",
+		"shell": `docker run '--label=a<b&c' 'it'"'"'s'`,
+	} {
+		got, err := Text(argv, form)
+		assert.NilError(t, err)
+		assert.Equal(t, got, want, form)
+		back, err := ReadText([]byte(got), "auto")
+		assert.NilError(t, err)
+		assert.DeepEqual(t, back, argv)
+	}
+	_, err := Text(argv, "yaml")
+	assert.ErrorContains(t, err, `unknown argv form "yaml"`)
 }
