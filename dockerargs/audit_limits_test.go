@@ -99,6 +99,10 @@ func TestAuditCPUTime(t *testing.T) {
 		{[]string{"--timeout", "10s", "--cpu-time", "1s", "--test-timeout", "2s"}, "enforced: --cpu-time 1s, --test-timeout 2s (runner argument)"},
 		{[]string{"--timeout", "5s", "--test-timeout", "20s"}, "violated: --test-timeout 20s: test-timeout: must be at most the timeout (5s) (got \"20s\")"},
 		{[]string{"--timeout", "5s", "--test-timeout", "soon"}, `violated: --test-timeout "soon" is not a duration`},
+		{[]string{"--timeout", "10s", "--cpu-time", "1s", "--test-timeout", "2s", "--time-factor", "2"},
+			"enforced: --cpu-time 1s, --test-timeout 2s, --time-factor 2 (each test's limits times 2) (runner argument)"},
+		{[]string{"--timeout", "10s", "--time-factor", "20"}, `violated: --time-factor 20: time-factor: must be from 1 to 10 (got "20")`},
+		{[]string{"--timeout", "10s", "--time-factor", "x2"}, `violated: --time-factor "x2" is not a number`},
 	} {
 		assert.Check(t, is.Equal(runnerFinding(t, "cpu-time", tc.runner...), tc.want), "%q", tc.runner)
 	}

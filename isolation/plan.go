@@ -193,7 +193,7 @@ func (b base) asks() bool { return b.o.Exec == nil && !b.in.selfcheck }
 func (b base) runner(d docker.Declared) (runargs.Args, error) {
 	d = b.program(d)
 	r := runargs.Args{Timeout: b.lim.Timeout, Idle: b.in.idle, Exec: d.Exec, Selfcheck: b.in.selfcheck, CPUTime: b.lim.CPUTime,
-		TestTimeout: b.lim.TestTimeout, Source: d.Source, Compile: d.Compile}
+		TestTimeout: b.lim.TestTimeout, Source: d.Source, Compile: d.Compile, TimeFactor: d.TimeFactor}
 	if d.Exec != nil {
 		r.Threads = limits.Threads
 	}

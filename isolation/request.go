@@ -18,10 +18,12 @@ type Request = protocol.Request
 // encoding sets from the bytes (protocol.Test).
 type Test = protocol.Test
 
-// Compare modes of a judge's request.
+// Compare modes of a judge's request; a float comparison is
+// "float:ABS[:REL]" (protocol.ParseCompare).
 const (
 	CompareLines = protocol.CompareLines
 	CompareExact = protocol.CompareExact
+	CompareFloat = protocol.CompareFloat
 )
 
 // testNames are req's tests' names, nil without tests.

@@ -2,6 +2,7 @@ package limits
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -178,6 +179,27 @@ func CheckCPUTime(d, timeout time.Duration) error {
 		return &FieldError{Field: "cpu-time", Value: d.String(), Msg: "must be at least " + MinCPUTime.String()}
 	case d > timeout:
 		return &FieldError{Field: "cpu-time", Value: d.String(), Msg: "must be at most the timeout (" + timeout.String() + ")"}
+	}
+	return nil
+}
+
+// MaxTimeFactor is the largest time factor a language may declare: a
+// judge's slowest languages are given a few times a C limit, and a larger
+// factor would be a limit nobody chose.
+const MaxTimeFactor = 10
+
+// CheckTimeFactor checks a language's time factor (zero: none, which is
+// 1): from 1 to MaxTimeFactor, at most two decimal places, so the factor
+// an argv shows is the one applied. A language is never given less than
+// the C limit that --test-timeout and --cpu-time name.
+func CheckTimeFactor(f float64) error {
+	switch {
+	case f == 0:
+		return nil
+	case !(f >= 1 && f <= MaxTimeFactor):
+		return &FieldError{Field: "time-factor", Value: strconv.FormatFloat(f, 'g', -1, 64), Msg: fmt.Sprintf("must be from 1 to %d", MaxTimeFactor)}
+	case math.Abs(f*100-math.Round(f*100)) > 1e-9:
+		return &FieldError{Field: "time-factor", Value: strconv.FormatFloat(f, 'g', -1, 64), Msg: "must have at most two decimal places"}
 	}
 	return nil
 }

@@ -106,7 +106,10 @@ type judgeResult struct {
 		Output  string `json:"output"`
 		Stderr  string `json:"stderr"`
 		WallMS  int64  `json:"wall_ms"`
-		Usage   struct {
+		// The limits the test ran under: the time factor's part.
+		TimeLimitMS    int64 `json:"time_limit_ms"`
+		CPUTimeLimitMS int64 `json:"cpu_time_limit_ms"`
+		Usage          struct {
 			CPUMS           *int64 `json:"cpu_ms"`
 			MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
 		} `json:"usage"`

@@ -233,10 +233,20 @@ func asWritten(c *cli.Context, err error) error {
 type oneOf struct {
 	choices []string
 	value   string
+	// form and check, when set, admit a value of a form beyond the
+	// choices ("float:ABS[:REL]"), which the refusal names with them.
+	form  string
+	check func(string) error
 }
 
 func (o *oneOf) Set(s string) error {
-	if !slices.Contains(o.choices, s) {
+	if !slices.Contains(o.choices, s) && (o.check == nil || o.check(s) != nil) {
+		if o.form != "" && strings.HasPrefix(s, strings.SplitAfter(o.form, ":")[0]) {
+			return o.check(s) // of the form, but refused: its own reason
+		}
+		if o.form != "" {
+			return fmt.Errorf("must be %s", orList(append(slices.Clip(o.choices), o.form)))
+		}
 		return fmt.Errorf("must be %s", orList(o.choices))
 	}
 	o.value = s

@@ -40,8 +40,10 @@ func runCommand(s *session) *cli.Command {
 			"With --test or --tests the run is a judge's: the program runs once per test, each a fresh process in\n" +
 			"the one container with the test's stdin, its own wall-clock limit and --cpu-time; its stdout is\n" +
 			"compared with the test's expected output line by line, each line's trailing spaces, tabs and CRs\n" +
-			"and the trailing empty lines ignored (--compare exact: byte for byte). \"tests\" has each test's\n" +
-			"verdict, match, first differing line, usage and output; the run's verdict is its worst test's.\n" +
+			"and the trailing empty lines ignored (--compare exact: byte for byte; --compare float:1e-6:1e-9:\n" +
+			"token by token, each number within 1e-6 or within 1e-9 times the expected one, as checkers of\n" +
+			"real-valued answers do). \"tests\" has each test's verdict, match, first differing line, usage\n" +
+			"and output; the run's verdict is its worst test's.\n" +
 			fmt.Sprintf("The tests' data is at most %s in all. An image that declares a language (its\n", limits.Bytes(limits.MaxTestData)) +
 			"io.synapse-isolation.language label: C, C++, Java, whose class is Main) compiles the source\n" +
 			fmt.Sprintf("once, at most %s of wall-clock and %s of CPU time within --timeout, keeping %d KiB of what\n",

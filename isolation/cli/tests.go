@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,10 +33,31 @@ func (o *testsOptions) flags() []cli.Flag {
 			TakesFile: true, Destination: &o.tests},
 		&cli.StringFlag{Name: "tests", Usage: "a test for every `DIR`/NAME.in, in name order (numbers by value), DIR/NAME.out its " +
 			"expected stdout when there is one", TakesFile: true, Destination: &o.dir},
-		enumFlag(&o.compare, "compare", "how a test's stdout is compared with its expected output: `MODE`, lines (each line's "+
-			"trailing spaces, tabs and CRs and the trailing empty lines ignored) or exact (byte for byte)",
-			protocol.CompareLines, protocol.CompareExact),
+		compareFlag(&o.compare),
 	}
+}
+
+// compareFlag is --compare: lines or exact, or float:ABS[:REL].
+func compareFlag(dst *oneOf) cli.Flag {
+	f := enumFlag(dst, "compare", "how a test's stdout is compared with its expected output: `MODE`, lines (each line's "+
+		"trailing spaces, tabs and CRs and the trailing empty lines ignored), exact (byte for byte) or float:ABS[:REL] "+
+		"(token by token, lines as lines: a number within ABS, or REL times the expected one, of it; NaN and infinities only "+
+		"themselves; any other token exactly)", protocol.CompareLines, protocol.CompareExact)
+	dst.form = "float:ABS[:REL]"
+	f.Usage = f.Usage[:strings.LastIndex(f.Usage, ": ")] + ": " + orList([]string{protocol.CompareLines, protocol.CompareExact, dst.form})
+	dst.check = func(s string) error {
+		c, err := protocol.ParseCompare(s)
+		switch {
+		case errors.Unwrap(err) != nil:
+			return errors.Unwrap(err) // why a float comparison is refused; the refusal names the value
+		case err != nil:
+			return err
+		case c.Mode != protocol.CompareFloat:
+			return errors.New("not a float comparison")
+		}
+		return nil
+	}
+	return f
 }
 
 // read reads the tests the flags name into req, in order: --test's, then

@@ -123,6 +123,12 @@ type TestResult struct {
 	Dropped bool `json:"output_dropped,omitempty"`
 	// NotRun: the request's own deadline came before the test's turn.
 	NotRun bool `json:"not_run,omitempty"`
+	// TimeLimitMS is the wall-clock limit the test ran under, and
+	// CPUTimeLimitMS its CPU-time limit (0: none): --test-timeout and
+	// --cpu-time times the language's time factor, or the test's share
+	// of the time left without --test-timeout.
+	TimeLimitMS    int64 `json:"time_limit_ms"`
+	CPUTimeLimitMS int64 `json:"cpu_time_limit_ms"`
 	Step
 }
 

@@ -52,7 +52,8 @@ type Request struct {
 	Tests []Test `json:"tests,omitempty"`
 	// Compare is how a test's stdout is compared with its expected
 	// output: CompareLines (the default, "": each line's trailing
-	// whitespace and the trailing empty lines ignored) or CompareExact.
+	// whitespace and the trailing empty lines ignored), CompareExact, or
+	// "float:ABS[:REL]", numbers within an epsilon (ParseCompare).
 	Compare string `json:"compare,omitempty"`
 }
 

@@ -32,7 +32,8 @@ type Test struct {
 	Expect []byte `json:"-"`
 }
 
-// Compare modes of a judge's request ("" is CompareLines).
+// Compare modes of a judge's request ("" is CompareLines; a float
+// comparison, "float:ABS[:REL]", is CompareFloat's: ParseCompare).
 const (
 	CompareLines = "lines" // trailing whitespace of each line and trailing empty lines ignored
 	CompareExact = "exact" // byte for byte
@@ -60,8 +61,8 @@ func withSizes(tests []Test) []Test {
 // limits.MaxTestData in all; the request's own stdin is none (each test
 // has its own); a compare mode only with tests, and one of the two.
 func checkTests(r Request, starlark bool) error {
-	if r.Compare != "" && r.Compare != CompareLines && r.Compare != CompareExact {
-		return fmt.Errorf("compare: must be %q or %q (got %q)", CompareLines, CompareExact, r.Compare)
+	if _, err := ParseCompare(r.Compare); err != nil {
+		return err
 	}
 	if r.Tests == nil {
 		if r.Compare != "" {

@@ -25,7 +25,7 @@ func TestTestsRules(t *testing.T) {
 		{Request{Source: "x", Tests: []Test{}}, "tests: none given"},
 		{Request{Source: "x", Tests: ok, Stdin: "1"}, "stdin: a request with tests gives each test its own stdin"},
 		{Request{Source: "x", Compare: "lines"}, "compare: there are no tests to compare"},
-		{Request{Source: "x", Tests: ok, Compare: "fuzzy"}, `compare: must be "lines" or "exact" (got "fuzzy")`},
+		{Request{Source: "x", Tests: ok, Compare: "fuzzy"}, `compare: must be "lines", "exact" or "float:ABS[:REL]" (got "fuzzy")`},
 		{Request{Source: "x", Tests: []Test{{Name: "a"}, {Name: "a"}}}, `test "a": given twice`},
 		{Request{Source: "x", Tests: []Test{{Name: ""}}}, "test: a test needs a name"},
 		{Request{Source: "x", Tests: []Test{{Name: " a"}}}, `test " a": the name starts or ends with a space`},

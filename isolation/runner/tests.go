@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"time"
@@ -48,10 +49,8 @@ func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 			run.result.Error = &protocol.Error{Type: protocol.ErrTimeout, Message: fmt.Sprintf("not run: the request's deadline of %s came first", cfg.Timeout)}
 			continue
 		}
-		wall := left / time.Duration(n-i)
-		if cfg.TestTimeout > 0 {
-			wall = min(cfg.TestTimeout, left)
-		}
+		wall, cpu := testLimits(cfg, left, n-i)
+		run.result.TimeLimitMS, run.result.CPUTimeLimitMS = wall.Milliseconds(), cpu.Milliseconds()
 		stdin, err := memfdWith(t.Stdin)
 		if err != nil {
 			r := failure(protocol.ErrInternal, fmt.Sprintf("test %q: stdin: %v", t.Name, err))
@@ -59,12 +58,12 @@ func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 		}
 		t.Stdin = nil // in the file now; the runner need not keep it
 		spec.stdin, spec.tee = stdin, nil
-		var m *expect.Matcher
+		var m matcher
 		if t.Expect != nil {
-			m = expect.NewMatcher(t.Expect, expect.Mode(req.Compare))
+			m = matcherFor(t.Expect, req.Compare)
 			spec.tee = m
 		}
-		r := step(ctx, g, spec, wall, cfg.CPUTime)
+		r := step(ctx, g, spec, wall, cpu)
 		stdin.Close()
 		if r.failed != nil {
 			return nil, r.failed
@@ -84,9 +83,41 @@ func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 	return shareOutput(runs, budget), nil
 }
 
+// testLimits are a test's wall-clock and CPU-time limits, left the time
+// left and tests the tests still to run: --test-timeout (else a fair
+// share of the time left) and --cpu-time, each times the language's time
+// factor, the wall-clock limit never past the time left.
+func testLimits(cfg runargs.Args, left time.Duration, tests int) (wall, cpu time.Duration) {
+	factor := max(cfg.TimeFactor, 1)
+	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * factor) }
+	wall = left / time.Duration(tests)
+	if cfg.TestTimeout > 0 {
+		wall = min(scale(cfg.TestTimeout), left)
+	}
+	return wall, scale(cfg.CPUTime)
+}
+
+// matcher compares a test's output, written to it as the program writes
+// it, with the expected output: an expect.Matcher, or an expect.Float.
+type matcher interface {
+	io.Writer
+	Match() bool
+	Line() int64
+}
+
+// matcherFor is the matcher of want under a request's compare mode,
+// which the request's decoding checked.
+func matcherFor(want []byte, mode string) matcher {
+	c, _ := protocol.ParseCompare(mode)
+	if c.Mode == protocol.CompareFloat {
+		return expect.NewFloat(want, c.Abs, c.Rel)
+	}
+	return expect.NewMatcher(want, expect.Mode(c.Mode))
+}
+
 // verdictOf is a test's verdict: how its step ended, then whether its
 // output matched (m nil: nothing to match).
-func verdictOf(st protocol.Step, m *expect.Matcher) string {
+func verdictOf(st protocol.Step, m matcher) string {
 	if st.Error != nil {
 		switch st.Error.Type {
 		case protocol.ErrOOM:

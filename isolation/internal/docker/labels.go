@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // ExecLabel is the image label that declares the image's default
@@ -36,12 +38,20 @@ const preloadLabel = "io.synapse-isolation.preload"
 // both.
 const languageLabel = "io.synapse-isolation.language"
 
+// timeFactorLabel declares the time factor of the image's language for a
+// judge's tests (runargs.Args.TimeFactor): a decimal number from 1 to
+// limits.MaxTimeFactor ("2" for Java), on an interpreter's or a
+// language's image.
+const timeFactorLabel = "io.synapse-isolation.time-factor"
+
 // Declared is what an image's labels declare for its programs.
 type Declared struct {
 	Exec    []string // the interpreter, or a language's run command; nil: Starlark
 	Preload []string // modules a warm container imports ahead; nil: none
 	Source  string   // a language's source file name; "": an interpreter's
 	Compile []string // a language's compile command; nil: none
+	// TimeFactor is the language's time factor; 0: none, a factor of 1.
+	TimeFactor float64
 }
 
 // LabelError is an image whose labels are not a valid declaration: the
@@ -89,11 +99,37 @@ func (c *Client) Declared(ctx context.Context, image string) (Declared, error) {
 	return d, nil
 }
 
-// parseDeclared reads ExecLabel, preloadLabel and languageLabel from an
-// image's labels as docker prints them in JSON: a preload is a JSON array
-// of module names for the image's Python interpreter
-// (runargs.CheckPreload).
+// parseDeclared reads ExecLabel, preloadLabel, languageLabel and
+// timeFactorLabel from an image's labels as docker prints them in JSON.
 func parseDeclared(labels string) (Declared, error) {
+	d, err := parseProgram(labels)
+	if err != nil {
+		return Declared{}, err
+	}
+	var all map[string]string
+	_ = json.Unmarshal([]byte(labels), &all) // parseProgram read it
+	v, ok := all[timeFactorLabel]
+	if !ok {
+		return d, nil
+	}
+	if d.Exec == nil {
+		return Declared{}, fmt.Errorf("label %s: for an interpreter or a language, not Starlark", timeFactorLabel)
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err == nil {
+		err = limits.CheckTimeFactor(f)
+	}
+	if err != nil || strings.ContainsAny(v, "xX_") || f == 0 {
+		return Declared{}, fmt.Errorf("label %s: must be a number from 1 to %d, at most two decimal places (got %q)", timeFactorLabel, limits.MaxTimeFactor, v)
+	}
+	d.TimeFactor = f
+	return d, nil
+}
+
+// parseProgram reads ExecLabel, preloadLabel and languageLabel: a preload
+// is a JSON array of module names for the image's Python interpreter
+// (runargs.CheckPreload).
+func parseProgram(labels string) (Declared, error) {
 	exec, err := parseExecLabel(labels)
 	if err != nil {
 		return Declared{}, err
@@ -262,6 +298,9 @@ func Keep(env []string, image string, d Declared) {
 		v, _ := json.Marshal(map[string]any{"source": d.Source, "compile": d.Compile, "run": d.Exec})
 		labels[languageLabel] = string(v)
 		delete(labels, ExecLabel)
+	}
+	if d.TimeFactor != 0 {
+		labels[timeFactorLabel] = strconv.FormatFloat(d.TimeFactor, 'f', -1, 64)
 	}
 	b, _ := json.Marshal(labels)
 	_ = replaceFile(path, b)

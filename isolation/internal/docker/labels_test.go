@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,4 +92,37 @@ func TestParseLanguageLabel(t *testing.T) {
 func quote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// TestParseTimeFactorLabel: an interpreter's or a language's image may
+// declare a time factor from 1 to 10, kept with the rest of what it
+// declares; Starlark's may not, and a malformed one is the image's fault.
+func TestParseTimeFactorLabel(t *testing.T) {
+	t.Parallel()
+	java := `"io.synapse-isolation.language":"{\"source\":\"Main.java\",\"compile\":[\"javac\",\"Main.java\"],\"run\":[\"java\",\"Main\"]}"`
+	d, err := parseDeclared(`{` + java + `,"io.synapse-isolation.time-factor":"2"}`)
+	assert.NilError(t, err)
+	assert.Equal(t, d.TimeFactor, 2.0)
+	d, err = parseDeclared(`{"io.synapse-isolation.exec":"[\"python3\",\"-\"]","io.synapse-isolation.time-factor":"1.5"}`)
+	assert.NilError(t, err)
+	assert.Equal(t, d.TimeFactor, 1.5)
+	d, err = parseDeclared(`{` + java + `}`)
+	assert.NilError(t, err)
+	assert.Equal(t, d.TimeFactor, 0.0, "none declared")
+	for _, v := range []string{"0", "0.5", "11", "two", "0x2", "1.125", "", "NaN", "1_0"} {
+		_, err := parseDeclared(`{` + java + `,"io.synapse-isolation.time-factor":` + quote(v) + `}`)
+		assert.ErrorContains(t, err, "label io.synapse-isolation.time-factor: must be a number from 1 to 10", v)
+	}
+	_, err = parseDeclared(`{"io.synapse-isolation.time-factor":"2"}`)
+	assert.ErrorContains(t, err, "for an interpreter or a language, not Starlark")
+
+	cache := t.TempDir()
+	env := []string{"HOME=/nonexistent", "XDG_CACHE_HOME=" + cache}
+	assert.NilError(t, os.Mkdir(filepath.Join(cache, cacheDirName), 0o700))
+	image := "sha256:" + strings.Repeat("c", 64)
+	want := Declared{Exec: []string{"java", "Main"}, Source: "Main.java", Compile: []string{"javac", "Main.java"}, TimeFactor: 2.5}
+	Keep(env, image, want)
+	got, cached := readExecCache(env, image)
+	assert.Assert(t, cached)
+	assert.DeepEqual(t, got, want)
 }

@@ -29,6 +29,8 @@ const (
 	argSource    = "--source"
 	argCompile   = "--compile"
 	argTest      = "--test-timeout"
+	// argTimeFactor is a language's time factor (TimeFactor).
+	argTimeFactor = "--time-factor"
 )
 
 // Args is the runner's command line: what the host renders after the image
@@ -80,6 +82,12 @@ type Args struct {
 	// TestTimeout is each test's wall-clock limit in a judge's request;
 	// zero shares the time left fairly (limits.Config.TestTimeout).
 	TestTimeout time.Duration
+	// TimeFactor, set for an image that declares one (its time-factor
+	// label: Java 2, say), multiplies TestTimeout and CPUTime for each
+	// test of a judge's request, so those name the C limit and a slower
+	// language is given its share; the request's Timeout still bounds
+	// the whole. Zero is none, a factor of 1.
+	TimeFactor float64
 }
 
 // Validate reports what makes a an invalid command line.
@@ -96,6 +104,9 @@ func (a Args) Validate() error {
 		return err
 	}
 	if err := limits.CheckCPUTime(a.CPUTime, a.Timeout); err != nil {
+		return err
+	}
+	if err := limits.CheckTimeFactor(a.TimeFactor); err != nil {
 		return err
 	}
 	return a.CheckProgram()
@@ -128,6 +139,9 @@ func (a Args) CheckProgram() error {
 	if err := a.validateLanguage(); err != nil {
 		return err
 	}
+	if a.TimeFactor != 0 && a.Exec == nil {
+		return errors.New("time-factor: for an interpreter or a compiled language (exec) only")
+	}
 	if a.Threads != 0 && (a.Threads != limits.Threads || a.Exec == nil) {
 		return fmt.Errorf("threads: must be %d, with exec only (got %d)", limits.Threads, a.Threads)
 	}
@@ -157,8 +171,8 @@ func (a Args) validateLanguage() error {
 	return nil
 }
 
-// Args renders a as the runner's argv: --timeout D, --idle D and
-// --cpu-time D when set, then --selfcheck or --exec CMD ARGS... (last,
+// Args renders a as the runner's argv: --timeout D, --idle D,
+// --cpu-time D, --test-timeout D and --time-factor F when set, then --selfcheck or --exec CMD ARGS... (last,
 // since everything after it is the command). A compile command is one
 // argument, its JSON array, which an auditor reads as it is.
 func (a Args) Args() []string {
@@ -177,6 +191,9 @@ func (a Args) Args() []string {
 	}
 	if a.TestTimeout > 0 {
 		out = append(out, argTest, a.TestTimeout.String())
+	}
+	if a.TimeFactor != 0 {
+		out = append(out, argTimeFactor, strconv.FormatFloat(a.TimeFactor, 'f', -1, 64))
 	}
 	if a.Source != "" {
 		out = append(out, argSource, a.Source)
@@ -199,53 +216,17 @@ func (a Args) Args() []string {
 func Parse(argv []string) (Args, error) {
 	a := Args{Timeout: limits.DefaultTimeout}
 	for i := 0; i < len(argv); i++ {
-		switch argv[i] {
-		case argTimeout, argIdle, argCPUTime, argTest:
-			d, err := durationAfter(argv, i)
-			if err != nil {
+		if read, ok := valued[argv[i]]; ok {
+			if i+1 >= len(argv) {
+				return a, fmt.Errorf("%s needs a value", argv[i])
+			}
+			if err := read(&a, argv[i+1]); err != nil {
 				return a, err
 			}
-			switch argv[i] {
-			case argTimeout:
-				a.Timeout = d
-			case argIdle:
-				a.Idle = d
-			case argTest:
-				a.TestTimeout = d
-			default:
-				a.CPUTime = d
-			}
 			i++
-		case argThreads:
-			if i+1 >= len(argv) {
-				return a, fmt.Errorf("%s needs a value", argv[i])
-			}
-			n, err := strconv.Atoi(argv[i+1])
-			if err != nil {
-				return a, fmt.Errorf("threads: must be a whole number (got %q)", argv[i+1])
-			}
-			a.Threads = n
-			i++
-		case argPreload:
-			if i+1 >= len(argv) {
-				return a, fmt.Errorf("%s needs a value", argv[i])
-			}
-			a.Preload = strings.Split(argv[i+1], ",")
-			i++
-		case argSource:
-			if i+1 >= len(argv) {
-				return a, fmt.Errorf("%s needs a value", argv[i])
-			}
-			a.Source = argv[i+1]
-			i++
-		case argCompile:
-			if i+1 >= len(argv) {
-				return a, fmt.Errorf("%s needs a value", argv[i])
-			}
-			if err := json.Unmarshal([]byte(argv[i+1]), &a.Compile); err != nil || a.Compile == nil {
-				return a, fmt.Errorf("compile: must be a JSON array of strings (got %q)", argv[i+1])
-			}
-			i++
+			continue
+		}
+		switch argv[i] {
 		case argSelfcheck:
 			a.Selfcheck = true
 		case argExec:
@@ -258,17 +239,42 @@ func Parse(argv []string) (Args, error) {
 	return a, a.Validate()
 }
 
-// durationAfter reads the duration after the flag argv[i] (--timeout,
-// --idle or --cpu-time), the one way the runner's durations are parsed;
-// its range is Validate's to check.
-func durationAfter(argv []string, i int) (time.Duration, error) {
-	name := strings.TrimPrefix(argv[i], "--")
-	if i+1 >= len(argv) {
-		return 0, fmt.Errorf("%s needs a value", argv[i])
-	}
-	d, err := time.ParseDuration(argv[i+1])
+// valued are the runner's flags that take a value, and how each value is
+// read into Args; its range is Validate's to check.
+var valued = map[string]func(a *Args, v string) error{
+	argTimeout: func(a *Args, v string) (err error) { a.Timeout, err = duration(argTimeout, v); return err },
+	argIdle:    func(a *Args, v string) (err error) { a.Idle, err = duration(argIdle, v); return err },
+	argCPUTime: func(a *Args, v string) (err error) { a.CPUTime, err = duration(argCPUTime, v); return err },
+	argTest:    func(a *Args, v string) (err error) { a.TestTimeout, err = duration(argTest, v); return err },
+	argTimeFactor: func(a *Args, v string) (err error) {
+		if a.TimeFactor, err = strconv.ParseFloat(v, 64); err != nil || strings.ContainsAny(v, "xX_") {
+			return fmt.Errorf("time-factor: must be a number like 2 or 1.5 (got %q)", v)
+		}
+		return nil
+	},
+	argThreads: func(a *Args, v string) (err error) {
+		if a.Threads, err = strconv.Atoi(v); err != nil {
+			return fmt.Errorf("threads: must be a whole number (got %q)", v)
+		}
+		return nil
+	},
+	argPreload: func(a *Args, v string) error { a.Preload = strings.Split(v, ","); return nil },
+	argSource:  func(a *Args, v string) error { a.Source = v; return nil },
+	argCompile: func(a *Args, v string) error {
+		if err := json.Unmarshal([]byte(v), &a.Compile); err != nil || a.Compile == nil {
+			return fmt.Errorf("compile: must be a JSON array of strings (got %q)", v)
+		}
+		return nil
+	},
+}
+
+// duration reads the duration after the flag (--timeout, --idle,
+// --cpu-time or --test-timeout), the one way the runner's durations are
+// parsed.
+func duration(flag, v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
 	if err != nil {
-		return 0, fmt.Errorf("%s: must be a duration like 10s or 1m30s (got %q)", name, argv[i+1])
+		return 0, fmt.Errorf("%s: must be a duration like 10s or 1m30s (got %q)", strings.TrimPrefix(flag, "--"), v)
 	}
 	return d, nil
 }

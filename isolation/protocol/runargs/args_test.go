@@ -20,6 +20,8 @@ func TestArgsRoundTrip(t *testing.T) {
 		{Timeout: 20 * time.Second, TestTimeout: 2 * time.Second, Threads: 1, Source: "main.c",
 			Compile: []string{"gcc-12", "-O2", "-o", "main", "main.c"}, Exec: []string{"./main"}},
 		{Timeout: 20 * time.Second, Source: "main.py", Exec: []string{"python3", "main.py"}},
+		{Timeout: 20 * time.Second, TestTimeout: time.Second, CPUTime: time.Second, TimeFactor: 2.5, Source: "Main.java",
+			Compile: []string{"javac", "Main.java"}, Exec: []string{"java", "Main"}},
 		// Everything after --exec is the command, runner flags included.
 		{Timeout: time.Second, Exec: []string{"sh", "--timeout", "--selfcheck", "--exec"}},
 	} {
@@ -64,6 +66,14 @@ func TestParseArgsDefaultsAndRejects(t *testing.T) {
 		{[]string{"--source", "m.c", "--compile", `[]`, "--exec", "./main"}, "compile: the command must be words, none empty"},
 		{[]string{"--test-timeout", "50ms", "--exec", "sh"}, `test-timeout: must be at least 100ms (got "50ms")`},
 		{[]string{"--timeout", "2s", "--test-timeout", "3s", "--exec", "sh"}, `test-timeout: must be at most the timeout (2s) (got "3s")`},
+		{[]string{"--time-factor"}, "--time-factor needs a value"},
+		{[]string{"--time-factor", "two", "--exec", "sh"}, `time-factor: must be a number like 2 or 1.5 (got "two")`},
+		{[]string{"--time-factor", "0x2", "--exec", "sh"}, `time-factor: must be a number like 2 or 1.5 (got "0x2")`},
+		{[]string{"--time-factor", "0.5", "--exec", "sh"}, `time-factor: must be from 1 to 10 (got "0.5")`},
+		{[]string{"--time-factor", "11", "--exec", "sh"}, `time-factor: must be from 1 to 10 (got "11")`},
+		{[]string{"--time-factor", "NaN", "--exec", "sh"}, `time-factor: must be from 1 to 10 (got "NaN")`},
+		{[]string{"--time-factor", "1.125", "--exec", "sh"}, `time-factor: must have at most two decimal places (got "1.125")`},
+		{[]string{"--time-factor", "2"}, "time-factor: for an interpreter or a compiled language (exec) only"},
 		{[]string{"--threads"}, "--threads needs a value"},
 		{[]string{"--threads", "x", "--exec", "python3", "-"}, `threads: must be a whole number (got "x")`},
 		{[]string{"--threads", "4", "--exec", "python3", "-"}, "threads: must be 1, with exec only (got 4)"},

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// TestTestLimits: --test-timeout and --cpu-time times the time factor,
+// the wall-clock limit never past the time left; without --test-timeout
+// a fair share of it, which no factor scales.
+func TestTestLimits(t *testing.T) {
+	t.Parallel()
+	java := runargs.Args{TestTimeout: time.Second, CPUTime: 500 * time.Millisecond, TimeFactor: 2}
+	for _, tc := range []struct {
+		cfg       runargs.Args
+		left      time.Duration
+		tests     int
+		wall, cpu time.Duration
+	}{
+		{runargs.Args{TestTimeout: time.Second, CPUTime: 500 * time.Millisecond}, time.Minute, 3, time.Second, 500 * time.Millisecond},
+		{java, time.Minute, 3, 2 * time.Second, time.Second},
+		{java, 1500 * time.Millisecond, 3, 1500 * time.Millisecond, time.Second},
+		{runargs.Args{TimeFactor: 2.5}, 9 * time.Second, 3, 3 * time.Second, 0},
+		{runargs.Args{TestTimeout: 200 * time.Millisecond, TimeFactor: 1.5}, time.Minute, 1, 300 * time.Millisecond, 0},
+	} {
+		wall, cpu := testLimits(tc.cfg, tc.left, tc.tests)
+		assert.Check(t, is.Equal(wall, tc.wall), "%+v", tc)
+		assert.Check(t, is.Equal(cpu, tc.cpu), "%+v", tc)
+	}
+}
