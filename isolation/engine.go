@@ -112,7 +112,7 @@ func engineFailure(ctx context.Context, err error) error {
 }
 
 // dockerFailed is docker's own failure, told by its own exit status, in
-// docker's words.
-func dockerFailed(code int, stderr *docker.StderrWatch) error {
-	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", code, stderr.Quoted())}
+// docker's words: its stderr on one line (docker.StderrWatch.Quoted).
+func dockerFailed(code int, stderr string) error {
+	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", code, stderr)}
 }

@@ -2,13 +2,11 @@ package isolation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
@@ -121,124 +119,6 @@ func (l *launched) answeredVersion() int {
 	default:
 	}
 	return 0
-}
-
-// refused is how a refused run's client ended: its end, whether it was
-// waited for, and whether its exit status is the container's.
-type refused struct {
-	end       clientEnd
-	waited    bool
-	container bool
-}
-
-// refuse ends a container whose hello did not pass (launched.silenced):
-// not a byte of the source reaches it; the client is killed and the
-// container removed and confirmed gone. The verdict follows docker first:
-// a run docker itself failed (its own exit statuses, or no container in
-// the daemon's record for the run id) is an engine failure, whatever the
-// runner did or did not say; otherwise the sandbox failed, naming why.
-// arrived says a hello line came and was refused. Docker run's exit
-// status is the container's only if a container ran and ended it.
-func refuse(l *launched, cause error, arrived bool) (refused, error) {
-	l.silenced(cause)
-	defer l.abort(nil)
-	end, err := l.wait()
-	if err != nil {
-		l.reaper.Settle(false) // no exit status: the reaper makes sure
-		return refused{end: end}, err
-	}
-	r := refused{end: end, waited: true}
-	code := end.code
-	err = refusal(l, cause, arrived, code)
-	// A client that failed before any hello (an unknown context, an
-	// unreachable daemon) most likely reached no engine: one listing
-	// decides, and if the engine cannot be listed either, docker's own
-	// failure is the verdict, said once, with no container to have an
-	// exit status; the run's reaper goes on trying the removal on its own.
-	unreached := !arrived && code > 0
-	attempts := removal.MaxListErrors
-	if unreached {
-		attempts = 1
-	}
-	found, rmErr := l.removeWithin(end.at, attempts)
-	if rmErr != nil && unreached {
-		if err == nil {
-			err = &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", endedAs(code), l.stderr.Quoted())}
-		}
-		return r, err
-	}
-	// docker's own failure (exitDocker: a missing image, an unreachable
-	// daemon) has a container's exit only if the daemon recorded the
-	// start of this run's container.
-	started := code != docker.ExitDocker || containerStarted(l, rmErr)
-	switch {
-	case rmErr != nil && err != nil:
-		return r.withExit(started), fmt.Errorf("%v; then %w", err, rmErr)
-	case rmErr != nil:
-		return r.withExit(started), fmt.Errorf("%v; then %w", cause, rmErr)
-	case err != nil:
-		return r.withExit(started), err
-	}
-	if silent := (*noHelloError)(nil); errors.As(cause, &silent) && silent.timedOut() {
-		// docker run's status, killed at the deadline, is a container's
-		// only if the removal found one.
-		return r.withExit(started && found), &Error{Verdict: Timeout, Err: fmt.Errorf("%w; the program was never sent", cause)}
-	}
-	ran, err := silentRefusal(l, cause, found, code)
-	return r.withExit(started && ran), err
-}
-
-// withExit is r with its exit status the container's when it is one.
-func (r refused) withExit(container bool) refused {
-	r.container = container && r.end.code >= 0
-	return r
-}
-
-// refusal is the verdict of a refused run that docker or the caller
-// decides (nil if neither does): an interrupt, a WARNING line, a hello
-// that came and was refused (cause), docker's own exit status.
-func refusal(l *launched, cause error, arrived bool, code int) error {
-	var warning *warningError
-	switch {
-	case l.interrupted() != nil:
-		return l.interrupted()
-	case errors.As(l.cause(), &warning):
-		return warning.refusal()
-	case arrived:
-		return cause
-	case docker.OwnStatus(code):
-		return dockerFailed(code, l.stderr)
-	}
-	return nil
-}
-
-// containerStarted decides, for docker's own failure (exitDocker: a
-// missing image, an unreachable daemon), whether container_exit may be
-// reported: only if the daemon recorded the start of this run's container
-// (one created and never started has no exit either); an engine that
-// cannot even be listed (rmErr) ran none we know of.
-func containerStarted(l *launched, rmErr error) bool {
-	if rmErr != nil {
-		return false
-	}
-	ran, err := l.client.Recorded(l.plan.RunID, l.at, "start")
-	return err != nil || ran
-}
-
-// silentRefusal is the verdict of a run refused without a hello, and
-// whether a container ran: the sandbox failed only if one did. The
-// removal found it, or the daemon recorded its start.
-func silentRefusal(l *launched, cause error, found bool, code int) (ran bool, err error) {
-	ran = found
-	if !ran {
-		if ran, err = l.client.Recorded(l.plan.RunID, l.at, "start"); err != nil {
-			return true, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%v; whether a container started is unknown: %w", cause, err)}
-		}
-	}
-	if !ran {
-		return false, &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(code), l.stderr.Quoted())}
-	}
-	return true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("%w; the program was never sent", cause)}
 }
 
 // noHelloError is a hello that never came: the wait ended with the client

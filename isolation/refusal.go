@@ -1,0 +1,258 @@
+package isolation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+)
+
+// refusalFacts are what a run whose hello did not pass learned once its
+// client was killed: why the hello did not pass, how docker run ended, why
+// the run was stopped, what the removal found and the daemon's start
+// evidence. refuse gathers them and decideRefusal turns them into one
+// verdict; nothing in decideRefusal asks the engine, so every rule is
+// tested in-process.
+type refusalFacts struct {
+	// cause is why the hello did not pass (judgeHello); arrived: a hello
+	// line came, and was refused.
+	cause   error
+	arrived bool
+	// waitErr: docker run could not be waited for; its state is unknown.
+	waitErr error
+	// code is docker run's exit status, -1 when a signal ended it.
+	code int
+	// stderr is docker's own stderr on one line, "(unknown)" for none
+	// (docker.StderrWatch.Quoted).
+	stderr string
+	// interrupted is the caller's context's end (a signal, say): its cause.
+	interrupted error
+	// warning is a WARNING line docker printed: it drops a limit it
+	// cannot apply, and says so only there.
+	warning string
+	// found: the removal found the container; rmErr: it could not confirm
+	// it gone.
+	found bool
+	rmErr error
+	// start is the daemon's start event for the run's container, asked
+	// only when a rule needs it (errNeedStartEvidence).
+	start evidence
+}
+
+// unreached: docker run failed before any hello, so most likely reached no
+// engine (an unknown context, an unreachable daemon). One listing decides
+// such a run's removal; if the engine cannot be listed either, docker's
+// own failure is the verdict, said once.
+func (f *refusalFacts) unreached() bool {
+	return !f.arrived && f.code > 0
+}
+
+// timedOut: the hello's wait was the run's own deadline, which passed with
+// the sandbox not yet ready (noHelloError.timedOut).
+func (f *refusalFacts) timedOut() bool {
+	silent := (*noHelloError)(nil)
+	return errors.As(f.cause, &silent) && silent.timedOut()
+}
+
+// errNeedStartEvidence is decideRefusal's answer when the verdict turns on
+// whether the daemon recorded the start of the run's container, not yet
+// asked: the run asks and decides again.
+var errNeedStartEvidence = errors.New("the verdict needs the daemon's start evidence")
+
+// refusalVerdict is a refused run's verdict: its error, and exit: whether
+// docker run's exit status is a container's, one that ran and ended it
+// (refused.withExit keeps it only for a status, not a signal).
+type refusalVerdict struct {
+	err  error
+	exit bool
+}
+
+// refusalRule is one row of the refusal table: when it holds, its verdict.
+// A rule with around instead of then adds to the verdict the rules after
+// it decide.
+type refusalRule struct {
+	name   string
+	when   func(f *refusalFacts) bool
+	then   func(f *refusalFacts) refusalVerdict
+	around func(f *refusalFacts, rest refusalVerdict) refusalVerdict
+}
+
+// neverSent is a refusal's cause as the sandbox's failure or timeout: the
+// source was never sent.
+func neverSent(v Verdict, cause error) error {
+	return &Error{Verdict: v, Err: fmt.Errorf("%w; the program was never sent", cause)}
+}
+
+// refusalRules are the refusal table, in order: the first that holds
+// decides. How docker run ended comes first: it could not be waited for;
+// the removal failed, which is said after the rest; docker's own exit
+// status, which is a container's only if the daemon started one. Then
+// what docker or the caller decides (an interrupt, a WARNING line, a hello
+// that came and was refused, docker's own failure), then a removal that
+// failed with nothing else said, then a hello that never came: the run's
+// timeout, or the sandbox's failure only if a container ran.
+var refusalRules = []refusalRule{
+	{name: "unwaited", when: func(f *refusalFacts) bool { return f.waitErr != nil }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: f.waitErr}
+	}},
+	// Said once: no removal error after docker's own, and no container to
+	// have an exit status; the run's reaper goes on trying the removal.
+	{name: "engine unreached", when: func(f *refusalFacts) bool { return f.unreached() && f.rmErr != nil }, around: func(_ *refusalFacts, rest refusalVerdict) refusalVerdict {
+		return refusalVerdict{err: rest.err}
+	}},
+	{name: "removal failed", when: func(f *refusalFacts) bool { return !f.unreached() && f.rmErr != nil }, around: func(f *refusalFacts, rest refusalVerdict) refusalVerdict {
+		return refusalVerdict{err: fmt.Errorf("%v; then %w", rest.err, f.rmErr), exit: rest.exit}
+	}},
+	// docker's own failure (a missing image, an unreachable daemon) has a
+	// container's exit only if the daemon recorded the start of this run's
+	// container: one created and never started has none, and an engine
+	// that cannot even be listed ran none we know of.
+	{name: "docker's own exit, engine unlisted", when: func(f *refusalFacts) bool { return f.code == docker.ExitDocker && f.rmErr != nil }, around: func(_ *refusalFacts, rest refusalVerdict) refusalVerdict {
+		return refusalVerdict{err: rest.err}
+	}},
+	{name: "docker's own exit, start unasked", when: func(f *refusalFacts) bool {
+		return f.code == docker.ExitDocker && f.rmErr == nil && !f.start.asked
+	}, then: func(*refusalFacts) refusalVerdict {
+		return refusalVerdict{err: errNeedStartEvidence}
+	}},
+	// A start the daemon could not be asked about is taken to have been.
+	{name: "docker's own exit, never started", when: func(f *refusalFacts) bool {
+		return f.code == docker.ExitDocker && f.start.asked && f.start.err == nil && !f.start.seen
+	}, around: func(_ *refusalFacts, rest refusalVerdict) refusalVerdict {
+		return refusalVerdict{err: rest.err}
+	}},
+	{name: "interrupted", when: func(f *refusalFacts) bool { return f.interrupted != nil }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: &Error{Verdict: Interrupted, Err: f.interrupted}, exit: true}
+	}},
+	{name: "policy dropped", when: func(f *refusalFacts) bool { return f.warning != "" }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: (&warningError{line: f.warning}).refusal(), exit: true}
+	}},
+	{name: "hello refused", when: func(f *refusalFacts) bool { return f.arrived }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: f.cause, exit: true}
+	}},
+	{name: "docker failed", when: func(f *refusalFacts) bool { return docker.OwnStatus(f.code) }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: dockerFailed(f.code, f.stderr), exit: true}
+	}},
+	{name: "engine unreached, unsaid", when: func(f *refusalFacts) bool { return f.unreached() && f.rmErr != nil }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", endedAs(f.code), f.stderr)}}
+	}},
+	// The hello's cause, which removal failed adds its error to.
+	{name: "removal failed, unsaid", when: func(f *refusalFacts) bool { return f.rmErr != nil }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: f.cause, exit: true}
+	}},
+	// docker run's status, killed at the deadline, is a container's only
+	// if the removal found one.
+	{name: "timed out", when: (*refusalFacts).timedOut, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: neverSent(Timeout, f.cause), exit: f.found}
+	}},
+	// A hello that never came is the sandbox's failure only if a
+	// container ran: the removal found it, or the daemon recorded its
+	// start; otherwise docker started none, which is the engine's.
+	{name: "container found", when: func(f *refusalFacts) bool { return f.found }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: neverSent(SandboxFailure, f.cause), exit: true}
+	}},
+	{name: "start unasked", when: func(f *refusalFacts) bool { return !f.start.asked }, then: func(*refusalFacts) refusalVerdict {
+		return refusalVerdict{err: errNeedStartEvidence}
+	}},
+	{name: "start unknown", when: func(f *refusalFacts) bool { return f.start.err != nil }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: &Error{Verdict: EngineFailure, Err: fmt.Errorf("%v; whether a container started is unknown: %w", f.cause, f.start.err)}, exit: true}
+	}},
+	{name: "container started", when: func(f *refusalFacts) bool { return f.start.seen }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: neverSent(SandboxFailure, f.cause), exit: true}
+	}},
+	// The table's last word: every refused run has a verdict.
+	{name: "no container started", when: func(*refusalFacts) bool { return true }, then: func(f *refusalFacts) refusalVerdict {
+		return refusalVerdict{err: &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(f.code), f.stderr)}}
+	}},
+}
+
+// decideRefusal is the verdict of a refused run's facts: the first rule
+// that holds.
+func decideRefusal(f refusalFacts) refusalVerdict {
+	v, _ := decideRefusalBy(refusalRules, f)
+	return v
+}
+
+// decideRefusalBy is decideRefusal under a given table, and the rules that
+// decided, an around's name first ("removal failed > hello refused"; "":
+// none); the tests run it on tables with a rule left out.
+func decideRefusalBy(table []refusalRule, f refusalFacts) (refusalVerdict, string) {
+	for i, r := range table {
+		switch {
+		case !r.when(&f):
+		case r.around != nil:
+			rest, by := decideRefusalBy(table[i+1:], f)
+			return r.around(&f, rest), r.name + " > " + by
+		default:
+			return r.then(&f), r.name
+		}
+	}
+	return refusalVerdict{}, ""
+}
+
+// refused is how a refused run's client ended: its end, whether it was
+// waited for, and whether its exit status is the container's.
+type refused struct {
+	end       clientEnd
+	waited    bool
+	container bool
+}
+
+// withExit is r with its exit status the container's when it is one.
+func (r refused) withExit(container bool) refused {
+	r.container = container && r.end.code >= 0
+	return r
+}
+
+// refuse ends a container whose hello did not pass (launched.silenced):
+// not a byte of the source reaches it; the client is killed and the
+// container removed and confirmed gone, within one listing for a client
+// that most likely reached no engine (refusalFacts.unreached). arrived
+// says a hello line came and was refused. The verdict is the refusal
+// table's (decideRefusal), with the daemon's start evidence asked where a
+// rule needs it.
+func refuse(l *launched, cause error, arrived bool) (refused, error) {
+	l.silenced(cause)
+	defer l.abort(nil)
+	end, f := l.refusedEnd(cause, arrived)
+	if f.waitErr != nil {
+		l.reaper.Settle(false) // no exit status: the reaper makes sure
+	} else {
+		attempts := removal.MaxListErrors
+		if f.unreached() {
+			attempts = 1
+		}
+		f.found, f.rmErr = l.removeWithin(end.at, attempts)
+	}
+	v := decideRefusal(f)
+	if errors.Is(v.err, errNeedStartEvidence) {
+		f.start.asked = true
+		f.start.seen, f.start.err = l.client.Recorded(l.plan.RunID, l.at, "start")
+		v = decideRefusal(f)
+	}
+	r := refused{end: end, waited: f.waitErr == nil}
+	return r.withExit(v.exit), v.err
+}
+
+// refusedEnd waits for the client of a refused run and returns how it
+// ended and the facts that told: why the run was stopped and docker's
+// words, read before the removal, as the verdict is of the run as it
+// ended.
+func (l *launched) refusedEnd(cause error, arrived bool) (clientEnd, refusalFacts) {
+	end, err := l.wait()
+	f := refusalFacts{cause: cause, arrived: arrived, waitErr: err, code: end.code}
+	if err != nil {
+		return end, f
+	}
+	if l.parent.Err() != nil {
+		f.interrupted = context.Cause(l.parent)
+	}
+	var warning *warningError
+	if errors.As(l.cause(), &warning) {
+		f.warning = warning.line
+	}
+	f.stderr = l.stderr.Quoted()
+	return end, f
+}
