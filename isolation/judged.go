@@ -39,6 +39,11 @@ type TestResult struct {
 	OutputDropped bool `json:"output_dropped"`
 	// NotRun: the request's timeout was spent before its turn (Timeout).
 	NotRun bool `json:"not_run"`
+	// TimeLimitMS and CPUTimeLimitMS are the limits it ran under (0: no
+	// CPU-time limit, or not run): limits.Config.TestTimeout and CPUTime
+	// times the image's time factor, or its share of the time left.
+	TimeLimitMS    int64 `json:"time_limit_ms"`
+	CPUTimeLimitMS int64 `json:"cpu_time_limit_ms"`
 	Step
 }
 
@@ -109,7 +114,7 @@ func (a *attempt) steps(resp protocol.Response, verdict Verdict) (judgement, err
 			return judgement{}, err
 		}
 		j.tests = append(j.tests, TestResult{Name: t.Name, Verdict: Verdict(t.Verdict), Match: t.Match, Line: t.Line,
-			OutputDropped: t.Dropped, NotRun: t.NotRun, Step: st})
+			OutputDropped: t.Dropped, NotRun: t.NotRun, TimeLimitMS: t.TimeLimitMS, CPUTimeLimitMS: t.CPUTimeLimitMS, Step: st})
 	}
 	return j, nil
 }
