@@ -243,11 +243,20 @@ func killTransportMidRun(t *testing.T, e *sshEngine, context string) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	assert.NilError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
 	// Wait for the program to spin, then kill every ssh client of this
-	// run: the docker CLI's transport.
+	// run: the docker CLI's transport. A loaded machine starts a container
+	// over ssh slowly: the bound is generous, and a run that ended first
+	// says why.
 	var id string
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for id == "" && time.Now().Before(deadline) {
+		select {
+		case err := <-waited:
+			t.Fatalf("the run ended (%v) before its container was seen running: %s", err, stderr.String())
+		default:
+		}
 		out, _ := exec.Command("docker", "ps", "--quiet", "--no-trunc", "--filter", "status=running", "--filter", "name=^/?synapse-iso-").Output()
 		for _, c := range strings.Fields(string(out)) {
 			lbl, _ := exec.Command("docker", "inspect", "--format", `{{index .Config.Labels "io.synapse-isolation.owner"}}`, c).Output()
@@ -257,12 +266,15 @@ func killTransportMidRun(t *testing.T, e *sshEngine, context string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	assert.Assert(t, id != "", "the run's container never ran")
+	if id == "" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("the run's container was not seen running within 60 s (%v): %s", <-waited, stderr.String())
+	}
 	name, _ := exec.Command("docker", "inspect", "--format", "{{.Name}}", id).Output()
 	waitBusy(t, strings.TrimPrefix(strings.TrimSpace(string(name)), "/"))
 	killed := time.Now()
 	e.killClients(t)
-	err := cmd.Wait()
+	err := <-waited
 	took := time.Since(killed)
 	t.Logf("run ended %s after its transport was killed: %s", took.Round(time.Millisecond), strings.TrimSpace(stderr.String()))
 	var ee *exec.ExitError

@@ -1,6 +1,8 @@
 package judge
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"math/rand"
 	"strconv"
@@ -145,5 +147,40 @@ func TestNumberSyntax(t *testing.T) {
 	for _, s := range []string{"", ".", "e5", "1e", "1e+", "--1", "0x10", "1_0", "1.2.3", "infinit", "nan1", "1,5", "١"} {
 		_, ok := number([]byte(s))
 		assert.Check(t, !ok, s)
+	}
+}
+
+// BenchmarkCompare writes the same 16 MiB of matching numeric output, in
+// 32 KiB chunks, through the Lines matcher and through Float, for a
+// paired measure of what a float comparison costs:
+// go test ./isolation/runner/judge -run '^$' -bench Compare -count 5.
+func BenchmarkCompare(b *testing.B) {
+	var expect, out bytes.Buffer
+	for i := 0; expect.Len() < 16<<20; i++ {
+		fmt.Fprintf(&expect, "%d %.6f\n", i, float64(i)/7)
+		fmt.Fprintf(&out, "%d %.6f \r\n", i, float64(i)/7)
+	}
+	data := out.Bytes()
+	for _, mode := range []string{"lines", "float"} {
+		b.Run(mode, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				var m interface {
+					Write([]byte) (int, error)
+					Match() bool
+				} = NewMatcher(expect.Bytes(), Lines)
+				if mode == "float" {
+					m = NewFloat(expect.Bytes(), 1e-6, 0)
+				}
+				for p := data; len(p) > 0; {
+					n := min(32<<10, len(p))
+					m.Write(p[:n])
+					p = p[n:]
+				}
+				if !m.Match() {
+					b.Fatal("no match")
+				}
+			}
+		})
 	}
 }
