@@ -62,7 +62,8 @@ func (o *sandboxOptions) flags() []cli.Flag {
 		"stop the program once it and all it started used `DURATION` of CPU time (verdict cpu_timeout)")
 	cpuTime.DefaultText = "none"
 	testTimeout := durationFlag(&o.testTimeout, "test-timeout", 0,
-		"wall-clock limit `DURATION` of each test (--cpu-time applies to each test too)")
+		"wall-clock limit `DURATION` of each test (--cpu-time applies to each test too), both times the image's time factor "+
+			"(its io.synapse-isolation.time-factor label: Java 2, Python 3), within --timeout")
 	testTimeout.DefaultText = "the time left once compiled, over the tests left: a quick test leaves its rest to those after it"
 	return []cli.Flag{
 		imageFlag(&o.image, "immutable image `ID` (sha256:<64 hex>) to run"),
