@@ -1,6 +1,7 @@
 #!/bin/sh
 # Prepares the build context of a compiler's image in CONTEXT (c, cpp,
-# java: the kinds whose root is compiler in isolation/images/kinds): the
+# java, and node's interpreter: the kinds whose root is compiler in
+# isolation/images/kinds): the
 # .debs pinned in isolation/images/KIND/ARCH.lock unpacked by
 # debian-root.sh (checked against their SHA-256, no maintainer scripts,
 # /tmp 1777, /etc/passwd and /etc/group), then the steps of

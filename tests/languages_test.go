@@ -84,6 +84,13 @@ while a == -3:
     hog.append(bytearray(1 << 20))
 print(a + b)
 `},
+	{name: "node", file: "sum.js", hog: "oom", src: `const [a, b] = require("fs").readFileSync(0, "utf8").trim().split(/\s+/).map(Number);
+if (a === -1) throw new Error("bad input");
+while (a === -2) {}
+const hog = [];
+while (a === -3) hog.push(Buffer.alloc(1 << 20, 1));
+console.log(a + b);
+`},
 }
 
 // judgeResult is a judged run's result.
@@ -194,6 +201,10 @@ func TestJudgeEachLanguage(t *testing.T) {
 				"--timeout", "60s", "--memory", "256m")
 			assert.DeepEqual(t, verdictsOf(r), []string{"program_error", l.hog, "ok"})
 			assert.Check(t, is.Contains(r.Tests[0].Stderr, "bad input"))
+			if assert.Check(t, r.Tests[0].Error != nil) {
+				// The exception's own words, not a stack frame or a trailer.
+				assert.Check(t, is.Contains(r.Tests[0].Error.Message, "bad input"))
+			}
 			if l.name == "java" {
 				assert.Check(t, is.Contains(r.Tests[1].Stderr, "java.lang.OutOfMemoryError"), "the JVM keeps its heap within --memory")
 			}

@@ -169,10 +169,30 @@ func exitOf(ps *os.ProcessState) *protocol.Exit {
 const maxLastLine = 200
 
 // lastLine is the last line of text that is not blank, trimmed, cut to
-// maxLastLine bytes.
+// maxLastLine bytes; above a stack trace that ends the text, the line
+// just above its frames. Python names the exception last, but V8 and the
+// JVM name it first and write their frames after it ("Error: bad input",
+// then "    at f (/tmp/work/main:2:20)"), and a frame says where, not
+// what.
 func lastLine(text string) string {
-	text = strings.TrimRight(text, " \t\r\n")
-	return cut(strings.TrimSpace(text[strings.LastIndexByte(text, '\n')+1:]), maxLastLine)
+	lines := strings.Split(strings.TrimRight(text, " \t\r\n"), "\n")
+	last := len(lines) - 1
+	for i := last; i > 0 && isFrame(lines[i]); i-- {
+		if above := lines[i-1]; !isFrame(above) && strings.TrimSpace(above) != "" {
+			last = i - 1
+		}
+	}
+	return cut(strings.TrimSpace(lines[last]), maxLastLine)
+}
+
+// isFrame reports whether line is a frame of a V8 or JVM stack trace:
+// indented "at ...", or the JVM's "... N more".
+func isFrame(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == line {
+		return false // frames are indented
+	}
+	return strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "... ") && strings.HasSuffix(t, " more")
 }
 
 // cut is s, or when it is longer than n bytes its first n at most, cut at

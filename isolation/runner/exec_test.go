@@ -24,6 +24,15 @@ func TestRunnerExecNamesItsLastWords(t *testing.T) {
 	r = runRunner(t, `{"source":"echo `+long+` >&2; exit 2"}`, "--exec", "sh")
 	assert.Equal(t, r.Error.Message, "exit status 2: "+strings.Repeat("é", 100)+"…")
 
+	// V8's and the JVM's stack traces name the exception above their
+	// frames; an indented line that is not a frame is the last words.
+	r = runRunner(t, `{"source":"printf '/tmp/work/main:2\\n  throw e;\\n\\nError: bad input\\n    at f (/tmp/work/main:2:9)\\n    at node:internal/main:28:49\\n\\n' >&2; exit 1"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 1: Error: bad input")
+	r = runRunner(t, `{"source":"printf 'Exception in thread main E: outer\\n\\tat Main.main(Main.java:5)\\nCaused by: E: inner\\n\\tat Main.f(Main.java:9)\\n\\t... 1 more\\n' >&2; exit 1"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 1: Caused by: E: inner")
+	r = runRunner(t, `{"source":"printf 'at first\\n    at 1\\n\\n    at 2\\n' >&2; exit 1"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 1: at 2", "frames with no message above them: the last line")
+
 	r = runRunner(t, `{"source":"exit 3"}`, "--exec", "sh")
 	assert.Equal(t, r.Error.Message, "exit status 3")
 
