@@ -125,7 +125,7 @@ func TestScienceImage(t *testing.T) {
 
 	a := tool(t, nil, "", "argv", "--image", scienceImage)
 	assert.Equal(t, a.code, 0, a.stderr)
-	assert.Check(t, strings.HasSuffix(a.stdout, " --threads 1 --exec python3 -\n"), a.stdout)
+	assert.Check(t, strings.HasSuffix(a.stdout, " --threads 1 --time-factor 3 --exec python3 -\n"), a.stdout)
 }
 
 // TestScienceWarmPreload: in batch, a ready container of the science
