@@ -69,16 +69,6 @@ type refusalVerdict struct {
 	exit bool
 }
 
-// refusalRule is one row of the refusal table: when it holds, its verdict.
-// A rule with around instead of then adds to the verdict the rules after
-// it decide.
-type refusalRule struct {
-	name   string
-	when   func(f *refusalFacts) bool
-	then   func(f *refusalFacts) refusalVerdict
-	around func(f *refusalFacts, rest refusalVerdict) refusalVerdict
-}
-
 // neverSent is a refusal's cause as the sandbox's failure or timeout: the
 // source was never sent.
 func neverSent(v Verdict, cause error) error {
@@ -93,7 +83,7 @@ func neverSent(v Verdict, cause error) error {
 // that came and was refused, docker's own failure), then a removal that
 // failed with nothing else said, then a hello that never came: the run's
 // timeout, or the sandbox's failure only if a container ran.
-var refusalRules = []refusalRule{
+var refusalRules = []rule[refusalFacts, refusalVerdict]{
 	{name: "unwaited", when: func(f *refusalFacts) bool { return f.waitErr != nil }, then: func(f *refusalFacts) refusalVerdict {
 		return refusalVerdict{err: f.waitErr}
 	}},
@@ -171,25 +161,8 @@ var refusalRules = []refusalRule{
 // decideRefusal is the verdict of a refused run's facts: the first rule
 // that holds.
 func decideRefusal(f refusalFacts) refusalVerdict {
-	v, _ := decideRefusalBy(refusalRules, f)
+	v, _ := decideBy(refusalRules, f)
 	return v
-}
-
-// decideRefusalBy is decideRefusal under a given table, and the rules that
-// decided, an around's name first ("removal failed > hello refused"; "":
-// none); the tests run it on tables with a rule left out.
-func decideRefusalBy(table []refusalRule, f refusalFacts) (refusalVerdict, string) {
-	for i, r := range table {
-		switch {
-		case !r.when(&f):
-		case r.around != nil:
-			rest, by := decideRefusalBy(table[i+1:], f)
-			return r.around(&f, rest), r.name + " > " + by
-		default:
-			return r.then(&f), r.name
-		}
-	}
-	return refusalVerdict{}, ""
 }
 
 // refused is how a refused run's client ended: its end, whether it was

@@ -3,7 +3,6 @@ package isolation
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -119,7 +118,7 @@ var refusalCases = []refusalCase{
 func TestDecideRefusal(t *testing.T) {
 	for _, c := range refusalCases {
 		t.Run(c.name, func(t *testing.T) {
-			v, rule := decideRefusalBy(refusalRules, c.f)
+			v, rule := decideBy(refusalRules, c.f)
 			assert.Check(t, is.Equal(rule, c.rule))
 			assert.Check(t, is.Equal(v.exit, c.exit), "exit")
 			if c.msg == needStart {
@@ -152,30 +151,19 @@ func TestRefusalAsksForStartOnce(t *testing.T) {
 // left without any one of its rules, some case of TestDecideRefusal is
 // decided otherwise.
 func TestEveryRefusalRuleDecides(t *testing.T) {
-	for i, r := range refusalRules {
-		table := slices.Delete(slices.Clone(refusalRules), i, i+1)
-		changed := false
-		for _, c := range refusalCases {
-			got, _ := decideRefusalBy(table, c.f)
-			want, _ := decideRefusalBy(refusalRules, c.f)
-			if fmt.Sprint(got.err) != fmt.Sprint(want.err) || verdictOf(got.err) != verdictOf(want.err) || got.exit != want.exit {
-				changed = true
-				break
-			}
-		}
-		assert.Check(t, changed, "without rule %q every case is decided the same", r.name)
+	var fs []refusalFacts
+	for _, c := range refusalCases {
+		fs = append(fs, c.f)
 	}
+	everyRuleDecides(t, refusalRules, fs, func(a, b refusalVerdict) bool {
+		return fmt.Sprint(a.err) == fmt.Sprint(b.err) && verdictOf(a.err) == verdictOf(b.err) && a.exit == b.exit
+	})
 }
 
 // TestRefusalRuleNamesAreOne holds each refusal rule's name unique, as the
-// cases name the rules that decide.
+// cases name the rules that decide, and each case's name.
 func TestRefusalRuleNamesAreOne(t *testing.T) {
-	seen := map[string]bool{}
-	for _, r := range refusalRules {
-		assert.Check(t, !seen[r.name], "rule %q twice", r.name)
-		seen[r.name] = true
-		assert.Check(t, (r.then == nil) != (r.around == nil), "rule %q: then or around, one of them", r.name)
-	}
+	ruleNamesAreOne(t, refusalRules)
 	names := map[string]bool{}
 	for _, c := range refusalCases {
 		assert.Check(t, !names[c.name], "case %q twice", c.name)

@@ -78,14 +78,15 @@ var errNeedOOMEvidence = errors.New("the verdict needs the daemon's OOM evidence
 // anyone else.
 const killedStatus = 128 + 9
 
-// rule is one row of the verdict table: when it holds, its verdict (an
-// error; nil is the response's own ok or program_error). A rule with
-// around instead of then adds to the verdict the rules after it decide.
-type rule struct {
+// rule is one row of a verdict table over facts F: when it holds, its
+// verdict V. A rule with around instead of then adds to the verdict the
+// rules after it decide. The run's table decides an error (nil is the
+// response's own ok or program_error), a refused run's a refusalVerdict.
+type rule[F, V any] struct {
 	name   string
-	when   func(f *facts) bool
-	then   func(f *facts) error
-	around func(f *facts, rest error) error
+	when   func(f *F) bool
+	then   func(f *F) V
+	around func(f *F, rest V) V
 }
 
 // rules are the verdict table, in order: the first that holds decides.
@@ -93,7 +94,7 @@ type rule struct {
 // removal failed, which outranks why the run stopped), then why the run
 // was stopped early, then docker run's exit status with the engine's
 // evidence, then the response of a clean exit.
-var rules = []rule{
+var rules = []rule[facts, error]{
 	{name: "unwaited", when: func(f *facts) bool { return f.waitErr != nil }, then: func(f *facts) error { return f.waitErr }},
 	{name: "removal failed", when: func(f *facts) bool { return f.rmErr != nil }, around: func(f *facts, rest error) error {
 		switch {
@@ -179,20 +180,25 @@ func decide(f facts) error {
 	return err
 }
 
-// decideBy is decide under a given table, and the rule that decided ("":
-// none); the tests run it on tables with a rule left out.
-func decideBy(table []rule, f facts) (error, string) {
+// decideBy is the verdict of f under table, and the rules that decided
+// it, an around's name first ("removal failed > exited"; "": none, and the
+// zero verdict); the tests run it on tables with a rule left out.
+func decideBy[F, V any](table []rule[F, V], f F) (V, string) {
 	for i, r := range table {
 		switch {
 		case !r.when(&f):
 		case r.around != nil:
-			rest, _ := decideBy(table[i+1:], f)
-			return r.around(&f, rest), r.name
+			rest, by := decideBy(table[i+1:], f)
+			if by != "" {
+				by = " > " + by
+			}
+			return r.around(&f, rest), r.name + by
 		default:
 			return r.then(&f), r.name
 		}
 	}
-	return nil, ""
+	var none V
+	return none, ""
 }
 
 // respError is the type of the response's error, "" for none.

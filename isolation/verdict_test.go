@@ -57,7 +57,7 @@ var (
 // rules, the first of the two deciding.
 var verdictCases = []verdictCase{
 	{"unwaited", with(func(f *facts) { f.waitErr, f.code = errWait, -1 }), "unwaited", EngineFailure, "waiting for docker"},
-	{"removal failed", with(func(f *facts) { f.code, f.rmErr = 3, errRm }), "removal failed", EngineFailure, "container exited 3 (a valid response needs exit 0); then engine failure: docker rm -f"},
+	{"removal failed", with(func(f *facts) { f.code, f.rmErr = 3, errRm }), "removal failed > exited", EngineFailure, "container exited 3 (a valid response needs exit 0); then engine failure: docker rm -f"},
 	{"removal failed alone", with(func(f *facts) { f.rmErr = errRm }), "removal failed", EngineFailure, "docker rm -f: no engine"},
 	{"interrupted", with(func(f *facts) { f.interrupted, f.code = errSignal, -1 }), "interrupted", Interrupted, "signal: interrupt"},
 	{"request ended", with(func(f *facts) { f.requestEnded, f.code = errors.New("deadline of the batch"), 137 }), "request ended", Interrupted, "deadline of the batch"},
@@ -87,8 +87,8 @@ var verdictCases = []verdictCase{
 
 	// Conflicts: the earlier rule decides.
 	{"unwaited over interrupted", with(func(f *facts) { f.waitErr, f.interrupted = errWait, errSignal }), "unwaited", EngineFailure, "waiting for docker"},
-	{"removal failed keeps the interrupt", with(func(f *facts) { f.rmErr, f.interrupted, f.code = errRm, errSignal, -1 }), "removal failed", EngineFailure, "interrupted: signal: interrupt; then engine failure"},
-	{"removal failed asks for evidence first", with(func(f *facts) { f.rmErr, f.code = errRm, 137 }), "removal failed", "", errNeedOOMEvidence.Error()},
+	{"removal failed keeps the interrupt", with(func(f *facts) { f.rmErr, f.interrupted, f.code = errRm, errSignal, -1 }), "removal failed > interrupted", EngineFailure, "interrupted: signal: interrupt; then engine failure"},
+	{"removal failed asks for evidence first", with(func(f *facts) { f.rmErr, f.code = errRm, 137 }), "removal failed > killed, evidence unasked", "", errNeedOOMEvidence.Error()},
 	{"interrupted over the host deadline", with(func(f *facts) { f.interrupted, f.hostDeadline = errSignal, true }), "interrupted", Interrupted, "signal"},
 	{"interrupted over a request's end", with(func(f *facts) { f.interrupted, f.requestEnded = errSignal, errors.New("r") }), "interrupted", Interrupted, "signal"},
 	{"host deadline over an OOM kill", with(func(f *facts) { f.hostDeadline, f.code, f.oom = true, 137, oomSeen }), "host deadline", Timeout, "host deadline"},
@@ -133,13 +133,30 @@ func checkVerdict(t *testing.T, err error, want Verdict, msg string) {
 // TestEveryRuleDecides shows the table has no dead rule: left without any
 // one of its rules, some case of TestDecide is decided otherwise.
 func TestEveryRuleDecides(t *testing.T) {
-	for i, r := range rules {
-		table := slices.Delete(slices.Clone(rules), i, i+1)
+	var fs []facts
+	for _, c := range verdictCases {
+		fs = append(fs, c.f)
+	}
+	everyRuleDecides(t, rules, fs, func(a, b error) bool {
+		return fmt.Sprint(a) == fmt.Sprint(b) && verdictOf(a) == verdictOf(b)
+	})
+}
+
+// TestRuleNamesAreOne holds each rule's name unique, as the cases name
+// the rule that decides.
+func TestRuleNamesAreOne(t *testing.T) { ruleNamesAreOne(t, rules) }
+
+// everyRuleDecides checks that table has no dead rule: left without any
+// one of its rules, some of cases is decided otherwise (same: not).
+func everyRuleDecides[F, V any](t *testing.T, table []rule[F, V], cases []F, same func(a, b V) bool) {
+	t.Helper()
+	for i, r := range table {
+		without := slices.Delete(slices.Clone(table), i, i+1)
 		changed := false
-		for _, c := range verdictCases {
-			err, _ := decideBy(table, c.f)
-			want, _ := decideBy(rules, c.f)
-			if fmt.Sprint(err) != fmt.Sprint(want) || verdictOf(err) != verdictOf(want) {
+		for _, f := range cases {
+			got, _ := decideBy(without, f)
+			want, _ := decideBy(table, f)
+			if !same(got, want) {
 				changed = true
 				break
 			}
@@ -148,11 +165,12 @@ func TestEveryRuleDecides(t *testing.T) {
 	}
 }
 
-// TestRuleNamesAreOne holds each rule's name unique, as the cases name
-// the rule that decides.
-func TestRuleNamesAreOne(t *testing.T) {
+// ruleNamesAreOne holds each rule's name unique, and each rule to then or
+// around, one of them.
+func ruleNamesAreOne[F, V any](t *testing.T, table []rule[F, V]) {
+	t.Helper()
 	seen := map[string]bool{}
-	for _, r := range rules {
+	for _, r := range table {
 		assert.Check(t, !seen[r.name], "rule %q twice", r.name)
 		seen[r.name] = true
 		assert.Check(t, (r.then == nil) != (r.around == nil), "rule %q: then or around, one of them", r.name)
