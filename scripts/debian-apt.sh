@@ -12,6 +12,11 @@
 #                     qemu-user-static package, unpacked there, never
 #                     installed: the machine's dpkg architectures and
 #                     binfmt handlers stay as they are.
+#                     It also sets $resolve_opts, what apt-cache adds when
+#                     it resolves or pins a lock: an empty dpkg status, so
+#                     the packages this machine has installed (another
+#                     vendor's nodejs, a newer backport) never decide a
+#                     candidate; only the mirror's lists do.
 #   debian_triplet ARCH  prints ARCH's multiarch triplet and loader
 #                     (x86_64-linux-gnu /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2).
 
@@ -27,8 +32,11 @@ debian_arch() {
   debian_triplet "$1" >/dev/null || return 1
   apt_opts=""
   run_prefix=""
-  [ "$1" != "$(dpkg --print-architecture)" ] || return 0
   cache=${SYNAPSE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/synapse-isolation}/debian-$1
+  mkdir -p "$cache"
+  : >"$cache/empty-status"
+  resolve_opts="-o Dir::State::status=$cache/empty-status"
+  [ "$1" != "$(dpkg --print-architecture)" ] || return 0
   mkdir -p "$cache/state/lists/partial" "$cache/archives/partial"
   : >>"$cache/status"
   apt_opts="-o APT::Architecture=$1 -o APT::Architectures=$1 -o Dir::State=$cache/state

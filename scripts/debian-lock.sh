@@ -57,7 +57,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 # otherwise the first alternative that is not excluded is chosen, as apt
 # chooses. Packages are chosen as they are found, in a fixed order, so
 # the same package lists give the same set.
-awk -v kind="$kind" -v apt="$(echo $apt_opts)" -v wanted="$wanted" -v excluded="$excluded" '
+awk -v kind="$kind" -v apt="$(echo $apt_opts $resolve_opts)" -v wanted="$wanted" -v excluded="$excluded" '
 function choose(p) {
   if (p in chosen || p in excl) return
   chosen[p] = 1

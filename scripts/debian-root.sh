@@ -71,7 +71,7 @@ if $update; then
   while read -r pkg _ _; do
     [ -n "$pkg" ] || continue
     # shellcheck disable=SC2086
-    version=$(apt-cache $apt_opts policy "$pkg" | awk '/Candidate:/ {print $2}')
+    version=$(apt-cache $apt_opts $resolve_opts policy "$pkg" | awk '/Candidate:/ {print $2}')
     if [ -z "$version" ] || [ "$version" = "(none)" ] || ! fetch "$pkg" "$version"; then
       echo "$kind image: $pkg has no version on the mirror" >&2
       exit 1
