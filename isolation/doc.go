@@ -46,6 +46,19 @@
 // the source once first: Result.Compile, and CompileError when it fails.
 // Its binary runs from a sealed memfd; /tmp stays noexec.
 //
+// Request.Checker grades the tests in place of Compare: a trusted checker
+// program, testlib's "checker INPUT OUTPUT ANSWER", in the language of the
+// Checker's own image. The program runs first, and each test that exited
+// 0 within its limits sends back its whole stdout (up to
+// limits.MaxCheckedOutput; more is a WrongAnswer no checker is shown),
+// kept in host files; once the program's container is gone, the checker
+// is compiled once in a container of its own and run on each such test,
+// under limits.CheckerTimeout and CheckerMemory. Its exit grades the
+// test: 0 OK, 1 WrongAnswer, 2 PresentationError, 7 Points
+// (TestResult.Points); any other end is a JudgeFailure, never the
+// program's. Result.Checker is the checker's run, TestResult.Checker how
+// it graded each test, its message the head of its stderr.
+//
 // Limits are validated before any process starts. Library errors name
 // fields (memory: ...), where the command line names flags (--memory: ...);
 // exit statuses are the command's, not the library's.

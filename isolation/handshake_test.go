@@ -25,7 +25,7 @@ func TestHandshakeRefusesHostileRunners(t *testing.T) {
 		"hello-oversized":    "hello: larger than 16384 bytes",
 		"hello-weak":         "the container does not enforce the policy: memory limit not visible; swap limit not visible; pids.max not visible;",
 		"hello-twice":        "the runner wrote more after its hello, before it was sent a request",
-		"v1":                 "no hello from the runner within 5s (its stdin closed, it answered with protocol version 1, want 7)",
+		"v1":                 "no hello from the runner within 5s (its stdin closed, it answered with protocol version 1, want 8)",
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

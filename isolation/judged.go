@@ -44,13 +44,22 @@ type TestResult struct {
 	// times the image's time factor, or its share of the time left.
 	TimeLimitMS    int64 `json:"time_limit_ms"`
 	CPUTimeLimitMS int64 `json:"cpu_time_limit_ms"`
+	// CheckedBytes is how much of its stdout the checker was given: the
+	// whole, up to limits.MaxCheckedOutput; nil where no checker graded it.
+	CheckedBytes *int64 `json:"checked_bytes,omitempty"`
+	// Checker is how the request's checker graded the test; nil without
+	// a checker, and for a test it did not grade (the program did not
+	// exit 0 within its limits: its verdict stands).
+	Checker *CheckerRun `json:"checker,omitempty"`
+	// Points is the score the checker gave (Points, its exit 7).
+	Points *float64 `json:"points,omitempty"`
 	Step
 }
 
 // judgeOrder is a test's verdicts from the least serious
 // (protocol.TestOK and its kin): a judge's request takes its most serious
 // test's.
-var judgeOrder = []Verdict{OK, WrongAnswer, ProgramError, Timeout, CPUTimeout, OOM}
+var judgeOrder = []Verdict{OK, Points, PresentationError, WrongAnswer, ProgramError, Timeout, CPUTimeout, OOM, JudgeFailure}
 
 // judgement is what a response says of a judge's request, or of a
 // compiled program run once: the compile step, and, for a judge's
@@ -72,7 +81,11 @@ func (a *attempt) judgement(resp protocol.Response) (j judgement, judged bool, e
 	}
 	if resp.Tests == nil {
 		if a.tests != nil {
-			return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: no tests, for a request of %d", len(a.tests))}
+			why := ""
+			if resp.Error != nil { // the runner's own account of why it ran none
+				why = fmt.Sprintf(" (its error: %s: %.200s)", resp.Error.Type, resp.Error.Message)
+			}
+			return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: no tests, for a request of %d%s", len(a.tests), why)}
 		}
 		if resp.Compile == nil {
 			return j, false, nil
@@ -114,7 +127,7 @@ func (a *attempt) steps(resp protocol.Response, verdict Verdict) (judgement, err
 			return judgement{}, err
 		}
 		j.tests = append(j.tests, TestResult{Name: t.Name, Verdict: Verdict(t.Verdict), Match: t.Match, Line: t.Line,
-			OutputDropped: t.Dropped, NotRun: t.NotRun, TimeLimitMS: t.TimeLimitMS, CPUTimeLimitMS: t.CPUTimeLimitMS, Step: st})
+			OutputDropped: t.Dropped, NotRun: t.NotRun, TimeLimitMS: t.TimeLimitMS, CPUTimeLimitMS: t.CPUTimeLimitMS, CheckedBytes: t.CheckedBytes, Step: st})
 	}
 	return j, nil
 }
@@ -151,7 +164,10 @@ func (j *judgement) judgedError(resp *protocol.Response) *ErrorDetail {
 			continue
 		}
 		msg := fmt.Sprintf("its stdout differs from the expected output at line %d", t.Line)
-		if t.Error != nil {
+		switch {
+		case t.Checker != nil:
+			msg = t.Checker.says(t.Verdict)
+		case t.Error != nil:
 			msg = t.Error.Message
 		}
 		return &ErrorDetail{Type: string(t.Verdict), Message: fmt.Sprintf("test %q: %s", t.Name, msg)}

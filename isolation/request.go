@@ -1,6 +1,8 @@
 package isolation
 
 import (
+	"io"
+
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 )
@@ -43,7 +45,9 @@ func testNames(req Request) []string {
 type encoded struct {
 	in   Request
 	body []byte
-	data []byte
+	// data writes the tests' data (nil: none): the bytes of the tests,
+	// or a check's, streamed from the program's kept outputs.
+	data func(io.Writer) error
 }
 
 // encode is the one encoding of a request on the host
@@ -54,7 +58,14 @@ func encode(req Request) (encoded, error) {
 	if err != nil {
 		return encoded{}, &Error{Verdict: Rejected, Err: err}
 	}
-	return encoded{in: req, body: body, data: protocol.TestData(req.Tests)}, nil
+	enc := encoded{in: req, body: body}
+	if data := protocol.TestData(req.Tests); len(data) > 0 {
+		enc.data = func(w io.Writer) error {
+			_, err := w.Write(data)
+			return err
+		}
+	}
+	return enc, nil
 }
 
 // checkLanguage holds the request to the rules of the language its

@@ -43,6 +43,10 @@ type Result struct {
 	// Compile is the compile step of an image's language that has one;
 	// nil without.
 	Compile *Step
+	// Checker is the run of a judge's request's checker (Request.Checker),
+	// which graded Tests; nil without one, or when the program's run gave
+	// it nothing to grade.
+	Checker *CheckerPass
 	// Tests are a judge's request's results, in its order; nil without
 	// tests. Its Verdict is then its most serious test's (judgeOrder), or
 	// CompileError, and Error names the first test of that verdict.
@@ -223,8 +227,16 @@ const (
 	// (Result.Compile says how).
 	CompileError Verdict = "compile_error"
 	// WrongAnswer is a judge's request whose most serious test ran and
-	// wrote other than its expected output.
+	// wrote other than its expected output (or its checker said so).
 	WrongAnswer Verdict = "wrong_answer"
+	// PresentationError is a test its checker found right but laid out
+	// wrong (exit 2); Points one it scored (exit 7, Points).
+	PresentationError Verdict = "presentation_error"
+	Points            Verdict = "points"
+	// JudgeFailure is a test its checker could not grade: it failed
+	// (exit 3), crashed, hung, or its own run failed. Never the
+	// program's: the test's run is there as it was.
+	JudgeFailure Verdict = "judge_failure"
 )
 
 // prefixes begin the messages of each verdict's errors; a rejection's

@@ -3,11 +3,13 @@ package isolation
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/spool"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
@@ -19,8 +21,16 @@ import (
 // results and for a judged request (Result.Tests set, or compile_error),
 // whose verdict is its tests'; otherwise it is one of this package's typed
 // errors, the same one Result.Verdict names.
+//
+// A request with a Checker runs its program, then its checker in a
+// container of its own, which grades the tests the program passed
+// through (Checker's doc); the Result's Checker says how that run went.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
-	return runWith(ctx, req, o, planInput{owner: removal.SelfLabel()})
+	in := planInput{owner: removal.SelfLabel()}
+	if req.Checker != nil {
+		return runChecked(ctx, req, o, in)
+	}
+	return runWith(ctx, req, o, in)
 }
 
 // runWith is Run with the plan's input (a test counts its renders).
@@ -62,6 +72,12 @@ type attempt struct {
 	// column reads it, and recordErr why it could not be read.
 	record    *docker.Record
 	recordErr error
+	// outputs keeps a checked request's output frames for its checker;
+	// nil for any other request.
+	outputs *spool.Spool
+	// data, for a check, writes its tests' data in place of the
+	// request's own (the program's outputs, from the spool).
+	data func(io.Writer) error
 }
 
 func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput) error {
@@ -71,6 +87,9 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	enc, err := encode(req)
 	if err != nil {
 		return err
+	}
+	if a.data != nil {
+		enc.data = a.data
 	}
 	plan, c, err := planOn(ctx, o, in, time.Time{})
 	if err != nil {
@@ -88,6 +107,9 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	// does the source go in.
 	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
 		return err
+	}
+	if a.outputs != nil {
+		l.resp.TakeOutputs(a.outputs, len(req.Tests))
 	}
 	l.send(enc, judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
@@ -140,7 +162,11 @@ func (a *attempt) complete(l *launched) error {
 	a.responded = l.resp.Arrived()
 	l.teardown(&f)
 	if f.clean() {
-		a.readResponse(&f, l.resp.Bytes())
+		if err := l.resp.OutputsErr(); err != nil {
+			f.respErr = &Error{Verdict: SandboxFailure, Err: err}
+		} else {
+			a.readResponse(&f, l.resp.Bytes())
+		}
 	}
 	return a.decide(l, f)
 }
@@ -216,6 +242,9 @@ func (a *attempt) readResponse(f *facts, stdout []byte) {
 	resp, err := protocol.DecodeResponse(stdout)
 	if err == nil {
 		err = protocol.CheckFiles(resp, a.collect)
+	}
+	if err == nil && a.outputs != nil {
+		err = framesAgree(resp.Tests, a.outputs)
 	}
 	if err != nil {
 		f.respErr = &Error{Verdict: SandboxFailure, Err: err}

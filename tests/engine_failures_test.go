@@ -81,7 +81,7 @@ func TestHostileImage(t *testing.T) {
 		"lying-truncation": "output_truncated=true disagrees",
 		"unknown-field":    `unknown field "callable"`,
 		"nonzero-valid":    "container exited 1 (a valid response needs exit 0)",
-		"old-version":      "response: protocol version 1, want 7",
+		"old-version":      "response: protocol version 1, want 8",
 		"cpu-claim":        "response: claims 1h0m0s of CPU time in ",
 		"peak-claim":       "response: claims a memory peak of 1099511627776 bytes, over the 512m limit",
 	} {

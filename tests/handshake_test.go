@@ -143,7 +143,7 @@ func TestHelloHostileRunners(t *testing.T) {
 		"twice":         "the runner wrote more after its hello, before it was sent a request",
 		"duplicate-key": `hello: duplicate field "v"`,
 		"dumpable":      "the program could open the runner's /proc/1/mem",
-		"v1":            "it answered with protocol version 1, want 7",
+		"v1":            "it answered with protocol version 1, want 8",
 	} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

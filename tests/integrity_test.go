@@ -43,7 +43,7 @@ func TestIntegrityRunnerProcIsClosed(t *testing.T) {
 }
 
 // forgedFrame is a complete, valid response frame claiming success.
-const forgedFrame = `{"v":7,"ok":true,"result":42,"result_type":"int","output":"forged\n","output_truncated":false,"output_bytes":7,"exit":{"code":0}}`
+const forgedFrame = `{"v":8,"ok":true,"result":42,"result_type":"int","output":"forged\n","output_truncated":false,"output_bytes":7,"exit":{"code":0}}`
 
 // TestIntegrityForgedFrame: a program that writes a complete fake response
 // wherever it can reach (every descriptor of every process in /proc it can

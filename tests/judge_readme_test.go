@@ -15,7 +15,8 @@ import (
 // TestReadmeJudgeRecipe runs the README's judge recipe as shown: one
 // request per language (Python, C) with every test of tests/, per-test
 // verdicts on stdout, make failing on a wrong answer and passing once the
-// expected output is right.
+// expected output is right; then its checked target, a Python checker
+// grading the C program's sums, one of them wrong.
 func TestReadmeJudgeRecipe(t *testing.T) {
 	needEngine(t)
 	if _, err := exec.LookPath("make"); err != nil {
@@ -39,8 +40,8 @@ func TestReadmeJudgeRecipe(t *testing.T) {
 	write("tests/2.out", "11\n") // a wrong answer
 	write("tests/10.in", "")
 	write("tests/10.out", "0\n")
-	make := func() (string, string, int) {
-		cmd := exec.Command("make", "-k", "-C", dir, "judge")
+	make := func(target ...string) (string, string, int) {
+		cmd := exec.Command("make", append([]string{"-k", "-C", dir}, append(target, "judge")[0])...)
 		cmd.Env = append(os.Environ(), "PY="+pythonImage, "C="+cImage)
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -68,6 +69,18 @@ func TestReadmeJudgeRecipe(t *testing.T) {
 	out, errOut, code = make()
 	assert.Check(t, is.Equal(code, 0), "%s\n%s", out, errOut)
 	assert.Check(t, is.Equal(strings.Count(out, ": ok, "), 6), out)
+
+	// The checker reads the input's numbers and the program's answer.
+	write("check.py", "import sys\nwant = sum(int(x) for x in open(sys.argv[1]).read().split())\n"+
+		"got = open(sys.argv[2]).read().split()\nsys.exit(0 if got == [str(want)] else 1)\n")
+	write("tests/2.in", "5 6\n")
+	out, errOut, code = make("judge-checked")
+	assert.Check(t, is.Equal(code, 0), "%s\n%s", out, errOut)
+	assert.Check(t, is.Equal(strings.Count(out, ": ok, "), 3), out)
+	write("check.py", "import sys\nsys.stderr.write('never right\\n')\nsys.exit(1)\n")
+	out, errOut, code = make("judge-checked")
+	assert.Check(t, code != 0, out)
+	assert.Check(t, is.Contains(errOut, `wrong_answer: test "1": the checker: wrong answer: never right`), errOut)
 }
 
 func readFile(t *testing.T, path string) string {

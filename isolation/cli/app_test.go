@@ -186,7 +186,7 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "", "version")
 	assert.Equal(t, code, 0)
 	assert.Assert(t, strings.HasPrefix(out, "synapse-isolation "), out)
-	assert.Assert(t, is.Contains(out, "protocol v7"))
+	assert.Assert(t, is.Contains(out, "protocol v8"))
 
 	code, flagOut, _ := runCLI(t, "", "--version")
 	assert.Equal(t, code, 0)
@@ -198,7 +198,7 @@ func TestVersion(t *testing.T) {
 	var v buildVersion
 	assert.NilError(t, json.Unmarshal([]byte(js), &v))
 	assert.DeepEqual(t, v, readBuildVersion())
-	assert.Equal(t, v.Protocol, 7)
+	assert.Equal(t, v.Protocol, 8)
 }
 
 func TestHelpConventions(t *testing.T) {

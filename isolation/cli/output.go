@@ -237,6 +237,9 @@ type record struct {
 	// Tests a judge's request's results: null without.
 	Compile *stepRecord  `json:"compile"`
 	Tests   []testRecord `json:"tests"`
+	// Checker is --checker's own run, which graded the tests; absent
+	// without one.
+	Checker *checkerRecord `json:"checker,omitempty"`
 }
 
 // stepRecord is a compile step as the result prints it, its exit as
@@ -300,6 +303,12 @@ func newRecord(res isolation.Result, exit int) record {
 			r.Tests[i] = testRecord{TestResult: t, Exit: newExecExit(t.Exit)}
 		}
 	}
+	if c := res.Checker; c != nil {
+		r.Checker = &checkerRecord{CheckerPass: *c}
+		if c.Compile != nil {
+			r.Checker.Compile = &stepRecord{Step: *c.Compile, Exit: newExecExit(c.Compile.Exit)}
+		}
+	}
 	if res.Files != nil {
 		r.Files = make(map[string]fileRecord, len(res.Files))
 		for name, f := range res.Files {
@@ -307,6 +316,13 @@ func newRecord(res isolation.Result, exit int) record {
 		}
 	}
 	return r
+}
+
+// checkerRecord is the checker's run as a result gives it: its compile
+// step with its exit as a step's.
+type checkerRecord struct {
+	isolation.CheckerPass
+	Compile *stepRecord `json:"compile"`
 }
 
 // batchRecord is a batch's result line: the request's id (null when the

@@ -51,6 +51,16 @@ func runCommand(s *session) *cli.Command {
 			"the compiler wrote (\"compile\"); a compiled program runs from a sealed memfd, /tmp staying\n" +
 			"noexec (a host whose vm.memfd_noexec is 2 forbids that: the run is then command_not_found,\n" +
 			"saying so).\n\n" +
+			"--checker FILE grades the tests instead, as contest judges do: a trusted checker program in the\n" +
+			"language of --checker-image's image, compiled once in a container of its own after the\n" +
+			"program's is gone, run on each test that exited 0 as CHECKER INPUT OUTPUT ANSWER (testlib's\n" +
+			fmt.Sprintf("order), the program's whole stdout up to %s (more is wrong_answer, never shown to it).\n",
+				limits.Bytes(limits.MaxCheckedOutput)) +
+			"Its exit grades the test: 0 ok, 1 wrong_answer, 2 presentation_error, 7 points (the first word\n" +
+			"of its stdout, in \"points\"), anything else judge_failure, never the program's. Each test it\n" +
+			fmt.Sprintf("has %s of wall-clock and CPU time and %s of memory; \"checker\" has its message (the\n",
+				limits.CheckerTimeout, limits.Bytes(limits.CheckerMemory)) +
+			fmt.Sprintf("first %d bytes of its stderr), exit and usage.\n\n", limits.MaxCheckerMessage) +
 			"Exit status:\n" + exitStatusText(),
 		Flags: slices.Concat(o.sandbox.runFlags(), o.source.flags(), o.input.flags(), o.files.flags(), o.tests.flags(),
 			[]cli.Flag{formatFlag(&o.format)}),

@@ -24,6 +24,8 @@ type testsOptions struct {
 	tests   cli.StringSlice
 	dir     string
 	compare oneOf
+	// checker and checkerImage: --checker FILE and --checker-image ID.
+	checker, checkerImage string
 }
 
 func (o *testsOptions) flags() []cli.Flag {
@@ -34,6 +36,12 @@ func (o *testsOptions) flags() []cli.Flag {
 		&cli.StringFlag{Name: "tests", Usage: "a test for every `DIR`/NAME.in, in name order (numbers by value), DIR/NAME.out its " +
 			"expected stdout when there is one", TakesFile: true, Destination: &o.dir},
 		compareFlag(&o.compare),
+		&cli.StringFlag{Name: "checker", Usage: "grade each test with the checker program whose source is `FILE` (testlib's " +
+			"convention: FILE INPUT OUTPUT ANSWER, exit 0 ok, 1 wrong_answer, 2 presentation_error, 7 points, anything else " +
+			"judge_failure), run in a container of its own on --checker-image once the program's is gone",
+			TakesFile: true, Destination: &o.checker},
+		&cli.StringFlag{Name: "checker-image", Usage: "the checker's image: an immutable `ID` (sha256:...) of an image whose " +
+			"language runs --checker's source (the cpp image for a C++ checker, python's for a Python one)", Destination: &o.checkerImage},
 	}
 }
 
@@ -100,6 +108,35 @@ func (o *testsOptions) read(c *cli.Context, req *isolation.Request) error {
 	if c.IsSet("compare") {
 		req.Compare = o.compare.value
 	}
+	return o.readChecker(c, req)
+}
+
+// readChecker reads --checker's source into req, with its image; the
+// library holds the rest to the checker's rules.
+func (o *testsOptions) readChecker(c *cli.Context, req *isolation.Request) error {
+	switch {
+	case !c.IsSet("checker") && c.IsSet("checker-image"):
+		return rejectf("--checker-image: there is no --checker to run on it")
+	case !c.IsSet("checker"):
+		return nil
+	case req.Tests == nil:
+		return rejectf("--checker: there are no tests to grade (give --test or --tests)")
+	case !c.IsSet("checker-image"):
+		return rejectf("--checker: needs --checker-image, the image whose language runs it")
+	}
+	f, err := os.Open(o.checker)
+	if err != nil {
+		return rejectf("--checker: %v", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limits.MaxRequestBytes+1))
+	switch {
+	case err != nil:
+		return rejectf("--checker: %s: %v", o.checker, err)
+	case len(b) > limits.MaxRequestBytes:
+		return rejectf("--checker: %s is over the %d bytes a source may take", o.checker, limits.MaxRequestBytes)
+	}
+	req.Checker = &isolation.Checker{Source: string(b), Image: o.checkerImage}
 	return nil
 }
 

@@ -35,18 +35,23 @@ type verdictRow struct {
 // signal before its meaning.
 var verdicts = []verdictRow{
 	{isolation.OK, 0, 0, "valid response, the program succeeded (with tests: every test did)"},
-	{isolation.ProgramError, 1, 2, "valid response, the program raised (syntax or runtime error); with tests, a test did"},
-	{isolation.CompileError, 1, 3, "the image's compiler refused the source; \"compile\" holds what it said"},
-	{isolation.Rejected, 2, 4, "bad flags or input, before any container starts"},
-	{isolation.SandboxFailure, 3, 9, "the sandbox failed its hello (nothing was sent), or its response was bad"},
-	{isolation.WrongAnswer, 4, 1, "with tests: a test's stdout differs from its expected output, and no test did worse"},
-	{isolation.Timeout, 124, 5, "the run's deadline (--timeout: start and removal included; the program is stopped 100 ms before it, a runner that ignores that killed 2 s after it) passed, its output discarded; or a test's limit"},
+	{isolation.ProgramError, 1, 4, "valid response, the program raised (syntax or runtime error); with tests, a test did"},
+	{isolation.CompileError, 1, 5, "the image's compiler refused the source; \"compile\" holds what it said"},
+	{isolation.Rejected, 2, 6, "bad flags or input, before any container starts"},
+	{isolation.SandboxFailure, 3, 12, "the sandbox failed its hello (nothing was sent), or its response was bad"},
+	{isolation.WrongAnswer, 4, 3, "with tests: a test's stdout differs from its expected output (or its --checker said so), and no test did worse"},
+	// As a wrong answer, as a judge counts them: the JSON verdict tells
+	// them apart.
+	{isolation.PresentationError, 4, 2, "with --checker: a test's answer was right but laid out wrong (the checker's exit 2), and no test did worse"},
+	{isolation.Points, 4, 1, "with --checker: a test scored points (the checker's exit 7, its score in \"points\"), and no test did worse"},
+	{isolation.JudgeFailure, 5, 11, "with --checker: the checker could not grade a test (exit 3, a crash, a limit, its own run failed); never the program's"},
+	{isolation.Timeout, 124, 7, "the run's deadline (--timeout: start and removal included; the program is stopped 100 ms before it, a runner that ignores that killed 2 s after it) passed, its output discarded; or a test's limit"},
 	// As a timeout, as timeout(1) exits: the JSON verdict tells them apart.
-	{isolation.CPUTimeout, 124, 6, "the program (or a test) used its --cpu-time of CPU and was stopped"},
-	{isolation.EngineFailure, 125, 10, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
-	{isolation.CommandNotFound, 127, 8, "exec mode: the interpreter is not in the image"},
-	{isolation.Interrupted, 130, 11, "(128 + the signal); the container was removed"},
-	{isolation.OOM, 137, 7, "the program (or a test) exhausted its memory limit"},
+	{isolation.CPUTimeout, 124, 8, "the program (or a test) used its --cpu-time of CPU and was stopped"},
+	{isolation.EngineFailure, 125, 13, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
+	{isolation.CommandNotFound, 127, 10, "exec mode: the interpreter is not in the image"},
+	{isolation.Interrupted, 130, 14, "(128 + the signal); the container was removed"},
+	{isolation.OOM, 137, 9, "the program (or a test) exhausted its memory limit"},
 }
 
 // row is v's row; a verdict the table does not know reads as an engine
@@ -182,7 +187,7 @@ func exitStatuses() []exitStatus {
 func exitStatusText() string {
 	var b strings.Builder
 	for _, s := range exitStatuses() {
-		fmt.Fprintf(&b, "%3d  %-17s %s\n", s.code, s.name, s.when)
+		fmt.Fprintf(&b, "%3d  %-18s %s\n", s.code, s.name, s.when)
 	}
 	return b.String()
 }

@@ -20,10 +20,10 @@ import (
 // TestStatusTable: one table gives each verdict its exit status and its
 // severity; an interrupted run exits 128+signal when a signal ended it.
 func TestStatusTable(t *testing.T) {
-	order := []isolation.Verdict{isolation.OK, isolation.WrongAnswer, isolation.ProgramError, isolation.CompileError, isolation.Rejected,
-		isolation.Timeout, isolation.CPUTimeout, isolation.OOM, isolation.CommandNotFound, isolation.SandboxFailure, isolation.EngineFailure,
-		isolation.Interrupted}
-	exits := []int{0, 4, 1, 1, 2, 124, 124, 137, 127, 3, 125, 130}
+	order := []isolation.Verdict{isolation.OK, isolation.Points, isolation.PresentationError, isolation.WrongAnswer, isolation.ProgramError,
+		isolation.CompileError, isolation.Rejected, isolation.Timeout, isolation.CPUTimeout, isolation.OOM, isolation.CommandNotFound,
+		isolation.JudgeFailure, isolation.SandboxFailure, isolation.EngineFailure, isolation.Interrupted}
+	exits := []int{0, 4, 4, 4, 1, 1, 2, 124, 124, 137, 127, 5, 3, 125, 130}
 	for i, v := range order {
 		assert.Equal(t, status(v), exits[i], v)
 		assert.Equal(t, severity(v), i, v)

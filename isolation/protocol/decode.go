@@ -41,6 +41,8 @@ func DecodeFrame(b []byte, starlark bool) (Request, time.Duration, error) {
 		Collect json.RawMessage `json:"collect"`
 		Tests   json.RawMessage `json:"tests"`
 		Compare json.RawMessage `json:"compare"`
+		Checked json.RawMessage `json:"checked"`
+		Check   json.RawMessage `json:"check"`
 		Stop    json.RawMessage `json:"stop_ms"`
 	}
 	err := strict.Decode(b, &frame)
@@ -53,7 +55,8 @@ func DecodeFrame(b []byte, starlark bool) (Request, time.Duration, error) {
 		// Each field is read raw, then by its own decoder, so one of the
 		// wrong shape (or null) is refused naming it, as encoding/json
 		// would not.
-		req, err = decodeFields(frame.Source, frame.Stdin, frame.Files, frame.Binary, frame.Collect, frame.Tests, frame.Compare, starlark)
+		req, err = decodeFields(frame.Source, frame.Stdin, frame.Files, frame.Binary, frame.Collect, frame.Tests, frame.Compare,
+			[2]json.RawMessage{frame.Checked, frame.Check}, starlark)
 	}
 	if err != nil {
 		if !errors.Is(err, ErrTooLarge) { // that one names the request already
@@ -66,9 +69,16 @@ func DecodeFrame(b []byte, starlark bool) (Request, time.Duration, error) {
 
 // decodeFields is the request of a frame's fields (each nil when absent),
 // each decoded by its own rule, then held to every rule of a request.
-func decodeFields(src, stdin, files, binary, collect, tests, compare json.RawMessage, starlark bool) (Request, error) {
+// flags are "checked" and "check".
+func decodeFields(src, stdin, files, binary, collect, tests, compare json.RawMessage, flags [2]json.RawMessage, starlark bool) (Request, error) {
 	var req Request
 	var err error
+	if req.Checked, err = decodeFlag(flags[0], "checked"); err != nil {
+		return Request{}, err
+	}
+	if req.Check, err = decodeFlag(flags[1], "check"); err != nil {
+		return Request{}, err
+	}
 	if req.Source, err = DecodeSource(src, starlark); err != nil {
 		return Request{}, err
 	}
@@ -168,4 +178,16 @@ func decodeTests(raw json.RawMessage) ([]Test, error) {
 		tests = []Test{}
 	}
 	return tests, nil
+}
+
+// decodeFlag decodes a request's boolean field named name: absent is
+// false; present, it must be true (false is the default, never sent).
+func decodeFlag(raw json.RawMessage, name string) (bool, error) {
+	if raw == nil {
+		return false, nil
+	}
+	if string(raw) != "true" {
+		return false, fmt.Errorf("%q must be true when present", name)
+	}
+	return true, nil
 }

@@ -1,4 +1,4 @@
-// Package protocol defines wire protocol v7 between the host supervisor and
+// Package protocol defines wire protocol v8 between the host supervisor and
 // the in-container runner: the frames, their bounds, their strict encoding
 // and decoding (by the one rule of package strict) and the request model,
 // Request with its rules, which the library and the command line hold as
@@ -29,7 +29,7 @@
 // strictly (unknown fields, trailing data and invalid UTF-8 are refused):
 //
 //  1. The hello, runner to host, written before the runner reads anything,
-//     so before any program exists in the container: {"v":7,"selfcheck":{...}},
+//     so before any program exists in the container: {"v":8,"selfcheck":{...}},
 //     at most limits.MaxHelloBytes (package hello). Its Selfcheck is what the container shows
 //     from inside: identity, capabilities, NoNewPrivs and seccomp mode, the
 //     errno of each syscall the policy's filter refuses (SyscallProbes; the

@@ -14,9 +14,9 @@ const goodSelfcheck = `{"uid":65534,"gid":65534,"groups":[65534],"cap_eff":"0000
 	`"dev_shm_writable":false,"docker_socket":false,"env_keys":["HOME","HOSTNAME","PATH"],"took_us":120}`
 
 func TestDecodeHello(t *testing.T) {
-	h, err := DecodeHello([]byte(`{"v":7,"selfcheck":` + goodSelfcheck + `}`))
+	h, err := DecodeHello([]byte(`{"v":8,"selfcheck":` + goodSelfcheck + `}`))
 	assert.NilError(t, err)
-	assert.Equal(t, h.V, 7)
+	assert.Equal(t, h.V, 8)
 	assert.Equal(t, h.Selfcheck.MemoryMax, int64(536870912))
 	assert.Equal(t, h.Selfcheck.TmpMode, "1777")
 }
@@ -26,16 +26,16 @@ func TestDecodeHelloRejects(t *testing.T) {
 		``:                         `hello: want a JSON object with "v" and "selfcheck"`,
 		`null`:                     `hello: want a JSON object with "v" and "selfcheck"`,
 		`hello`:                    `hello: want a JSON object with "v" and "selfcheck"`,
-		`{"v":7}`:                  `hello: missing field "selfcheck"`,
-		`{"v":7,"selfcheck":null}`: `hello: missing field "selfcheck"`,
-		`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`: "hello: the runner speaks protocol version 1, want 7",
-		`{"v":2,"selfcheck":` + goodSelfcheck + `}`:                                          "hello: the runner speaks protocol version 2, want 7",
-		`{"selfcheck":` + goodSelfcheck + `}`:                                                "hello: protocol version 0, want 7",
-		`{"v":7,"selfcheck":` + goodSelfcheck + `,"x":1}`:                                    `hello: unknown field "x" (want "v" and "selfcheck" only)`,
-		`{"v":7,"selfcheck":{"uid":0,"root":true}}`:                                          `hello: unknown field "root" in "selfcheck"`,
-		`{"v":7,"selfcheck":` + goodSelfcheck + `}{"v":7}`:                                   "hello: trailing data after the JSON value",
-		"{\"v\":7,\"selfcheck\":{\"cap_eff\":\"\xff\"}}":                                     "hello: invalid UTF-8 at offset 31",
-		`{"v":7,"selfcheck":{"env_keys":["` + strings.Repeat("K", 16<<10) + `"]}}`:           "hello: larger than 16384 bytes",
+		`{"v":8}`:                  `hello: missing field "selfcheck"`,
+		`{"v":8,"selfcheck":null}`: `hello: missing field "selfcheck"`,
+		`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`: "hello: the runner speaks protocol version 1, want 8",
+		`{"v":2,"selfcheck":` + goodSelfcheck + `}`:                                          "hello: the runner speaks protocol version 2, want 8",
+		`{"selfcheck":` + goodSelfcheck + `}`:                                                "hello: protocol version 0, want 8",
+		`{"v":8,"selfcheck":` + goodSelfcheck + `,"x":1}`:                                    `hello: unknown field "x" (want "v" and "selfcheck" only)`,
+		`{"v":8,"selfcheck":{"uid":0,"root":true}}`:                                          `hello: unknown field "root" in "selfcheck"`,
+		`{"v":8,"selfcheck":` + goodSelfcheck + `}{"v":8}`:                                   "hello: trailing data after the JSON value",
+		"{\"v\":8,\"selfcheck\":{\"cap_eff\":\"\xff\"}}":                                     "hello: invalid UTF-8 at offset 31",
+		`{"v":8,"selfcheck":{"env_keys":["` + strings.Repeat("K", 16<<10) + `"]}}`:           "hello: larger than 16384 bytes",
 	} {
 		_, err := DecodeHello([]byte(in))
 		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
@@ -47,12 +47,12 @@ func TestDecodeHelloRejects(t *testing.T) {
 func TestDecodeHelloRefusesDuplicates(t *testing.T) {
 	sc := strings.TrimSuffix(goodSelfcheck, "}")
 	for in, want := range map[string]string{
-		`{"v":7,"v":7,"selfcheck":` + goodSelfcheck + `}`:                             `hello: duplicate field "v"`,
-		`{"v":7,"selfcheck":` + goodSelfcheck + `,"selfcheck":` + goodSelfcheck + `}`: `hello: duplicate field "selfcheck"`,
-		`{"v":7,"selfcheck":` + sc + `,"uid":0}}`:                                     `hello: duplicate field "uid" in "selfcheck"`,
-		`{"v":7,"selfcheck":` + sc + `,"proc_probes":{"mem":13,"mem":0}}}`:            `hello: duplicate field "mem" in "selfcheck.proc_probes"`,
+		`{"v":8,"v":8,"selfcheck":` + goodSelfcheck + `}`:                             `hello: duplicate field "v"`,
+		`{"v":8,"selfcheck":` + goodSelfcheck + `,"selfcheck":` + goodSelfcheck + `}`: `hello: duplicate field "selfcheck"`,
+		`{"v":8,"selfcheck":` + sc + `,"uid":0}}`:                                     `hello: duplicate field "uid" in "selfcheck"`,
+		`{"v":8,"selfcheck":` + sc + `,"proc_probes":{"mem":13,"mem":0}}}`:            `hello: duplicate field "mem" in "selfcheck.proc_probes"`,
 		// encoding/json would take "UID" for "uid", and keep the last.
-		`{"v":7,"selfcheck":` + sc + `,"UID":0}}`: `hello: unknown field "UID" in "selfcheck"`,
+		`{"v":8,"selfcheck":` + sc + `,"UID":0}}`: `hello: unknown field "UID" in "selfcheck"`,
 	} {
 		_, err := DecodeHello([]byte(in))
 		assert.Check(t, err != nil && err.Error() == want, "%.60q: got %v, want %s", in, err, want)
@@ -60,7 +60,7 @@ func TestDecodeHelloRefusesDuplicates(t *testing.T) {
 }
 
 func FuzzDecodeHello(f *testing.F) {
-	for _, s := range []string{`{"v":7,"selfcheck":` + goodSelfcheck + `}`, `{"v":1}`, `{"v":7,"selfcheck":{}}`, `[`} {
+	for _, s := range []string{`{"v":8,"selfcheck":` + goodSelfcheck + `}`, `{"v":1}`, `{"v":8,"selfcheck":{}}`, `[`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -12,7 +12,7 @@ import (
 // compile error exactly with a failed compile step and then no tests,
 // and every test's and the compiler's kept output within the one cap.
 func TestDecodeJudgedResponse(t *testing.T) {
-	const top = `{"v":7,"ok":true,"result":null,"output":"","output_bytes":0`
+	const top = `{"v":8,"ok":true,"result":null,"output":"","output_bytes":0`
 	test := func(fields string) string {
 		return `{"name":"1","output":"","output_bytes":0,"stderr":"","stderr_bytes":0,"wall_us":1` + fields + `}`
 	}
@@ -24,7 +24,7 @@ func TestDecodeJudgedResponse(t *testing.T) {
 	assert.Equal(t, r.Tests[1].Line, int64(2))
 
 	compile := `,"compile":{"output":"","output_bytes":0,"stderr":"e","stderr_bytes":1,"wall_us":1,"error":{"type":"exec","message":"exit status 1"}}`
-	_, err = DecodeResponse([]byte(`{"v":7,"ok":false,"result":null,"output":"","output_bytes":0,"error":{"type":"compile","message":"x"}` + compile + `}`))
+	_, err = DecodeResponse([]byte(`{"v":8,"ok":false,"result":null,"output":"","output_bytes":0,"error":{"type":"compile","message":"x"}` + compile + `}`))
 	assert.NilError(t, err)
 
 	big := strings.Repeat("x", 40000)
@@ -39,8 +39,8 @@ func TestDecodeJudgedResponse(t *testing.T) {
 		top + `,"tests":[` + strings.Replace(test(`,"verdict":"ok"`), `"output":""`, `"output":"`+big+`"`, 1) + `,` +
 			strings.Replace(test(`,"verdict":"ok"`), `"output":""`, `"output":"`+big+`"`, 1) + `]}`: "response: output kept in all is 80000 bytes, over the 65536 byte cap",
 		top + compile + `}`: "response: a compile error disagrees with the compile step",
-		`{"v":7,"ok":false,"result":null,"output":"","output_bytes":0,"error":{"type":"compile","message":"x"}}`: "response: a compile error without a compile step",
-		`{"v":7,"ok":false,"result":null,"output":"","output_bytes":0,"error":{"type":"compile","message":"x"}` + compile +
+		`{"v":8,"ok":false,"result":null,"output":"","output_bytes":0,"error":{"type":"compile","message":"x"}}`: "response: a compile error without a compile step",
+		`{"v":8,"ok":false,"result":null,"output":"","output_bytes":0,"error":{"type":"compile","message":"x"}` + compile +
 			`,"tests":[` + test(`,"verdict":"ok"`) + `]}`: "response: tests run after a failed compile",
 	} {
 		_, err := DecodeResponse([]byte(in))

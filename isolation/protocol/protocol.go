@@ -3,7 +3,10 @@ package protocol
 import "encoding/json"
 
 // Version is the protocol version; the hello and every response carry it
-// in "v". Version 7 added the request frame's "stop_ms", the host's stop
+// in "v". Version 8 added a judge's checker: the request frame's
+// "checked" and "check", the output frames a checked request's runner
+// writes before its response (OutputHeader), and a test result's
+// "checked_bytes". Version 7 added the request frame's "stop_ms", the host's stop
 // (WithStop): a version 6 runner would refuse it as an unknown field.
 // Version 6 added a judge's request: the request's "tests" and
 // "compare", their data after the request, and the response's "compile"
@@ -18,7 +21,7 @@ import "encoding/json"
 // alone, head and tail kept. A version 2 runner would answer a request of
 // source alone with stdout and stderr merged, so it is refused at its
 // hello.
-const Version = 7
+const Version = 8
 
 // Error types a response can carry.
 const (
@@ -129,6 +132,11 @@ type TestResult struct {
 	// of the time left without --test-timeout.
 	TimeLimitMS    int64 `json:"time_limit_ms"`
 	CPUTimeLimitMS int64 `json:"cpu_time_limit_ms"`
+	// CheckedBytes, in a checked request's result, is how much of the
+	// test's stdout its output frame carried to the checker: all of it,
+	// up to limits.MaxCheckedOutput; absent for a test that was not
+	// checked (it did not exit 0 within its limits).
+	CheckedBytes *int64 `json:"checked_bytes,omitempty"`
 	Step
 }
 

@@ -55,6 +55,20 @@ type Request struct {
 	// whitespace and the trailing empty lines ignored), CompareExact, or
 	// "float:ABS[:REL]", numbers within an epsilon (ParseCompare).
 	Compare string `json:"compare,omitempty"`
+	// Checker grades the tests in place of Compare (Checker's doc): the
+	// host's alone, never sent; the host sends the program's request
+	// Checked and then its checker's, a Check.
+	Checker *Checker `json:"-"`
+	// Checked: the tests' stdout goes to a checker; the runner compares
+	// nothing, and writes each test that exited 0 within its limits an
+	// output frame (OutputHeader) of its stdout, the whole of it up to
+	// limits.MaxCheckedOutput, once its processes are gone.
+	Checked bool `json:"checked,omitempty"`
+	// Check: the request is a checker's (Source), to run once per test
+	// on the test's input, the program's output (Test.OutputBytes) and
+	// the expected output, which follow the request test by test in that
+	// order; the runner reads each test's as it comes to it.
+	Check bool `json:"check,omitempty"`
 }
 
 // checkSource applies the source's rules: valid UTF-8; in Starlark mode
@@ -141,6 +155,9 @@ func checkParts(r Request, starlark bool) error {
 		}
 	}
 	if err := checkCollect(r.Collect, starlark); err != nil {
+		return err
+	}
+	if err := checkChecked(r); err != nil {
 		return err
 	}
 	return checkTests(r, starlark)

@@ -33,7 +33,12 @@ func judged(cfg runargs.Args, req protocol.Request) bool {
 // CPU-time limit, its stdout compared with the test's expected output as
 // it is written. A later test runs whatever an earlier one did. Without
 // tests the program runs once, as exec mode runs an interpreter.
-func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, pre *preloaded) protocol.Response {
+//
+// A checked request's tests compare nothing here: each test that exited
+// 0 within its limits has its stdout, the whole of it up to
+// limits.MaxCheckedOutput, written to the host as an output frame once
+// its processes are gone (r.frame), for the checker to grade.
+func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, pre *preloaded, r *responder) protocol.Response {
 	pre.abortUnused() // a warm interpreter serves one program; these start fresh
 	name := cfg.Source
 	if name == "" {
@@ -76,7 +81,11 @@ func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 		}
 		respond(ctx, &resp, r.s, r.stdout, r.stderr, budget)
 	} else {
-		tests, failed := runTests(ctx, cfg, req, g, spec, budget)
+		var out framer
+		if req.Checked {
+			out = r
+		}
+		tests, failed := runTests(ctx, cfg, req, g, spec, budget, out)
 		if failed != nil {
 			return *failed
 		}

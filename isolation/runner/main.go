@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,9 +37,13 @@ import (
 const hardStopGrace = time.Second
 
 // responder writes the single response exactly once, whichever of the
-// program or the hard-stop watchdog finishes first.
+// program or the hard-stop watchdog finishes first, and before it a
+// checked request's output frames (frame), never one of them within
+// another or after the response.
 type responder struct {
 	once      sync.Once
+	mu        sync.Mutex // held while out is written; after the response, closed is set
+	closed    bool
 	out       io.Writer
 	handshake time.Duration // from the hello written to the request read; set before the watchdog is armed
 	received  time.Time     // when the request arrived; set before the watchdog is armed
@@ -56,11 +61,32 @@ func (r *responder) send(resp protocol.Response) bool {
 		}
 		b, err := json.Marshal(resp)
 		if err == nil {
+			r.mu.Lock()
 			_, err = r.out.Write(append(b, '\n'))
+			r.closed = true
+			r.mu.Unlock()
 		}
 		r.ok, sent = err == nil, err == nil
 	})
 	return sent
+}
+
+// errResponded: the response was written, and nothing may follow it.
+var errResponded = errors.New("the response was written already")
+
+// frame writes test i's output frame (protocol.OutputHeader), b its
+// bytes, unless the response was written.
+func (r *responder) frame(i int, b []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errResponded
+	}
+	if _, err := r.out.Write(protocol.OutputHeader(i, int64(len(b)))); err != nil {
+		return err
+	}
+	_, err := r.out.Write(b)
+	return err
 }
 
 func (r *responder) sentOK() bool {
@@ -145,7 +171,7 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 		pre, _ = startPreload(cfg.Exec, cfg.Preload, cfg.Threads, cg) // nil: the program starts cold
 		defer pre.abortUnused()
 	}
-	req, stop, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
+	req, stop, data, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, err.Error()))
 		return
@@ -163,7 +189,7 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
 		return
 	}
-	r.send(serve(cfg, req, stop, g, a.handOver(), pre.handOver(), r))
+	r.send(serve(cfg, incoming{req, stop, data}, g, a.handOver(), pre.handOver(), r))
 	return
 }
 
@@ -221,7 +247,16 @@ func (a *ahead) handOver() *starlarkChildProc {
 // if that comes first (protocol.WithStop), whose watchdog answers for it
 // if it cannot be stopped, and the guard's limits, and returns the
 // response.
-func serve(cfg runargs.Args, req protocol.Request, stop time.Duration, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
+// incoming is the request as read: its frame, the host's stop, and for
+// a check the tests' data still to read, test by test.
+type incoming struct {
+	req  protocol.Request
+	stop time.Duration
+	data io.Reader
+}
+
+func serve(cfg runargs.Args, in incoming, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
+	req, stop := in.req, in.stop
 	timeout, why := cfg.Timeout, fmt.Errorf("runner deadline of %s", cfg.Timeout)
 	if stop > 0 && stop < timeout {
 		timeout, why = stop, fmt.Errorf("the host's stop, %s after the request", stop)
@@ -235,8 +270,11 @@ func serve(cfg runargs.Args, req protocol.Request, stop time.Duration, g *guard,
 	})
 	defer watchdog.Stop()
 
+	if req.Check {
+		return checkRun(ctx, cfg, req, in.data, g)
+	}
 	if judged(cfg, req) {
-		return judgeRun(ctx, cfg, req, g, pre) // a decoy for each of its steps
+		return judgeRun(ctx, cfg, req, g, pre, r) // a decoy for each of its steps
 	}
 	if os.Getpid() == 1 && !g.gvisor {
 		// Only now, with a program to run: nothing but the idle
@@ -287,37 +325,40 @@ func attest(stdout io.Writer, probe *procProbe, cg cgroup, seccompBy string) (he
 
 // readRequestWithin waits at most idle (timeout when idle is zero) for the
 // request: a runner nobody sends work to ends on its own.
-func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bool) (protocol.Request, time.Duration, error) {
+func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bool) (protocol.Request, time.Duration, io.Reader, error) {
 	if idle <= 0 {
 		idle = timeout
 	}
 	type read struct {
 		req  protocol.Request
 		stop time.Duration
+		data io.Reader
 		err  error
 	}
 	got := make(chan read, 1)
 	go func() {
-		req, stop, err := readRequest(stdin, starlark)
-		got <- read{req, stop, err}
+		req, stop, data, err := readRequest(stdin, starlark)
+		got <- read{req, stop, data, err}
 	}()
 	select {
 	case r := <-got:
-		return r.req, r.stop, r.err
+		return r.req, r.stop, r.data, r.err
 	case <-time.After(idle):
-		return protocol.Request{}, 0, fmt.Errorf("request: none within %s", idle)
+		return protocol.Request{}, 0, nil, fmt.Errorf("request: none within %s", idle)
 	}
 }
 
 // readRequest reads the request frame: one JSON object ending at its
 // newline, or at EOF; then, for a request with tests, their data, the
-// bytes the request announced (protocol.ReadTestData). It does not wait for EOF after the newline: the end
+// bytes the request announced (protocol.ReadTestData), except a check's,
+// whose data is returned unread (data), to be read test by test. It does
+// not wait for EOF after the newline: the end
 // of stdin crosses the docker client, the daemon and the shim, and costs
 // milliseconds the request itself does not. It reads at most one byte more
 // than the limit (protocol.MaxFrameBytes, the request's and room for the
 // host's stop), so an oversized request is detected without reading it
 // all; the frame's own decoding holds the request to its bound.
-func readRequest(stdin io.Reader, starlark bool) (protocol.Request, time.Duration, error) {
+func readRequest(stdin io.Reader, starlark bool) (protocol.Request, time.Duration, io.Reader, error) {
 	b := make([]byte, 0, 4<<10)
 	buf := make([]byte, 4<<10)
 	for len(b) <= protocol.MaxFrameBytes {
@@ -325,20 +366,25 @@ func readRequest(stdin io.Reader, starlark bool) (protocol.Request, time.Duratio
 		b = append(b, buf[:n]...)
 		if i := bytes.IndexByte(b, '\n'); i >= 0 && i <= protocol.MaxFrameBytes {
 			req, stop, err := protocol.DecodeFrame(b[:i], starlark)
+			data := io.MultiReader(bytes.NewReader(b[i+1:]), stdin)
+			if err == nil && req.Check {
+				return req, stop, data, nil
+			}
 			if err == nil && req.Tests != nil {
-				err = protocol.ReadTestData(io.MultiReader(bytes.NewReader(b[i+1:]), stdin), req.Tests)
+				err = protocol.ReadTestData(data, req.Tests)
 				if err != nil {
 					err = fmt.Errorf("request: %w", err)
 				}
 			}
-			return req, stop, err
+			return req, stop, nil, err
 		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return protocol.Request{}, 0, fmt.Errorf("request: reading stdin: %w", err)
+			return protocol.Request{}, 0, nil, fmt.Errorf("request: reading stdin: %w", err)
 		}
 	}
-	return protocol.DecodeFrame(b, starlark) // refuses b over the limit
+	req, stop, err := protocol.DecodeFrame(b, starlark) // refuses b over the limit
+	return req, stop, nil, err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	expect "github.com/synapse-lang/synapse-isolation/isolation/runner/judge"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // minTestKeep is the least a test's stream keeps of its head and of its
@@ -35,10 +36,18 @@ type testRun struct {
 // 4 KiB a test), whatever the tests write, and a test can keep up to
 // twice its equal share when others need less; once all ran, shareOutput
 // fits them within budget.
-func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, spec startSpec, budget int) ([]protocol.TestResult, *protocol.Response) {
+//
+// With out (a checked request), no test is compared: a test that exited
+// 0 within its limits sends out its stdout (checkedOutput) once its
+// processes are all gone.
+func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, spec startSpec, budget int, out framer) ([]protocol.TestResult, *protocol.Response) {
 	n := len(req.Tests)
 	spec.keep = max(budget/n, minTestKeep)
 	runs := make([]testRun, n)
+	var spool *checkedOutput
+	if out != nil {
+		spool = &checkedOutput{left: limits.MaxCheckedTotal}
+	}
 	for i := range req.Tests {
 		t := &req.Tests[i]
 		run := &runs[i]
@@ -59,7 +68,11 @@ func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 		t.Stdin = nil // in the file now; the runner need not keep it
 		spec.stdin, spec.tee = stdin, nil
 		var m matcher
-		if t.Expect != nil {
+		switch {
+		case spool != nil:
+			spool.begin()
+			spec.tee = spool
+		case t.Expect != nil:
 			m = matcherFor(t.Expect, req.Compare)
 			spec.tee = m
 		}
@@ -71,6 +84,14 @@ func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 		run.stdout, run.stderr = r.stdout, r.stderr
 		run.result.Step = r.step(2 * spec.keep)
 		run.result.Verdict = verdictOf(run.result.Step, m)
+		if spool != nil && run.result.Error == nil {
+			// Only now: step killed and reaped all the test started.
+			if err := spool.send(out, i); err != nil {
+				f := failure(protocol.ErrInternal, fmt.Sprintf("test %q: its output for the checker: %v", t.Name, err))
+				return nil, &f
+			}
+			run.result.CheckedBytes = spool.sent()
+		}
 		if m != nil && run.result.Error == nil {
 			matched := m.Match()
 			run.result.Match = &matched

@@ -40,19 +40,19 @@ func sendHello(mode string) {
 	case "silent":
 		time.Sleep(time.Hour)
 	case "endless-line":
-		os.Stdout.WriteString(`{"v":7,"selfcheck":{`)
+		os.Stdout.WriteString(`{"v":8,"selfcheck":{`)
 		time.Sleep(time.Hour)
 	case "not-json":
 		fmt.Println("hello, host")
 	case "oversized":
-		os.Stdout.WriteString(`{"v":7,"selfcheck":{"env_keys":["` + strings.Repeat("K", 20<<10) + `"]}}` + "\n")
+		os.Stdout.WriteString(`{"v":8,"selfcheck":{"env_keys":["` + strings.Repeat("K", 20<<10) + `"]}}` + "\n")
 	case "weak":
 		os.Stdout.WriteString(strings.Replace(good, `"pids_max":64`, `"pids_max":-1`, 1))
 	case "twice":
 		os.Stdout.WriteString(good + good)
 	case "duplicate-key":
 		// A hello a decoder keeping the last of a key reads as version 2.
-		os.Stdout.WriteString(strings.Replace(good, `{"v":7`, `{"v":1,"v":7`, 1))
+		os.Stdout.WriteString(strings.Replace(good, `{"v":8`, `{"v":1,"v":8`, 1))
 	case "dumpable":
 		// A runner whose memory the program could open and rewrite.
 		s := attestation.Perfect(512 << 20)
@@ -67,23 +67,23 @@ func sendHello(mode string) {
 
 // respond answers a request whose source names how the answer lies.
 func respond(source string) {
-	const ok = `{"v":7,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
+	const ok = `{"v":8,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`
 	switch source {
 	case "two-json":
 		fmt.Println(ok)
 		fmt.Println(ok)
 	case "malformed":
-		fmt.Println(`{"v":7,"ok":tr`)
+		fmt.Println(`{"v":8,"ok":tr`)
 	case "missing":
 	case "duplicate-ok":
 		// A failure that then claims success, for a decoder keeping the
 		// last of a key.
-		fmt.Println(`{"v":7,"ok":false,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"ok":true}`)
+		fmt.Println(`{"v":8,"ok":false,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"ok":true}`)
 	case "big-output":
-		fmt.Printf(`{"v":7,"ok":true,"result":null,"output":"%s","output_truncated":true,"output_bytes":70000}`+"\n",
+		fmt.Printf(`{"v":8,"ok":true,"result":null,"output":"%s","output_truncated":true,"output_bytes":70000}`+"\n",
 			strings.Repeat("y", 64<<10+1))
 	case "big-response":
-		fmt.Printf(`{"v":7,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
+		fmt.Printf(`{"v":8,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`+"\n",
 			strings.Repeat("z", 1<<20))
 	case "endless":
 		chunk := strings.Repeat("w", 1<<16)
@@ -93,9 +93,9 @@ func respond(source string) {
 			}
 		}
 	case "lying-truncation":
-		fmt.Println(`{"v":7,"ok":true,"result":null,"output":"abc","output_truncated":true,"output_bytes":3}`)
+		fmt.Println(`{"v":8,"ok":true,"result":null,"output":"abc","output_truncated":true,"output_bytes":3}`)
 	case "unknown-field":
-		fmt.Println(`{"v":7,"ok":true,"result":null,"output":"","output_truncated":false,"output_bytes":0,"callable":"os.system"}`)
+		fmt.Println(`{"v":8,"ok":true,"result":null,"output":"","output_truncated":false,"output_bytes":0,"callable":"os.system"}`)
 	case "old-version":
 		fmt.Println(`{"v":1,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0}`)
 	case "hang":
@@ -106,9 +106,9 @@ func respond(source string) {
 		os.Exit(1)
 	case "cpu-claim":
 		// An hour of CPU time in the moment it took to answer.
-		fmt.Println(`{"v":7,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":3600000000,"memory_peak_bytes":1000000}}`)
+		fmt.Println(`{"v":8,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":3600000000,"memory_peak_bytes":1000000}}`)
 	case "peak-claim":
-		fmt.Println(`{"v":7,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1000,"memory_peak_bytes":1099511627776}}`)
+		fmt.Println(`{"v":8,"ok":true,"result":3,"output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1000,"memory_peak_bytes":1099511627776}}`)
 	default:
 		os.Exit(3)
 	}

@@ -2,8 +2,10 @@
 // run` client's stdout into its frames as they arrive: the hello line
 // first, bounded by limits.MaxHelloBytes, then, once the request was
 // written, the response, through a bounded capture that notes when it
-// began and when its line ended. Bytes that come between the two are
-// never kept, only noted. Every frame is hostile input: the writers never
+// began and when its line ended; before the response, a checked
+// request's output frames, each handed whole to a Sink (TakeOutputs).
+// Other bytes that come between the hello and the response are never
+// kept, only noted. Every frame is hostile input: the writers never
 // fail or block the client, and whoever reads a frame judges it.
 package frames
 
@@ -127,6 +129,8 @@ type Response struct {
 
 	mu sync.Mutex
 	at time.Time // when the first byte came
+
+	outputs *outputs // a checked request's output frames; nil for any other
 }
 
 // NewResponse returns a response capture that keeps at most limit bytes
@@ -138,12 +142,18 @@ func NewResponse(limit int) *Response {
 // Write keeps p within the bound and notes the response's first byte and
 // its end.
 func (f *Response) Write(p []byte) (int, error) {
+	n := len(p)
+	if f.outputs != nil {
+		if p = f.outputs.feed(p); len(p) == 0 {
+			return n, nil
+		}
+	}
 	f.mu.Lock()
 	if f.at.IsZero() {
 		f.at = time.Now()
 	}
 	f.mu.Unlock()
-	n, err := f.Buffer.Write(p)
+	_, err := f.Buffer.Write(p)
 	if bytes.IndexByte(p, '\n') >= 0 {
 		f.endOnce.Do(func() { close(f.ended) })
 	}

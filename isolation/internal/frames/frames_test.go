@@ -28,11 +28,11 @@ func TestHelloThenResponse(t *testing.T) {
 	resp := NewResponse(1 << 10)
 	out := NewStdout(resp)
 	assert.Check(t, !out.Spoke())
-	_, err := io.Copy(out, iotest.OneByteReader(strings.NewReader(`{"v":7}`+"\n")))
+	_, err := io.Copy(out, iotest.OneByteReader(strings.NewReader(`{"v":8}`+"\n")))
 	assert.NilError(t, err)
 	assert.Check(t, closed(out.Ended()))
 	assert.Check(t, out.Spoke())
-	assert.Check(t, is.Equal(string(out.Hello()), `{"v":7}`))
+	assert.Check(t, is.Equal(string(out.Hello()), `{"v":8}`))
 	assert.Check(t, resp.Arrived().IsZero())
 
 	assert.NilError(t, out.Begin())

@@ -26,8 +26,8 @@ const (
 
 // Responses the fake run writes.
 const (
-	OKResponse  = `{"v":7,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0}`
-	ErrResponse = `{"v":7,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom","line":1,"col":1}}`
+	OKResponse  = `{"v":8,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0}`
+	ErrResponse = `{"v":8,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"runtime","message":"boom","line":1,"col":1}}`
 )
 
 // What docker says when its daemon cannot be reached.

@@ -97,10 +97,10 @@ var scenarios = map[string]scenario{
 	// The hello, written before anything is read from stdin, as the
 	// runner writes it.
 	"silent":             {run: runScript{hello: noHello, pause: time.Hour}},
-	"hello-endless-line": {run: runScript{hello: fixedHello(`{"v":7,"selfcheck":{`), pause: time.Hour}},
+	"hello-endless-line": {run: runScript{hello: fixedHello(`{"v":8,"selfcheck":{`), pause: time.Hour}},
 	"hello-not-json":     {run: runScript{hello: fixedHello("hello, host\n"), reply: okReply}},
 	"hello-oversized": {run: runScript{
-		hello: fixedHello(`{"v":7,"selfcheck":{"env_keys":["` + strings.Repeat("K", 20<<10) + `"]}}` + "\n"),
+		hello: fixedHello(`{"v":8,"selfcheck":{"env_keys":["` + strings.Repeat("K", 20<<10) + `"]}}` + "\n"),
 		reply: okReply,
 	}},
 	"hello-weak":      {run: runScript{hello: weakHello, reply: okReply}},
@@ -109,9 +109,9 @@ var scenarios = map[string]scenario{
 	"hello-then-exit": {run: runScript{early: &reply{}}},
 	// A perfect hello but for a key said twice: a decoder keeping the
 	// last would read version 2.
-	"hello-duplicate-key": {run: runScript{hello: func(m int64) string { return strings.Replace(perfectHello(m), `{"v":7`, `{"v":1,"v":7`, 1) }, reply: okReply}},
+	"hello-duplicate-key": {run: runScript{hello: func(m int64) string { return strings.Replace(perfectHello(m), `{"v":8`, `{"v":1,"v":8`, 1) }, reply: okReply}},
 	// A runner of protocol v1: no hello; it answers its request.
-	"v1": {run: runScript{hello: noHello, reply: answer(strings.Replace(OKResponse, `"v":7`, `"v":1`, 1))}},
+	"v1": {run: runScript{hello: noHello, reply: answer(strings.Replace(OKResponse, `"v":8`, `"v":1`, 1))}},
 	// A container slow to start: its hello comes only after the host stopped waiting.
 	"late-hello": {run: runScript{hello: noHello, reply: answer(perfectHello(512 << 20))}},
 	// A host slow to start a container (software emulation, a loaded
@@ -137,11 +137,11 @@ var scenarios = map[string]scenario{
 	// A program error that then claims success: a decoder keeping the
 	// last of a duplicate key would report ok.
 	"response-duplicate-key": {run: runScript{reply: answer(strings.TrimSuffix(ErrResponse, "}") + `,"ok":true}`)}},
-	"malformed":              {run: runScript{reply: answer(`{"v":7,"ok":tru`)}},
+	"malformed":              {run: runScript{reply: answer(`{"v":8,"ok":tru`)}},
 	"missing":                {run: runScript{reply: &reply{}}},
-	"big-output": {run: runScript{reply: answer(fmt.Sprintf(`{"v":7,"ok":true,"result":null,"output":"%s","output_truncated":false,"output_bytes":%d}`,
+	"big-output": {run: runScript{reply: answer(fmt.Sprintf(`{"v":8,"ok":true,"result":null,"output":"%s","output_truncated":false,"output_bytes":%d}`,
 		strings.Repeat("y", 64<<10+1), 64<<10+1))}},
-	"big-response": {run: runScript{reply: answer(fmt.Sprintf(`{"v":7,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`,
+	"big-response": {run: runScript{reply: answer(fmt.Sprintf(`{"v":8,"ok":true,"result":"%s","output":"","output_truncated":false,"output_bytes":0}`,
 		strings.Repeat("z", 1<<20)))}},
 	"nonzero-valid": {run: runScript{reply: &reply{stdout: OKResponse + "\n", code: 1}}},
 	// The engine's die events streamed: a removal held after the
@@ -151,24 +151,24 @@ var scenarios = map[string]scenario{
 	"dies-nonzero":      {dies: true, run: runScript{reply: &reply{stdout: OKResponse + "\n", code: 1}}},
 	"exit137-oom":       {oomEvent: true, run: runScript{reply: &reply{code: 137}}},
 	"exit137-kill":      {run: runScript{reply: &reply{code: 137}}},
-	"command-not-found": {run: runScript{reply: answer(`{"v":7,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)}},
-	"runner-oom":        {run: runScript{reply: answer(`{"v":7,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"oom","message":"memory exhausted: 65523712 of 67108864 bytes in use (runner guard)"}}`)}},
-	"runner-timeout":    {run: runScript{reply: answer(`{"v":7,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)}},
+	"command-not-found": {run: runScript{reply: answer(`{"v":8,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"command","message":"start: exec: \"python3\": executable file not found in $PATH"}}`)}},
+	"runner-oom":        {run: runScript{reply: answer(`{"v":8,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"oom","message":"memory exhausted: 65523712 of 67108864 bytes in use (runner guard)"}}`)}},
+	"runner-timeout":    {run: runScript{reply: answer(`{"v":8,"ok":false,"result":null,"output":"partial","output_truncated":false,"output_bytes":7,"error":{"type":"timeout","message":"stopped: runner deadline of 5s"}}`)}},
 	// The runner stopped the program at the host's stop and answered; its
 	// container's removal is held until the test releases it.
-	"runner-stop-held": {run: runScript{reply: &reply{stdout: `{"v":7,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"timeout","message":"stopped: the host's stop, 4.9s after the request"}}` + "\n", held: true}}},
-	"usage":            {run: runScript{reply: answer(`{"v":7,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1500,"memory_peak_bytes":9000000}}`)}},
+	"runner-stop-held": {run: runScript{reply: &reply{stdout: `{"v":8,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"timeout","message":"stopped: the host's stop, 4.9s after the request"}}` + "\n", held: true}}},
+	"usage":            {run: runScript{reply: answer(`{"v":8,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1500,"memory_peak_bytes":9000000}}`)}},
 	// A second of CPU in the moment the response took.
-	"usage-cpu-claim":      {run: runScript{reply: answer(`{"v":7,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":5000000,"memory_peak_bytes":9000000}}`)}},
-	"usage-peak-claim":     {run: runScript{reply: answer(`{"v":7,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1500,"memory_peak_bytes":99999999999}}`)}},
-	"cpu-limit":            {run: runScript{reply: answer(`{"v":7,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"cpu_time","message":"CPU-time limit of 1s reached: 1s used"},"usage":{"cpu_us":50000,"memory_peak_bytes":9000000}}`)}},
+	"usage-cpu-claim":      {run: runScript{reply: answer(`{"v":8,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":5000000,"memory_peak_bytes":9000000}}`)}},
+	"usage-peak-claim":     {run: runScript{reply: answer(`{"v":8,"ok":true,"result":3,"result_type":"int","output":"","output_truncated":false,"output_bytes":0,"usage":{"cpu_us":1500,"memory_peak_bytes":99999999999}}`)}},
+	"cpu-limit":            {run: runScript{reply: answer(`{"v":8,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"cpu_time","message":"CPU-time limit of 1s reached: 1s used"},"usage":{"cpu_us":50000,"memory_peak_bytes":9000000}}`)}},
 	"exec-oom":             {oomEvent: true, run: runScript{reply: answer(execKilled)}},
 	"exec-oom-events-fail": {eventsDown: true, run: runScript{reply: answer(execKilled)}},
 }
 
 // execKilled is the runner's account of an --exec program killed by a
 // signal (the kernel's OOM killer, in the scenarios that use it).
-const execKilled = `{"v":7,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`
+const execKilled = `{"v":8,"ok":false,"result":null,"output":"","output_truncated":false,"output_bytes":0,"error":{"type":"exec","message":"signal: killed"},"exit":{"code":-1,"signal":"killed"}}`
 
 var (
 	okReply = answer(OKResponse)

@@ -1,0 +1,328 @@
+package isolation
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/spool"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// Checker is a judge's checker: its source and the image whose language
+// runs it (protocol.Checker).
+type Checker = protocol.Checker
+
+// CheckerRun is how a checker graded one test: its exit code (nil when
+// it did not exit: a signal or a limit stopped it), its message (the
+// head of its stderr, at most limits.MaxCheckerMessage bytes, where
+// testlib writes its verdict's words), its wall-clock time and usage,
+// and why it failed where its exit is none of testlib's grades.
+type CheckerRun struct {
+	ExitCode *int         `json:"exit_code"`
+	Message  string       `json:"message"`
+	WallMS   int64        `json:"wall_ms"`
+	Usage    Usage        `json:"usage"`
+	Error    *ErrorDetail `json:"error"`
+}
+
+// CheckerPass is the checker's own run, in a container of its own after
+// the program's was gone: its run ID and image, its verdict (ok: it ran
+// and graded, whatever the grades; else why it could not, and every test
+// it was to grade is then a JudgeFailure), its language's compile step
+// and its duration.
+type CheckerPass struct {
+	RunID      string       `json:"run_id"`
+	Image      string       `json:"image"`
+	Verdict    Verdict      `json:"verdict"`
+	Error      *ErrorDetail `json:"error"`
+	Compile    *Step        `json:"compile"`
+	DurationMS int64        `json:"duration_ms"`
+}
+
+// runChecked runs a judge's request with a checker: the program first,
+// its tests compared by nothing (Checked), each test that exited 0
+// within its limits sending its whole stdout back as an output frame,
+// kept on the host (spool); then, once the program's container is gone,
+// the checker in a container of its own (a Check), on each such test's
+// input, output and expected output, under its own bounds
+// (checkerOptions). The checker's exits grade those tests (grade).
+func runChecked(ctx context.Context, req Request, o Options, in planInput) (Result, error) {
+	c := *req.Checker
+	if err := checkChecker(req); err != nil {
+		a := &attempt{start: time.Now()}
+		return a.result(err), err
+	}
+	outputs, err := spool.New()
+	if err != nil {
+		a := &attempt{start: time.Now()}
+		err = &Error{Verdict: EngineFailure, Err: err}
+		return a.result(err), err
+	}
+	defer outputs.Remove()
+	prog := req
+	prog.Checker, prog.Checked = nil, true
+	a := &attempt{start: time.Now(), tests: testNames(req), outputs: outputs}
+	err = a.run(ctx, prog, o, in)
+	res := a.result(err)
+	if err != nil || res.Tests == nil {
+		return res, err
+	}
+	overBound(res.Tests, outputs)
+	check, graded := checkRequest(c, req.Tests, res.Tests, outputs)
+	if len(graded) == 0 {
+		retake(&res)
+		return res, nil
+	}
+	ca := &attempt{start: time.Now(), tests: testNames(check), data: checkData(check.Tests, graded, outputs)}
+	cerr := ca.run(ctx, check, checkerOptions(o, c, len(graded)), in)
+	cres := ca.result(cerr)
+	res.Checker = &CheckerPass{RunID: cres.RunID, Image: cres.Image, Verdict: passVerdict(cres, len(graded)), Error: cres.Error,
+		Compile: cres.Compile, DurationMS: cres.DurationMS}
+	grade(&res, graded, cres)
+	res.DurationMS = time.Since(a.start).Milliseconds()
+	return res, nil
+}
+
+// passVerdict is the checker pass's verdict from its run's result cres:
+// OK when it answered for all n tests, whatever it graded them (its
+// result's verdict is then the worst grade's, a program's verdict); else
+// the run's own, why it could not.
+func passVerdict(cres Result, n int) Verdict {
+	if len(cres.Tests) == n && cres.Verdict != CompileError {
+		return OK
+	}
+	return cres.Verdict
+}
+
+// checkChecker refuses a checker that could never run: no source, a
+// source out of the request's rules, an image that is no sha256 ID; and
+// a request it could not grade: no tests, or a compare mode beside it.
+func checkChecker(req Request) error {
+	c := req.Checker
+	reject := func(format string, args ...any) error {
+		return &Error{Verdict: Rejected, Err: fmt.Errorf("checker: "+format, args...)}
+	}
+	switch {
+	case req.Tests == nil:
+		return reject("a checker grades tests, and there are none")
+	case req.Compare != "":
+		return reject("compare %q: with a checker, the checker compares", req.Compare)
+	case strings.TrimSpace(c.Source) == "":
+		return reject("no source")
+	}
+	if err := protocol.CheckRequest(Request{Source: c.Source}, false); err != nil {
+		return reject("%v", err)
+	}
+	if err := limits.CheckImageID(c.Image); err != nil {
+		return reject("image: %v", err)
+	}
+	return nil
+}
+
+// checkerOptions are the checker's run: o's engine and runtime, c's
+// image, and the checker's own bounds: limits.CheckerMemory, each test's
+// limits.CheckerTimeout of wall-clock and CPU time, and a deadline for
+// its compile step and all n tests, within limits.MaxTimeout.
+func checkerOptions(o Options, c Checker, n int) Options {
+	timeout := limits.CompileTimeout + time.Duration(n)*(limits.CheckerTimeout+time.Second) + 5*time.Second
+	return Options{Engine: o.Engine, Runtime: o.Runtime, Image: c.Image, Limits: limits.Config{
+		Memory: limits.CheckerMemory, Timeout: min(timeout, limits.MaxTimeout),
+		TestTimeout: limits.CheckerTimeout, CPUTime: limits.CheckerTimeout,
+	}}
+}
+
+// checkRequest is the checker's request: its source, and a test for each
+// of the program's tests that sent its output (graded, their indexes),
+// with the test's input, expected output (empty without one) and the
+// output's size.
+func checkRequest(c Checker, tests []Test, results []TestResult, outputs *spool.Spool) (Request, []int) {
+	check := Request{Source: c.Source, Check: true}
+	var graded []int
+	for i, t := range tests {
+		n, ok := outputs.Size(i)
+		if !ok || results[i].Verdict != OK {
+			continue
+		}
+		want := t.Expect
+		if want == nil {
+			want = []byte{}
+		}
+		check.Tests = append(check.Tests, Test{Name: t.Name, Stdin: t.Stdin, Expect: want, OutputBytes: &n})
+		graded = append(graded, i)
+	}
+	return check, graded
+}
+
+// checkData writes a check's data, test by test as the runner reads it:
+// the input, the expected output, then the program's output from the
+// spool.
+func checkData(tests []Test, graded []int, outputs *spool.Spool) func(io.Writer) error {
+	return func(w io.Writer) error {
+		for k, t := range tests {
+			if _, err := w.Write(t.Stdin); err != nil {
+				return err
+			}
+			if _, err := w.Write(t.Expect); err != nil {
+				return err
+			}
+			if err := outputs.CopyTo(w, graded[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// framesAgree holds a checked request's response to its output frames:
+// a test sent one exactly when it exited 0 within its limits, of the
+// size its result says.
+func framesAgree(tests []protocol.TestResult, outputs *spool.Spool) error {
+	for i, t := range tests {
+		n, sent := outputs.Size(i)
+		switch {
+		case sent != (t.CheckedBytes != nil):
+			return fmt.Errorf("response: test %q: an output frame (%t) disagrees with its result", t.Name, sent)
+		case sent != (t.Verdict == protocol.TestOK && t.Error == nil):
+			return fmt.Errorf("response: test %q: an output frame for a test that is %s", t.Name, t.Verdict)
+		case sent && n != *t.CheckedBytes:
+			return fmt.Errorf("response: test %q: an output frame of %d bytes, its result says %d", t.Name, n, *t.CheckedBytes)
+		}
+	}
+	return nil
+}
+
+// grade puts the checker's grades (cres, the check's result, whose tests
+// are res's graded ones) into res's tests and takes res's verdict anew:
+// its most serious test's. A check that did not run to its end grades
+// every test it was to grade a JudgeFailure, its cause named.
+func grade(res *Result, graded []int, cres Result) {
+	for k, i := range graded {
+		t := &res.Tests[i]
+		if len(cres.Tests) != len(graded) {
+			cause := "the checker's run ended " + string(cres.Verdict)
+			if cres.Error != nil {
+				cause = cres.Error.Message
+			}
+			t.Verdict, t.Checker = JudgeFailure, &CheckerRun{Error: &ErrorDetail{Type: string(JudgeFailure), Message: cause}}
+			continue
+		}
+		t.Verdict, t.Points, t.Checker = gradeOf(cres.Tests[k])
+	}
+	retake(res)
+}
+
+// retake takes res's verdict anew from its tests: its most serious
+// test's, and that test's error.
+func retake(res *Result) {
+	verdict := OK
+	for _, t := range res.Tests {
+		if slices.Index(judgeOrder, t.Verdict) > slices.Index(judgeOrder, verdict) {
+			verdict = t.Verdict
+		}
+	}
+	j := judgement{verdict: verdict, tests: res.Tests}
+	res.Verdict, res.Error = verdict, j.judgedError(nil)
+}
+
+// overBound grades a wrong answer each test whose stdout was over what a
+// checker is given (limits.MaxCheckedOutput a test, MaxCheckedTotal in
+// all): a checker shown a cut output could accept what the program
+// never gave whole (the right answer, then anything), so none is shown
+// one; the result keeps both counts.
+func overBound(tests []TestResult, outputs *spool.Spool) {
+	for i := range tests {
+		t := &tests[i]
+		n, ok := outputs.Size(i)
+		if !ok || t.Verdict != OK || n >= t.OutputBytes {
+			continue
+		}
+		t.Verdict, t.CheckedBytes = WrongAnswer, nil
+		t.Error = &ErrorDetail{Type: string(WrongAnswer), Message: fmt.Sprintf(
+			"its stdout, %d bytes, is over what a checker is given (%d bytes a test, %d in all); it was not graded",
+			t.OutputBytes, limits.MaxCheckedOutput, int64(limits.MaxCheckedTotal))}
+	}
+}
+
+// gradeOf is a test's grade from its checker's run c: testlib's exits
+// (protocol.Check*); any other end is the judge's failure.
+func gradeOf(c TestResult) (Verdict, *float64, *CheckerRun) {
+	run := &CheckerRun{Message: cut(c.Stderr, limits.MaxCheckerMessage), WallMS: c.WallMS, Usage: c.Usage}
+	if c.Exit != nil && c.Exit.Code >= 0 {
+		code := c.Exit.Code
+		run.ExitCode = &code
+	}
+	fail := func(format string, args ...any) (Verdict, *float64, *CheckerRun) {
+		run.Error = &ErrorDetail{Type: string(JudgeFailure), Message: fmt.Sprintf(format, args...)}
+		return JudgeFailure, nil, run
+	}
+	switch {
+	case c.Verdict == OK:
+		return OK, nil, run
+	case run.ExitCode == nil || c.Error == nil || c.Error.Type != protocol.ErrExec:
+		msg := string(c.Verdict)
+		if c.Error != nil {
+			msg = c.Error.Message
+		}
+		return fail("the checker did not grade the test: %s", msg)
+	}
+	switch *run.ExitCode {
+	case protocol.CheckWrongAnswer:
+		return WrongAnswer, nil, run
+	case protocol.CheckPresentationError:
+		return PresentationError, nil, run
+	case protocol.CheckPoints:
+		if p, ok := score(c.Output, c.Stderr); ok {
+			return Points, &p, run
+		}
+		return fail("the checker exited 7 (points) with no score")
+	case protocol.CheckFailed:
+		return fail("the checker failed (exit 3): %s", run.Message)
+	}
+	return fail("the checker exited %d, none of testlib's grades (0, 1, 2, 7)", *run.ExitCode)
+}
+
+// score is a points grade's score: the first word of the checker's
+// stdout, else the word after "points" at the head of its stderr
+// (testlib's quitp), a finite number.
+func score(stdout, stderr string) (float64, bool) {
+	word := func(s string) string {
+		if f := strings.Fields(s); len(f) > 0 {
+			return f[0]
+		}
+		return ""
+	}
+	w := word(stdout)
+	if rest, ok := strings.CutPrefix(strings.TrimSpace(stderr), "points "); w == "" && ok {
+		w = word(rest)
+	}
+	p, err := strconv.ParseFloat(w, 64)
+	return p, err == nil && !math.IsInf(p, 0) && !math.IsNaN(p)
+}
+
+// says is what the checker said of a test graded v, for the request's
+// error.
+func (c *CheckerRun) says(v Verdict) string {
+	if c.Error != nil {
+		return c.Error.Message
+	}
+	msg := "the checker: " + strings.ReplaceAll(string(v), "_", " ")
+	if c.Message != "" {
+		msg += ": " + strings.TrimSpace(c.Message)
+	}
+	return msg
+}
+
+// cut is s's first n bytes, less a UTF-8 sequence the cut split.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// framer writes a test's output frame: the responder, which keeps frames
+// and the response apart.
+type framer interface {
+	frame(i int, b []byte) error
+}
+
+// checkedOutput keeps a checked request's test stdout for its checker, as
+// the program writes it: the whole of it up to limits.MaxCheckedOutput,
+// and all tests' together up to limits.MaxCheckedTotal (left), the rest
+// counted and dropped. It holds one test's at a time, in the runner's
+// memory (the container's: the bound is what the program's memory must
+// leave it), and never fails a write, so the program's stdout never
+// blocks on it.
+type checkedOutput struct {
+	b    []byte
+	left int64 // of limits.MaxCheckedTotal, for the tests to come
+	last int64 // what the last send sent
+}
+
+// begin starts a test's output.
+func (c *checkedOutput) begin() { c.b = c.b[:0] }
+
+// Write keeps what fits.
+func (c *checkedOutput) Write(p []byte) (int, error) {
+	room := min(int64(limits.MaxCheckedOutput), c.left) - int64(len(c.b))
+	if room > 0 {
+		c.b = append(c.b, p[:min(int64(len(p)), room)]...)
+	}
+	return len(p), nil
+}
+
+// send writes what was kept as test i's output frame to out, and lets
+// it go.
+func (c *checkedOutput) send(out framer, i int) error {
+	c.last = int64(len(c.b))
+	c.left -= c.last
+	err := out.frame(i, c.b)
+	c.b = nil
+	return err
+}
+
+// sent is the size of the last frame sent.
+func (c *checkedOutput) sent() *int64 {
+	n := c.last
+	return &n
+}
