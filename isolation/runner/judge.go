@@ -191,7 +191,7 @@ func step(ctx context.Context, g *guard, spec startSpec, wall, cpu time.Duration
 	began := time.Now()
 	sctx, cancel := context.WithTimeoutCause(ctx, max(wall, 0), fmt.Errorf("its wall-clock limit of %s", wall.Round(time.Millisecond)))
 	defer cancel()
-	sg := &guard{cg: g.cg, limit: g.limit, gvisor: g.gvisor, cpu: &meter{cg: g.cg, limit: cpu, gvisor: g.gvisor}}
+	sg := &guard{cg: g.cg, limit: g.limit, gvisor: g.gvisor, cpu: &meter{cg: g.cg, limit: cpu, gvisor: g.gvisor, own: g.cpu.ownOf()}}
 	if os.Getpid() == 1 && !g.gvisor {
 		startDecoy() // killLeftovers ended the last step's (see serve)
 	}

@@ -124,3 +124,22 @@ func TestMeterRefusesALimitItCannotKeep(t *testing.T) {
 	m.begin()
 	assert.Check(t, m.usage(nil).CPUMicros == nil)
 }
+
+// TestMeterTakesOffTheRunnersOwnTime: the runner's own CPU time since
+// begin is not the program's: of 1.3 s the cgroup counted, 0.4 s the
+// runner's, the program used 0.9 s and is below a 1 s limit; the
+// runner's time never makes the program's negative.
+func TestMeterTakesOffTheRunnersOwnTime(t *testing.T) {
+	dir, set := fakeCPU(t)
+	own := int64(2_000_000)
+	m := &meter{cg: newCgroup(dir), limit: time.Second, own: func() int64 { return own }}
+	assert.NilError(t, m.open())
+	m.begin() // cgroup 5 s, runner 2 s
+	set(6_300_000)
+	own = 2_400_000
+	assert.Equal(t, m.over(), "")
+	set(6_500_000)
+	assert.Equal(t, m.over(), "CPU-time limit of 1s reached: 1.1s used")
+	own = 9_000_000
+	assert.Equal(t, *m.usage(nil).CPUMicros, int64(0))
+}
