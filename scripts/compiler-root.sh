@@ -1,13 +1,13 @@
 #!/bin/sh
 # Prepares the build context of a compiler's image in CONTEXT (c, cpp,
-# java, and node's interpreter: the kinds whose root is compiler in
-# isolation/images/kinds): the
-# .debs pinned in isolation/images/KIND/ARCH.lock unpacked by
-# debian-root.sh (checked against their SHA-256, no maintainer scripts,
-# /tmp 1777, /etc/passwd and /etc/group), then the steps of
-# isolation/images/KIND/root-steps: what must be there, what the image's
-# compile and run commands never use, the links update-alternatives would
-# make. build-image.sh adds the Dockerfile and the runner and builds it.
+# java, and the node, ruby and php interpreters: the kinds whose root is
+# compiler in isolation/images/kinds): the .debs pinned in
+# isolation/images/KIND/ARCH.lock unpacked by debian-root.sh (checked
+# against their SHA-256, no maintainer scripts, /tmp 1777, /etc/passwd and
+# /etc/group), then the steps of isolation/images/KIND/root-steps: what
+# must be there, what the image's compile and run commands never use, the
+# links update-alternatives would make. build-image.sh adds the Dockerfile
+# and the runner and builds it.
 #
 # Usage: compiler-root.sh KIND CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
 #   --arch ARCH    amd64 or arm64, this machine's by default

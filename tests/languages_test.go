@@ -91,6 +91,21 @@ const hog = [];
 while (a === -3) hog.push(Buffer.alloc(1 << 20, 1));
 console.log(a + b);
 `},
+	{name: "ruby", file: "sum.rb", hog: "oom", src: `a, b = $stdin.read.split.map(&:to_i)
+raise "bad input" if a == -1
+loop {} if a == -2
+hog = []
+hog << "x" * (1 << 20) while a == -3
+puts a + b
+`},
+	{name: "php", file: "sum.php", hog: "oom", src: `<?php
+[$a, $b] = array_map("intval", preg_split('/\s+/', trim(stream_get_contents(STDIN))));
+if ($a == -1) throw new Exception("bad input");
+while ($a == -2) {}
+$hog = [];
+while ($a == -3) $hog[] = str_repeat("x", 1 << 20);
+echo $a + $b, "\n";
+`},
 }
 
 // judgeResult is a judged run's result.

@@ -34,7 +34,7 @@ func runCommand(s *session) *cli.Command {
 			"/tmp/work/main, its path in place of the command's first argument that is exactly \"-\"\n" +
 			"(python3 - becomes python3 /tmp/work/main), else after its last (python3 -I becomes\n" +
 			"python3 -I /tmp/work/main). A command that runs code of its own instead (python3 -c or -m,\n" +
-			"node -e, ruby or perl -e, sh -c) is refused.\n\n" +
+			"node -e, ruby or perl -e, php -r, sh -c) is refused.\n\n" +
 			"output and stderr are text: bytes that are not UTF-8 become U+FFFD, one a run, counted in\n" +
 			"output_replaced_bytes and stderr_replaced_bytes (--format text notes them on stderr).\n\n" +
 			"With --test or --tests the run is a judge's: the program runs once per test, each a fresh process in\n" +

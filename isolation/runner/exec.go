@@ -170,13 +170,16 @@ const maxLastLine = 200
 
 // lastLine is the last line of text that is not blank, trimmed, cut to
 // maxLastLine bytes; above a stack trace that ends the text, the line
-// just above its frames. Python names the exception last, but V8 and the
-// JVM name it first and write their frames after it ("Error: bad input",
-// then "    at f (/tmp/work/main:2:20)"), and a frame says where, not
-// what.
+// just above its frames. Python names the exception last, but V8, the
+// JVM, Ruby and PHP name it first and write their frames after it
+// ("Error: bad input", then "    at f (/tmp/work/main:2:20)"), and a
+// frame says where, not what.
 func lastLine(text string) string {
 	lines := strings.Split(strings.TrimRight(text, " \t\r\n"), "\n")
 	last := len(lines) - 1
+	if i := phpMessage(lines); i >= 0 {
+		return cut(strings.TrimSpace(lines[i]), maxLastLine)
+	}
 	for i := last; i > 0 && isFrame(lines[i]); i-- {
 		if above := lines[i-1]; !isFrame(above) && strings.TrimSpace(above) != "" {
 			last = i - 1
@@ -185,14 +188,42 @@ func lastLine(text string) string {
 	return cut(strings.TrimSpace(lines[last]), maxLastLine)
 }
 
-// isFrame reports whether line is a frame of a V8 or JVM stack trace:
-// indented "at ...", or the JVM's "... N more".
+// isFrame reports whether line is a frame of a V8, JVM or Ruby stack
+// trace: indented "at ...", the JVM's "... N more", Ruby's tabbed
+// "from ..." and "... N levels...".
 func isFrame(line string) bool {
 	t := strings.TrimSpace(line)
 	if t == line {
 		return false // frames are indented
 	}
-	return strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "... ") && strings.HasSuffix(t, " more")
+	return strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "... ") && strings.HasSuffix(t, " more") ||
+		strings.HasPrefix(line, "\tfrom ") || strings.HasPrefix(line, "\t ... ") && strings.HasSuffix(t, " levels...")
+}
+
+// phpMessage is the index in lines of the message of the PHP uncaught
+// exception that ends them, -1 if none does: PHP writes its message
+// ("Fatal error: Uncaught E: bad input in /tmp/work/main:3"), then
+// "Stack trace:", frames "#0 ...", and last "  thrown in FILE on line N",
+// none of them indented but the last.
+func phpMessage(lines []string) int {
+	i := len(lines) - 1
+	if !strings.HasPrefix(lines[i], "  thrown in ") {
+		return -1
+	}
+	for i--; i > 0 && isPHPFrame(lines[i]); i-- {
+	}
+	if i < 1 || lines[i] != "Stack trace:" || strings.TrimSpace(lines[i-1]) == "" {
+		return -1
+	}
+	return i - 1
+}
+
+// isPHPFrame reports whether line is a frame of a PHP stack trace: "#N "
+// and the call, or "#N {main}".
+func isPHPFrame(line string) bool {
+	n, ok := strings.CutPrefix(line, "#")
+	digits := len(n) - len(strings.TrimLeft(n, "0123456789"))
+	return ok && digits > 0 && strings.HasPrefix(n[digits:], " ")
 }
 
 // cut is s, or when it is longer than n bytes its first n at most, cut at

@@ -32,6 +32,15 @@ func TestRunnerExecNamesItsLastWords(t *testing.T) {
 	assert.Equal(t, r.Error.Message, "exit status 1: Caused by: E: inner")
 	r = runRunner(t, `{"source":"printf 'at first\\n    at 1\\n\\n    at 2\\n' >&2; exit 1"}`, "--exec", "sh")
 	assert.Equal(t, r.Error.Message, "exit status 1: at 2", "frames with no message above them: the last line")
+	// Ruby's: tabbed "from" frames, a deep recursion's elided levels.
+	src := "printf '/tmp/work/main:1:in \\140f\\047: stack level too deep (SystemStackError)\\n\\tfrom x\\n\\t ... 10068 levels...\\n\\tfrom y\\n' >&2; exit 1"
+	r = runRunner(t, `{"source":`+quote(src)+`}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 1: /tmp/work/main:1:in `f': stack level too deep (SystemStackError)")
+	// PHP's: the message, "Stack trace:", "#N" frames, "  thrown in".
+	r = runRunner(t, `{"source":"printf 'Warning: x\\nFatal error: Uncaught Exception: bad input in /tmp/work/main:3\\nStack trace:\\n#0 /tmp/work/main(5): f(-1)\\n#1 {main}\\n  thrown in /tmp/work/main on line 3\\n' >&2; exit 255"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 255: Fatal error: Uncaught Exception: bad input in /tmp/work/main:3")
+	r = runRunner(t, `{"source":"printf 'Stack trace:\\n#0 x\\n  thrown in y\\n' >&2; exit 1"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 1: thrown in y", "a PHP trace with no message above it: the last line")
 
 	r = runRunner(t, `{"source":"exit 3"}`, "--exec", "sh")
 	assert.Equal(t, r.Error.Message, "exit status 3")

@@ -18,7 +18,8 @@ var inlineFamilies = map[string]struct {
 	"pypy":   {letters: "cm", takesValue: "WX"},
 	"node":   {letters: "ep", long: "--eval --print", takesValue: "r"},
 	"nodejs": {letters: "ep", long: "--eval --print", takesValue: "r"},
-	"ruby":   {letters: "e", takesValue: "Ir"},
+	"ruby":   {letters: "e", takesValue: "CEIr"},
+	"php":    {letters: "rBRE", takesValue: "cdfFzSt"},
 	"perl":   {letters: "eE", takesValue: "I"},
 	"sh":     {letters: "c", takesValue: "oO"},
 	"ash":    {letters: "c", takesValue: "oO"},
@@ -29,7 +30,7 @@ var inlineFamilies = map[string]struct {
 
 // inlineOption returns the option of exec that makes a known interpreter
 // run code from its command line (python3 -c, python3 -m, node -e,
-// sh -c), "" if there is none. Such a command cannot run the source: the
+// php -r, sh -c), "" if there is none. Such a command cannot run the source: the
 // source's path would reach it as one more argument, and the source would
 // silently never run. Options are read up to the first argument that is
 // not one: "-" (where the source's path goes) or a file.

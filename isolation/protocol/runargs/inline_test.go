@@ -40,6 +40,13 @@ func TestInlineCodeIsRefused(t *testing.T) {
 		"perl -I lib -":                "",
 		"python3 -X importtime -":      "",
 		"ruby --disable-gems -":        "",
+		"ruby3.1 -E UTF-8 -e 1":        "-e",
+		"ruby3.1 -EUTF-8 -":            "",
+		"php -r echo(1);":              "-r",
+		"php8.2 -n -d x=1 -r 1":        "-r",
+		"php -B 1 -R 2":                "-B",
+		"php8.2 -n -ddisplay_errors=stderr -dmemory_limit=-1 -": "",
+		"php -f /opt/x.php -": "",
 	} {
 		t.Run(cmd, func(t *testing.T) {
 			exec := strings.Fields(cmd)
