@@ -1,10 +1,10 @@
 #!/bin/sh
 # Prepares the build context of a compiler's image in CONTEXT (c, cpp,
-# java, and node's interpreter: the kinds whose root is compiler in
-# isolation/images/kinds): the
-# .debs pinned in isolation/images/KIND/ARCH.lock unpacked by
-# debian-root.sh (checked against their SHA-256, no maintainer scripts,
-# /tmp 1777, /etc/passwd and /etc/group), then the steps of
+# java, go, typescript, and node's interpreter: the kinds whose root is
+# compiler in isolation/images/kinds): the .debs pinned in
+# isolation/images/KIND/ARCH.lock unpacked by debian-root.sh (checked
+# against their SHA-256, no maintainer scripts, /tmp 1777, /etc/passwd
+# and /etc/group), then the steps of
 # isolation/images/KIND/root-steps: what must be there, what the image's
 # compile and run commands never use, the links update-alternatives would
 # make. build-image.sh adds the Dockerfile and the runner and builds it.
