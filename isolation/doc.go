@@ -37,13 +37,15 @@
 // under its own wall-clock limit (limits.Config.TestTimeout, else a fair
 // share of the time left) and the CPU-time limit, both times the time
 // factor the image declares (its io.synapse-isolation.time-factor label:
-// Java and JavaScript 2, Python, Ruby and PHP 3); Request.Compare
-// compares its stdout line by line, exactly, or as numbers within an epsilon
+// Java, JavaScript and TypeScript 2, Python, Ruby and PHP 3);
+// Request.Compare compares its stdout line by line, exactly, or as
+// numbers within an epsilon
 // ("float:ABS[:REL]"). The Result's Tests say each test's verdict, match,
 // limits and usage, and its Verdict is the most serious test's, with a nil
 // error. An image that declares a language (its
-// io.synapse-isolation.language label: the C, C++ and Java images) compiles
-// the source once first: Result.Compile, and CompileError when it fails.
+// io.synapse-isolation.language label: the C, C++, Java, Go and TypeScript
+// images) compiles the source once first: Result.Compile, and CompileError
+// when it fails.
 // Its binary runs from a sealed memfd; /tmp stays noexec.
 //
 // Request.Checker grades the tests in place of Compare: a trusted checker

@@ -161,14 +161,17 @@ var (
 	EngineEnv = []string{"HOME", "HOSTNAME", "PATH"}
 	// ThreadVars are the variables by which numeric libraries size their
 	// thread pools (OpenBLAS, OpenMP, MKL, numexpr, Accelerate, BLIS,
-	// GotoBLAS). Unset, each starts a thread per CPU it sees, and a
-	// container sees all of the host's (--cpus is a quota, not an
-	// affinity): on a 96-core host a matrix product would start 95
-	// threads against the PID cap. The runner sets each to Threads for
-	// an interpreter; a program that asks for more itself is the
-	// program's business, and the PID cap its bound.
+	// GotoBLAS), and Go's runtime its scheduler (GOMAXPROCS: the threads
+	// that run goroutines at once, and the garbage collector's workers).
+	// Unset, each starts a thread per CPU it sees, and a container sees
+	// all of the host's (--cpus is a quota, not an affinity): on a
+	// 96-core host a matrix product would start 95 threads against the
+	// PID cap, and a Go program's collector as many. The runner sets each
+	// to Threads for an interpreter, a compiled program and its compiler;
+	// a program that asks for more itself is the program's business, and
+	// the PID cap its bound.
 	ThreadVars = []string{"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
-		"VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS", "GOTO_NUM_THREADS"}
+		"VECLIB_MAXIMUM_THREADS", "BLIS_NUM_THREADS", "GOTO_NUM_THREADS", "GOMAXPROCS"}
 )
 
 // Threads is the size of a numeric library's thread pool: the CPU quota.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Prepares the build context of a compiler's image in CONTEXT (c, cpp,
-# java, and the node, ruby and php interpreters: the kinds whose root is
-# compiler in isolation/images/kinds): the .debs pinned in
+# java, go, typescript, and the node, ruby and php interpreters: the kinds
+# whose root is compiler in isolation/images/kinds): the .debs pinned in
 # isolation/images/KIND/ARCH.lock unpacked by debian-root.sh (checked
 # against their SHA-256, no maintainer scripts, /tmp 1777, /etc/passwd and
 # /etc/group), then the steps of isolation/images/KIND/root-steps: what

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -22,6 +23,10 @@ type language struct {
 	hog string
 	// compiled: the image has a compile step; the broken source fails it.
 	compiled bool
+	// compileError is how the compile error's message goes on after
+	// "compilation failed: ": the compiler's exit status, then its first
+	// error line; "" is gcc's and javac's exit status alone.
+	compileError string
 }
 
 // need skips a (sub)test of l that is not this part of the suite's: its
@@ -106,6 +111,38 @@ $hog = [];
 while ($a == -3) $hog[] = str_repeat("x", 1 << 20);
 echo $a + $b, "\n";
 `},
+	{name: "go", file: "sum.go", hog: "oom", compiled: true, src: `package main
+
+import "fmt"
+
+func main() {
+	var a, b int64
+	fmt.Scan(&a, &b)
+	if a == -1 {
+		panic("bad input")
+	}
+	for a == -2 {
+	}
+	var hog [][]byte
+	for a == -3 {
+		p := make([]byte, 1<<20)
+		for i := range p {
+			p[i] = 1
+		}
+		hog = append(hog, p)
+	}
+	fmt.Println(a + b)
+}
+`, broken: "package main\n\nfunc main() { println(x) }\n", compileError: "exit status 2: ./main.go:3:23: undefined: x"},
+	{name: "typescript", file: "sum.ts", hog: "oom", compiled: true, src: `import { readFileSync } from "fs";
+const [a, b]: number[] = readFileSync(0, "utf8").trim().split(/\s+/).map(Number);
+if (a === -1) throw new Error("bad input");
+while (a === -2) {}
+const hog: Buffer[] = [];
+while (a === -3) hog.push(Buffer.alloc(1 << 20, 1));
+console.log(a + b);
+`, broken: "const n: number = \"three\";\n",
+		compileError: "exit status 2: main.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'."},
 }
 
 // judgeResult is a judged run's result.
@@ -118,6 +155,7 @@ type judgeResult struct {
 	Container string `json:"container"`
 	RunID     string `json:"run_id"`
 	Compile   *struct {
+		Output string `json:"output"`
 		Stderr string `json:"stderr"`
 		Error  *struct{ Type, Message string }
 	} `json:"compile"`
@@ -174,7 +212,7 @@ func verdictsOf(r judgeResult) []string {
 }
 
 // TestJudgeEachLanguage: per language, the program compiled once (C, C++,
-// Java) runs once per test in one container: a correct solution, a wrong
+// Java, Go, TypeScript) runs once per test in one container: a correct solution, a wrong
 // expected output, a runtime error, an endless loop on one test while
 // the tests after it still run, a memory hog, and a source that does not
 // compile, named by the compiler's own message.
@@ -231,8 +269,16 @@ func TestJudgeEachLanguage(t *testing.T) {
 			assert.Equal(t, r.Verdict, "compile_error")
 			assert.Equal(t, r.ExitCode, 1)
 			assert.Assert(t, r.Compile != nil && r.Compile.Error != nil)
-			assert.Check(t, is.Contains(r.Compile.Stderr, "error"), r.Compile.Stderr)
-			assert.Check(t, is.Contains(r.Error.Message, "compilation failed: exit status 1: "), r.Error.Message)
+			if l.compileError == "" {
+				assert.Check(t, is.Contains(r.Compile.Stderr, "error"), r.Compile.Stderr)
+				assert.Check(t, is.Contains(r.Error.Message, "compilation failed: exit status 1: "), r.Error.Message)
+			} else {
+				// The first error line, as the compiler wrote it (tsc on
+				// its stdout).
+				_, line, _ := strings.Cut(l.compileError, ": ")
+				assert.Check(t, is.Contains(r.Compile.Stderr+r.Compile.Output, line+"\n"))
+				assert.Check(t, is.Equal(r.Error.Message, "compilation failed: "+l.compileError))
+			}
 			assert.Check(t, r.Tests == nil, "nothing judged")
 		})
 	}

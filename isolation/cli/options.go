@@ -63,7 +63,7 @@ func (o *sandboxOptions) flags() []cli.Flag {
 	cpuTime.DefaultText = "none"
 	testTimeout := durationFlag(&o.testTimeout, "test-timeout", 0,
 		"wall-clock limit `DURATION` of each test (--cpu-time applies to each test too), both times the image's time factor "+
-			"(its io.synapse-isolation.time-factor label: Java and JavaScript 2, Python, Ruby and PHP 3), within --timeout")
+			"(its io.synapse-isolation.time-factor label: Java, JavaScript and TypeScript 2, Python, Ruby and PHP 3), within --timeout")
 	testTimeout.DefaultText = "the time left once compiled, over the tests left: a quick test leaves its rest to those after it"
 	return []cli.Flag{
 		imageFlag(&o.image, "immutable image `ID` (sha256:<64 hex>) to run"),

@@ -45,12 +45,13 @@ func runCommand(s *session) *cli.Command {
 			"real-valued answers do). \"tests\" has each test's verdict, match, first differing line, usage\n" +
 			"and output; the run's verdict is its worst test's.\n" +
 			fmt.Sprintf("The tests' data is at most %s in all. An image that declares a language (its\n", limits.Bytes(limits.MaxTestData)) +
-			"io.synapse-isolation.language label: C, C++, Java, whose class is Main) compiles the source\n" +
-			fmt.Sprintf("once, at most %s of wall-clock and %s of CPU time within --timeout, keeping %d KiB of what\n",
-				limits.CompileTimeout, limits.CompileCPUTime, limits.MaxCompileOutput>>10) +
-			"the compiler wrote (\"compile\"); a compiled program runs from a sealed memfd, /tmp staying\n" +
-			"noexec (a host whose vm.memfd_noexec is 2 forbids that: the run is then command_not_found,\n" +
-			"saying so).\n\n" +
+			"io.synapse-isolation.language label: C, C++, Java, whose class is Main, Go, TypeScript)\n" +
+			fmt.Sprintf("compiles the source once, at most %s of wall-clock and %s of CPU time within --timeout,\n",
+				limits.CompileTimeout, limits.CompileCPUTime) +
+			fmt.Sprintf("keeping %d KiB of what the compiler wrote (\"compile\"); a compiled program runs from a sealed\n",
+				limits.MaxCompileOutput>>10) +
+			"memfd, /tmp staying noexec (a host whose vm.memfd_noexec is 2 forbids that: the run is then\n" +
+			"command_not_found, saying so).\n\n" +
 			"--checker FILE grades the tests instead, as contest judges do: a trusted checker program in the\n" +
 			"language of --checker-image's image, compiled once in a container of its own after the\n" +
 			"program's is gone, run on each test that exited 0 as CHECKER INPUT OUTPUT ANSWER (testlib's\n" +

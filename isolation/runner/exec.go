@@ -173,9 +173,13 @@ const maxLastLine = 200
 // just above its frames. Python names the exception last, but V8, the
 // JVM, Ruby and PHP name it first and write their frames after it
 // ("Error: bad input", then "    at f (/tmp/work/main:2:20)"), and a
-// frame says where, not what.
+// frame says where, not what. Go's runtime names a panic or a fatal
+// error above its goroutines' traces (goPanic).
 func lastLine(text string) string {
 	lines := strings.Split(strings.TrimRight(text, " \t\r\n"), "\n")
+	if msg, ok := goPanic(lines); ok {
+		return cut(msg, maxLastLine)
+	}
 	last := len(lines) - 1
 	if i := phpMessage(lines); i >= 0 {
 		return cut(strings.TrimSpace(lines[i]), maxLastLine)
@@ -186,6 +190,37 @@ func lastLine(text string) string {
 		}
 	}
 	return cut(strings.TrimSpace(lines[last]), maxLastLine)
+}
+
+// goPanic is the message of the Go runtime's traceback in lines: the
+// last "panic: " or "fatal error: " line above the first goroutine's
+// header ("goroutine 1 [running]:"), trimmed. A panic raised while
+// another was being handled is the last, indented below the first
+// ("panic: a [recovered]", then "\tpanic: b"); a fatal error's own
+// frames ("runtime stack:") come before the header.
+func goPanic(lines []string) (string, bool) {
+	msg := ""
+	for _, line := range lines {
+		if isGoroutineHeader(line) {
+			return msg, msg != ""
+		}
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "panic: ") || strings.HasPrefix(t, "fatal error: ") {
+			msg = t
+		}
+	}
+	return "", false
+}
+
+// isGoroutineHeader reports whether line begins a goroutine's trace in
+// the Go runtime's traceback: "goroutine N [STATE]:".
+func isGoroutineHeader(line string) bool {
+	rest, ok := strings.CutPrefix(line, "goroutine ")
+	n, rest, ok2 := strings.Cut(rest, " [")
+	if !ok || !ok2 || n == "" || strings.Trim(n, "0123456789") != "" {
+		return false
+	}
+	return strings.HasSuffix(rest, "]:")
 }
 
 // isFrame reports whether line is a frame of a V8, JVM or Ruby stack

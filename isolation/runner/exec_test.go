@@ -41,6 +41,17 @@ func TestRunnerExecNamesItsLastWords(t *testing.T) {
 	assert.Equal(t, r.Error.Message, "exit status 255: Fatal error: Uncaught Exception: bad input in /tmp/work/main:3")
 	r = runRunner(t, `{"source":"printf 'Stack trace:\\n#0 x\\n  thrown in y\\n' >&2; exit 1"}`, "--exec", "sh")
 	assert.Equal(t, r.Error.Message, "exit status 1: thrown in y", "a PHP trace with no message above it: the last line")
+	// Go's runtime names a panic above its goroutines' traces; a panic
+	// while another unwinds is the last named; a fatal error's runtime
+	// frames come before the goroutine's.
+	r = runRunner(t, `{"source":"printf 'panic: bad input -1\\n\\ngoroutine 1 [running]:\\nmain.f(...)\\n\\t/tmp/work/main.go:5\\nmain.main()\\n\\t/tmp/work/main.go:9 +0x1d\\n' >&2; exit 2"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 2: panic: bad input -1")
+	r = runRunner(t, `{"source":"printf 'panic: first [recovered]\\n\\tpanic: second\\n\\ngoroutine 1 [running]:\\nmain.main()\\n\\t/tmp/work/main.go:9 +0x1d\\n' >&2; exit 2"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 2: panic: second")
+	r = runRunner(t, `{"source":"printf 'runtime: goroutine stack exceeds 1000000000-byte limit\\nfatal error: stack overflow\\n\\nruntime stack:\\nruntime.throw()\\n\\t/usr/lib/go-1.19/src/runtime/panic.go:1047 +0x5d\\n\\ngoroutine 1 [running]:\\nmain.f()\\n\\t/tmp/work/main.go:4 +0x4c fp=0xc0200e0398\\n' >&2; exit 2"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 2: fatal error: stack overflow")
+	r = runRunner(t, `{"source":"printf 'goroutine 1 [running]:\\nmain.main()\\n' >&2; exit 2"}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 2: main.main()", "a trace with no message above it: the last line")
 
 	r = runRunner(t, `{"source":"exit 3"}`, "--exec", "sh")
 	assert.Equal(t, r.Error.Message, "exit status 3")

@@ -130,9 +130,9 @@ func compile(ctx context.Context, cfg runargs.Args, w *workDir, g *guard) (*prot
 	if st.Error != nil && st.Error.Type == protocol.ErrExec {
 		// The compiler's own words say why; the first error line is the
 		// one a person reads first (gcc and javac end with a caret or a
-		// count).
+		// count, go with "too many errors").
 		st.Error.Message = r.s.waitErr.Error()
-		if line := firstError(st.Stderr + "\n" + st.Output); line != "" {
+		if line := firstError(st.Stderr+"\n"+st.Output, cfg.Source); line != "" {
 			st.Error.Message += ": " + line
 		}
 	}
@@ -140,10 +140,19 @@ func compile(ctx context.Context, cfg runargs.Args, w *workDir, g *guard) (*prot
 }
 
 // firstError is the first line of text that names an error, cut to
-// maxLastLine bytes; else its last line.
-func firstError(text string) string {
-	for _, line := range strings.Split(text, "\n") {
+// maxLastLine bytes; else the first that begins with a place in the
+// source, its name (maybe after "./") and a colon, as go build's do
+// ("./main.go:3:23: undefined: x", below a "# package" line); else its
+// last line.
+func firstError(text, source string) string {
+	lines := strings.Split(text, "\n")
+	for _, line := range lines {
 		if strings.Contains(strings.ToLower(line), "error") {
+			return cut(strings.TrimSpace(line), maxLastLine)
+		}
+	}
+	for _, line := range lines {
+		if source != "" && strings.HasPrefix(strings.TrimPrefix(line, "./"), source+":") {
 			return cut(strings.TrimSpace(line), maxLastLine)
 		}
 	}

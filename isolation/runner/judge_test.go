@@ -125,6 +125,11 @@ func TestRunnerCompilesOnceAndRunsFromAMemfd(t *testing.T) {
 	assert.Assert(t, strings.Contains(r.Compile.Stderr, "expected something"))
 	assert.Assert(t, r.Tests == nil)
 
+	// go build names no "error": its first line placed in the source is.
+	r = runRunner(t, `{"source":"x"}`, "--source", "main.go", "--compile",
+		`["sh","-c","printf '# command-line-arguments\\n./main.go:3:23: undefined: x\\n./main.go:4:2: undefined: y\\n' >&2; exit 1"]`, "--exec", "./main")
+	assert.Equal(t, r.Error.Message, "compilation failed: exit status 1: ./main.go:3:23: undefined: x")
+
 	r = runRunner(t, `{"source":"x","stdin":"from stdin"}`, "--source", "main.c", "--compile", `["cp","/bin/cat","main"]`, "--exec", "./main")
 	assert.Assert(t, r.OK, "%+v", r.Error)
 	assert.Equal(t, r.Output, "from stdin", "without tests a compiled program runs once on the request's stdin")
