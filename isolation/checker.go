@@ -53,23 +53,23 @@ type CheckerPass struct {
 // the checker in a container of its own (a Check), on each such test's
 // input, output and expected output, under its own bounds
 // (checkerOptions). The checker's exits grade those tests (grade).
-func runChecked(ctx context.Context, req Request, o Options, in planInput) (Result, error) {
+func runChecked(ctx context.Context, req Request, p checkedRun) (Result, error) {
 	c := *req.Checker
 	if err := checkChecker(req); err != nil {
-		a := &attempt{start: time.Now()}
+		a := &attempt{start: p.start}
 		return a.result(err), err
 	}
 	outputs, err := spool.New()
 	if err != nil {
-		a := &attempt{start: time.Now()}
+		a := &attempt{start: p.start}
 		err = &Error{Verdict: EngineFailure, Err: err}
 		return a.result(err), err
 	}
 	defer outputs.Remove()
 	prog := req
 	prog.Checker, prog.Checked = nil, true
-	a := &attempt{start: time.Now(), tests: testNames(req), outputs: outputs}
-	err = a.run(ctx, prog, o, in)
+	a := &attempt{start: p.start, tests: testNames(req), outputs: outputs}
+	err = p.program(a, prog)
 	res := a.result(err)
 	if err != nil || res.Tests == nil {
 		return res, err
@@ -81,7 +81,7 @@ func runChecked(ctx context.Context, req Request, o Options, in planInput) (Resu
 		return res, nil
 	}
 	ca := &attempt{start: time.Now(), tests: testNames(check), data: checkData(check.Tests, graded, outputs)}
-	cerr := ca.run(ctx, check, checkerOptions(o, c, len(graded)), in)
+	cerr := ca.run(ctx, check, checkerOptions(p.options, c, len(graded)), p.in)
 	cres := ca.result(cerr)
 	res.Checker = &CheckerPass{RunID: cres.RunID, Image: cres.Image, Verdict: passVerdict(cres, len(graded)), Error: cres.Error,
 		Compile: cres.Compile, DurationMS: cres.DurationMS}
@@ -99,6 +99,16 @@ func passVerdict(cres Result, n int) Verdict {
 		return OK
 	}
 	return cres.Verdict
+}
+
+// checkedRun is how runChecked runs a checked request's program: on a,
+// in a fresh container (Run) or a warm one (Pool.Run), from start; and
+// where its checker runs: options' engine and runtime, in's plan input.
+type checkedRun struct {
+	program func(a *attempt, prog Request) error
+	start   time.Time
+	options Options
+	in      planInput
 }
 
 // checkChecker refuses a checker that could never run: no source, a

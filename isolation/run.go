@@ -28,7 +28,8 @@ import (
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
 	in := planInput{owner: removal.SelfLabel()}
 	if req.Checker != nil {
-		return runChecked(ctx, req, o, in)
+		return runChecked(ctx, req, checkedRun{start: time.Now(), options: o, in: in,
+			program: func(a *attempt, prog Request) error { return a.run(ctx, prog, o, in) }})
 	}
 	return runWith(ctx, req, o, in)
 }
@@ -162,13 +163,19 @@ func (a *attempt) complete(l *launched) error {
 	a.responded = l.resp.Arrived()
 	l.teardown(&f)
 	if f.clean() {
-		if err := l.resp.OutputsErr(); err != nil {
-			f.respErr = &Error{Verdict: SandboxFailure, Err: err}
-		} else {
-			a.readResponse(&f, l.resp.Bytes())
-		}
+		a.readFrames(&f, l)
 	}
 	return a.decide(l, f)
+}
+
+// readFrames reads the response of a clean exit, unless a checked
+// request's output frames before it broke their rules.
+func (a *attempt) readFrames(f *facts, l *launched) {
+	if err := l.resp.OutputsErr(); err != nil {
+		f.respErr = &Error{Verdict: SandboxFailure, Err: err}
+		return
+	}
+	a.readResponse(f, l.resp.Bytes())
 }
 
 // completeAtExit takes the response of a warm run whose container exited
@@ -178,7 +185,7 @@ func (a *attempt) completeAtExit(l *launched, resp []byte) error {
 	a.ended(clientEnd{at: time.Now()}, true, true)
 	a.sent, a.responded = l.sent, l.resp.Arrived()
 	f := l.planned()
-	a.readResponse(&f, resp)
+	a.readFrames(&f, l)
 	return a.decide(l, f)
 }
 

@@ -350,3 +350,42 @@ func TestCheckerInCpp(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckerInBatch: a batch line's "checker" grades its tests as
+// --checker does, the program in the pool's warm container and the
+// checker in one of its own; a line without one beside it is compared as
+// ever; neither leaves a container behind.
+func TestCheckerInBatch(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	line := func(id string, checker bool) string {
+		m := map[string]any{"id": id, "source": pairProgram, "tests": []map[string]string{
+			{"name": "1", "stdin": "3", "expect": "2 1\n"}, {"name": "2", "stdin": "10", "expect": "9 1\n"}}}
+		if checker {
+			m["checker"] = map[string]string{"source": pairChecker, "image": pythonImage}
+			m["tests"] = []map[string]string{{"name": "1", "stdin": "3", "expect": "1 2\n"}, {"name": "2", "stdin": "10", "expect": "5 5\n"}}
+		}
+		b, err := json.Marshal(m)
+		assert.NilError(t, err)
+		return string(b) + "\n"
+	}
+	wrong := strings.Replace(line("wrong", true), `"10"`, `"7"`, 1)
+	r := tool(t, nil, line("graded", true)+line("compared", false)+wrong, "batch", "--image", cImage, "--ordered", "--parallel", "2")
+	var got []checkedResult
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var res checkedResult
+		assert.NilError(t, json.Unmarshal([]byte(l), &res), l)
+		got = append(got, res)
+		assertRunGone(t, res.RunID)
+		if res.Checker != nil {
+			assertRunGone(t, res.Checker.RunID)
+		}
+	}
+	assert.Assert(t, is.Len(got, 3), r.stdout+r.stderr)
+	assert.Check(t, is.Equal(got[0].Verdict, "ok"), r.stdout)
+	assert.Check(t, got[0].Checker != nil && got[0].Checker.Verdict == "ok", r.stdout)
+	assert.Check(t, is.Equal(got[1].Verdict, "ok"))
+	assert.Check(t, got[1].Checker == nil, "a line without a checker is compared")
+	assert.Check(t, is.DeepEqual(verdictsByName(got[2]), map[string]string{"1": "ok", "2": "wrong_answer"}), r.stdout)
+	assert.Check(t, is.Equal(r.code, 4), r.stderr)
+}

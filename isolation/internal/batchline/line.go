@@ -23,11 +23,19 @@ type line struct {
 	Collect json.RawMessage `json:"collect"`
 	Tests   []lineTest      `json:"tests"`
 	Compare json.RawMessage `json:"compare"`
+	Checker json.RawMessage `json:"checker"`
+}
+
+// lineChecker is a line's "checker": its source and its image's ID.
+type lineChecker struct {
+	Source json.RawMessage `json:"source"`
+	Image  json.RawMessage `json:"image"`
 }
 
 // Decode strictly decodes a batch line, {"id": ..., "source": "...",
 // "stdin": "...", "files": {"NAME": "...", ...}} (all but source
-// optional, and "collect", "tests" and "compare" as a request's), by the
+// optional, "collect", "tests" and "compare" as a request's, and
+// "checker": {"source", "image"}, a judge's checker), by the
 // rule of every frame and a request's rules (protocol.CheckRequest),
 // straight into the request, and its id (a string, a number or null) even
 // when the rest is refused, so the refusal can carry it. A line longer
@@ -77,5 +85,30 @@ func (l *line) request(starlark bool) (protocol.Request, error) {
 		return protocol.Request{}, err
 	}
 	req.Tests = fromLine(l.Tests)
+	if req.Checker, err = decodeChecker(l.Checker); err != nil {
+		return protocol.Request{}, err
+	}
 	return req, protocol.CheckRequest(req, starlark)
+}
+
+// decodeChecker decodes a line's "checker", {"source": "...", "image":
+// "sha256:..."}, both strings (nil when absent); the library holds them
+// to a checker's rules.
+func decodeChecker(raw json.RawMessage) (*protocol.Checker, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	var c lineChecker
+	if raw[0] != '{' || strict.Decode(raw, &c) != nil || c.Source == nil || c.Image == nil {
+		return nil, errors.New(`"checker" must be an object {"source": "...", "image": "sha256:..."}`)
+	}
+	src, err := protocol.DecodeString(c.Source, "checker source")
+	if err != nil {
+		return nil, err
+	}
+	image, err := protocol.DecodeString(c.Image, "checker image")
+	if err != nil {
+		return nil, err
+	}
+	return &protocol.Checker{Source: src, Image: image}, nil
 }

@@ -18,7 +18,7 @@ func TestDecode(t *testing.T) {
 	assert.Equal(t, string(id), "7")
 	assert.Equal(t, r.Source, "1+2")
 	for in, want := range map[string]string{
-		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id", "source", "stdin", "files", "collect", "tests" and "compare" only)`,
+		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id", "source", "stdin", "files", "collect", "tests", "compare" and "checker" only)`,
 		`{"id":true,"source":"x"}`:         `"id" must be a string or a number`,
 		`{"id":"a"}`:                       `missing field "source"`,
 		"{\"id\":1,\"source\":\"\xc3(\"}":  "invalid UTF-8 at offset 18",
@@ -82,4 +82,24 @@ func TestDecodeIntoTheRequest(t *testing.T) {
 	}
 	_, _, err = Decode([]byte(`{"source":"`+strings.Repeat("x", limits.MaxLineBytes)), false)
 	assert.Check(t, errors.Is(err, protocol.ErrTooLarge), "a line over its bound is a request over the limit: %v", err)
+}
+
+// TestDecodeChecker: a line's "checker" is its source and image, both
+// strings; any other shape is refused naming it.
+func TestDecodeChecker(t *testing.T) {
+	const tests = `"tests":[{"name":"1","stdin":"3","expect":""}]`
+	_, r, err := Decode([]byte(`{"source":"s",`+tests+`,"checker":{"source":"c","image":"sha256:ab"}}`), false)
+	assert.NilError(t, err)
+	assert.Assert(t, r.Checker != nil)
+	assert.Equal(t, *r.Checker, protocol.Checker{Source: "c", Image: "sha256:ab"})
+	for in, want := range map[string]string{
+		`"checker":"c"`:                        `"checker" must be an object {"source": "...", "image": "sha256:..."}`,
+		`"checker":{"source":"c"}`:             `"checker" must be an object {"source": "...", "image": "sha256:..."}`,
+		`"checker":{"source":"c","image":1}`:   `"checker image" must be a string`,
+		`"checker":{"source":"c","x":1}`:       `"checker" must be an object {"source": "...", "image": "sha256:..."}`,
+		`"checker":{"source":null,"image":""}`: `"checker source" must be a string`,
+	} {
+		_, _, err := Decode([]byte(`{"source":"s",`+tests+`,`+in+`}`), false)
+		assert.Check(t, err != nil && err.Error() == want, "%s: got %v", in, err)
+	}
 }
