@@ -43,7 +43,11 @@ func TestRunscOOM(t *testing.T) {
 			t.Logf("%s in %s: %s", r.res.Verdict, time.Since(start).Round(time.Millisecond), strings.TrimSpace(r.stderr))
 			assert.Check(t, is.Equal(r.code, 137), r.stdout+r.stderr)
 			assert.Check(t, is.Equal(r.res.Verdict, "oom"))
-			assert.Check(t, is.Contains(r.stderr, "memory exhausted"))
+			// The runner's guard stops it first (memory exhausted) unless
+			// a loaded host schedules the guard's poll late and the
+			// host's cgroup kills the whole sandbox before it looks
+			// (the daemon's oom event): oom, exit 137 either way.
+			assert.Check(t, strings.Contains(r.stderr, "memory exhausted") || strings.Contains(r.stderr, "daemon oom event"), r.stderr)
 		})
 	}
 }
