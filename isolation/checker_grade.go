@@ -1,0 +1,155 @@
+package isolation
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/spool"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// How a checker's runs grade a checked request's tests (runChecked).
+
+// passVerdict is the checker pass's verdict from its run's result cres:
+// OK when it answered for all n tests, whatever it graded them (its
+// result's verdict is then the worst grade's, a program's verdict); else
+// the run's own, why it could not.
+func passVerdict(cres Result, n int) Verdict {
+	if len(cres.Tests) == n && cres.Verdict != CompileError {
+		return OK
+	}
+	return cres.Verdict
+}
+
+// grade puts the checker's grades (cres, the check's result, whose tests
+// are res's graded ones) into res's tests and takes res's verdict anew:
+// its most serious test's. A check that did not run to its end grades
+// every test it was to grade a JudgeFailure, its cause named.
+func grade(res *Result, graded []int, cres Result) {
+	for k, i := range graded {
+		t := &res.Tests[i]
+		if len(cres.Tests) != len(graded) {
+			cause := "the checker's run ended " + string(cres.Verdict)
+			if cres.Error != nil {
+				cause = cres.Error.Message
+			}
+			t.Verdict, t.Checker = JudgeFailure, &CheckerRun{Error: &ErrorDetail{Type: string(JudgeFailure), Message: cause}}
+			continue
+		}
+		t.Verdict, t.Points, t.Checker = gradeOf(cres.Tests[k])
+	}
+	retake(res)
+}
+
+// retake takes res's verdict anew from its tests: its most serious
+// test's, and that test's error.
+func retake(res *Result) {
+	verdict := OK
+	for _, t := range res.Tests {
+		if slices.Index(judgeOrder, t.Verdict) > slices.Index(judgeOrder, verdict) {
+			verdict = t.Verdict
+		}
+	}
+	j := judgement{verdict: verdict, tests: res.Tests}
+	res.Verdict, res.Error = verdict, j.judgedError(nil)
+}
+
+// overBound grades a wrong answer each test whose stdout was over what a
+// checker is given (limits.MaxCheckedOutput a test, MaxCheckedTotal in
+// all): a checker shown a cut output could accept what the program
+// never gave whole (the right answer, then anything), so none is shown
+// one; the result keeps both counts.
+func overBound(tests []TestResult, outputs *spool.Spool) {
+	for i := range tests {
+		t := &tests[i]
+		n, ok := outputs.Size(i)
+		if !ok || t.Verdict != OK || n >= t.OutputBytes {
+			continue
+		}
+		t.Verdict, t.CheckedBytes = WrongAnswer, nil
+		t.Error = &ErrorDetail{Type: string(WrongAnswer), Message: fmt.Sprintf(
+			"its stdout, %d bytes, is over what a checker is given (%d bytes a test, %d in all); it was not graded",
+			t.OutputBytes, limits.MaxCheckedOutput, int64(limits.MaxCheckedTotal))}
+	}
+}
+
+// gradeOf is a test's grade from its checker's run c: testlib's exits
+// (protocol.Check*); any other end is the judge's failure.
+func gradeOf(c TestResult) (Verdict, *float64, *CheckerRun) {
+	run := &CheckerRun{Message: cut(c.Stderr, limits.MaxCheckerMessage), WallMS: c.WallMS, Usage: c.Usage}
+	if c.Exit != nil && c.Exit.Code >= 0 {
+		code := c.Exit.Code
+		run.ExitCode = &code
+	}
+	fail := func(format string, args ...any) (Verdict, *float64, *CheckerRun) {
+		run.Error = &ErrorDetail{Type: string(JudgeFailure), Message: fmt.Sprintf(format, args...)}
+		return JudgeFailure, nil, run
+	}
+	switch {
+	case c.Verdict == OK:
+		return OK, nil, run
+	case run.ExitCode == nil || c.Error == nil || c.Error.Type != protocol.ErrExec:
+		msg := string(c.Verdict)
+		if c.Error != nil {
+			msg = c.Error.Message
+		}
+		return fail("the checker did not grade the test: %s", msg)
+	}
+	switch *run.ExitCode {
+	case protocol.CheckWrongAnswer:
+		return WrongAnswer, nil, run
+	case protocol.CheckPresentationError:
+		return PresentationError, nil, run
+	case protocol.CheckPoints:
+		if p, ok := score(c.Output, c.Stderr); ok {
+			return Points, &p, run
+		}
+		return fail("the checker exited 7 (points) with no score")
+	case protocol.CheckFailed:
+		return fail("the checker failed (exit 3): %s", run.Message)
+	}
+	return fail("the checker exited %d, none of testlib's grades (0, 1, 2, 7)", *run.ExitCode)
+}
+
+// score is a points grade's score: the first word of the checker's
+// stdout, else the word after "points" at the head of its stderr
+// (testlib's quitp), a finite number.
+func score(stdout, stderr string) (float64, bool) {
+	word := func(s string) string {
+		if f := strings.Fields(s); len(f) > 0 {
+			return f[0]
+		}
+		return ""
+	}
+	w := word(stdout)
+	if rest, ok := strings.CutPrefix(strings.TrimSpace(stderr), "points "); w == "" && ok {
+		w = word(rest)
+	}
+	p, err := strconv.ParseFloat(w, 64)
+	return p, err == nil && !math.IsInf(p, 0) && !math.IsNaN(p)
+}
+
+// says is what the checker said of a test graded v, for the request's
+// error.
+func (c *CheckerRun) says(v Verdict) string {
+	if c.Error != nil {
+		return c.Error.Message
+	}
+	msg := "the checker: " + strings.ReplaceAll(string(v), "_", " ")
+	if c.Message != "" {
+		msg += ": " + strings.TrimSpace(c.Message)
+	}
+	return msg
+}
+
+// cut is s's first n bytes, less a UTF-8 sequence the cut split.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
