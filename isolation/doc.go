@@ -43,9 +43,9 @@
 // ("float:ABS[:REL]"). The Result's Tests say each test's verdict, match,
 // limits and usage, and its Verdict is the most serious test's, with a nil
 // error. An image that declares a language (its
-// io.synapse-isolation.language label: the C, C++, Java, Go and TypeScript
-// images) compiles the source once first: Result.Compile, and CompileError
-// when it fails.
+// io.synapse-isolation.language label: the C, C++, Java, Go, TypeScript
+// and Rust images) compiles the source once first: Result.Compile, and
+// CompileError when it fails.
 // Its binary runs from a sealed memfd; /tmp stays noexec.
 //
 // Request.Checker grades the tests in place of Compare: a trusted checker

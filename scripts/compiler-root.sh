@@ -1,13 +1,14 @@
 #!/bin/sh
 # Prepares the build context of a compiler's image in CONTEXT (c, cpp,
-# java, go, typescript, and the node, ruby and php interpreters: the kinds
-# whose root is compiler in isolation/images/kinds): the .debs pinned in
+# java, go, typescript, rust, and the node, ruby and php interpreters: the
+# kinds whose root is compiler in isolation/images/kinds): the .debs pinned in
 # isolation/images/KIND/ARCH.lock unpacked by debian-root.sh (checked
 # against their SHA-256, no maintainer scripts, /tmp 1777, /etc/passwd and
 # /etc/group), then the steps of isolation/images/KIND/root-steps: what
 # must be there, what the image's compile and run commands never use, the
-# links update-alternatives would make. build-image.sh adds the Dockerfile
-# and the runner and builds it.
+# links update-alternatives would make, the trees that are layers of
+# their own. build-image.sh adds the Dockerfile and the runner and builds
+# it.
 #
 # Usage: compiler-root.sh KIND CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
 #   --arch ARCH    amd64 or arm64, this machine's by default
@@ -61,6 +62,17 @@ sed -e '/^[[:space:]]*#/d' -e "s|{arch}|$arch|g" -e "s|{triplet}|$triplet|g" "$s
         [ -e "$f" ] || [ -L "$f" ] || continue
         ln -sfn "/${f#"$rootfs"/}" "$rootfs/$dir/${f##*/}"
       done ;;
-    *) echo "$kind image: $steps: unknown step \"$verb\" (need, remove, link)" >&2; exit 1 ;;
+    layer)
+      # scripts/reproducible reads each layer whole and refuses one over
+      # 256 MiB: a root larger than that moves its biggest trees to
+      # CONTEXT/layers/NAME, each COPY'd by the kind's Dockerfile.
+      # shellcheck disable=SC2086
+      for f in "$rootfs"/$path; do
+        [ -e "$f" ] || [ -L "$f" ] || continue
+        rel=${f#"$rootfs"/}
+        mkdir -p "$ctx/layers/$dir/$(dirname "$rel")"
+        mv "$f" "$ctx/layers/$dir/$rel"
+      done ;;
+    *) echo "$kind image: $steps: unknown step \"$verb\" (need, remove, link, layer)" >&2; exit 1 ;;
   esac
 done

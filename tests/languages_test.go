@@ -143,6 +143,24 @@ while (a === -3) hog.push(Buffer.alloc(1 << 20, 1));
 console.log(a + b);
 `, broken: "const n: number = \"three\";\n",
 		compileError: "exit status 2: main.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'."},
+	{name: "rust", file: "sum.rs", hog: "oom", compiled: true, src: `use std::io::Read;
+
+fn main() {
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).unwrap();
+    let v: Vec<i64> = s.split_whitespace().map(|x| x.parse().unwrap()).collect();
+    let (a, b) = (v[0], v[1]);
+    if a == -1 {
+        panic!("bad input");
+    }
+    while a == -2 {}
+    let mut hog: Vec<Vec<u8>> = Vec::new();
+    while a == -3 {
+        hog.push(vec![1u8; 1 << 20]);
+    }
+    println!("{}", a + b);
+}
+`, broken: "fn main() {\n    println!(\"{}\", x);\n}\n", compileError: "exit status 1: error[E0425]: cannot find value `x` in this scope"},
 }
 
 // judgeResult is a judged run's result.
@@ -212,7 +230,7 @@ func verdictsOf(r judgeResult) []string {
 }
 
 // TestJudgeEachLanguage: per language, the program compiled once (C, C++,
-// Java, Go, TypeScript) runs once per test in one container: a correct solution, a wrong
+// Java, Go, TypeScript, Rust) runs once per test in one container: a correct solution, a wrong
 // expected output, a runtime error, an endless loop on one test while
 // the tests after it still run, a memory hog, and a source that does not
 // compile, named by the compiler's own message.
@@ -274,7 +292,7 @@ func TestJudgeEachLanguage(t *testing.T) {
 				assert.Check(t, is.Contains(r.Error.Message, "compilation failed: exit status 1: "), r.Error.Message)
 			} else {
 				// The first error line, as the compiler wrote it (tsc on
-				// its stdout).
+				// its stdout; rustc's code in brackets).
 				_, line, _ := strings.Cut(l.compileError, ": ")
 				assert.Check(t, is.Contains(r.Compile.Stderr+r.Compile.Output, line+"\n"))
 				assert.Check(t, is.Equal(r.Error.Message, "compilation failed: "+l.compileError))

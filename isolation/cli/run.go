@@ -45,7 +45,7 @@ func runCommand(s *session) *cli.Command {
 			"real-valued answers do). \"tests\" has each test's verdict, match, first differing line, usage\n" +
 			"and output; the run's verdict is its worst test's.\n" +
 			fmt.Sprintf("The tests' data is at most %s in all. An image that declares a language (its\n", limits.Bytes(limits.MaxTestData)) +
-			"io.synapse-isolation.language label: C, C++, Java, whose class is Main, Go, TypeScript)\n" +
+			"io.synapse-isolation.language label: C, C++, Java, whose class is Main, Go, TypeScript, Rust)\n" +
 			fmt.Sprintf("compiles the source once, at most %s of wall-clock and %s of CPU time within --timeout,\n",
 				limits.CompileTimeout, limits.CompileCPUTime) +
 			fmt.Sprintf("keeping %d KiB of what the compiler wrote (\"compile\"); a compiled program runs from a sealed\n",

@@ -174,10 +174,14 @@ const maxLastLine = 200
 // JVM, Ruby and PHP name it first and write their frames after it
 // ("Error: bad input", then "    at f (/tmp/work/main:2:20)"), and a
 // frame says where, not what. Go's runtime names a panic or a fatal
-// error above its goroutines' traces (goPanic).
+// error above its goroutines' traces (goPanic); Rust's, above a note on
+// how to see its backtrace (rustPanic).
 func lastLine(text string) string {
 	lines := strings.Split(strings.TrimRight(text, " \t\r\n"), "\n")
 	if msg, ok := goPanic(lines); ok {
+		return cut(msg, maxLastLine)
+	}
+	if msg, ok := rustPanic(lines); ok {
 		return cut(msg, maxLastLine)
 	}
 	last := len(lines) - 1
@@ -210,6 +214,48 @@ func goPanic(lines []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// rustPanic is the message of the Rust panic that ends lines: its last
+// "thread 'NAME' panicked at " line, trimmed (Rust 1.63's: "thread
+// 'main' panicked at 'bad input', main.rs:5:9"). Rust 1.73 and later end
+// that line with the place and a colon and write the message below it,
+// up to the hook's note or backtrace; its first line is joined on. Only
+// what the panic hook writes may follow: blank lines, its notes ("note:
+// run with `RUST_BACKTRACE=1` environment variable to display a
+// backtrace"), a backtrace (its header and indented frames), and the
+// abort of a panic while panicking; after a line of the program's own,
+// lastLine's rule names that line instead.
+func rustPanic(lines []string) (string, bool) {
+	at := -1
+	for i, line := range lines {
+		if strings.HasPrefix(line, "thread '") && strings.Contains(line, "' panicked at ") {
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", false
+	}
+	msg, rest := strings.TrimSpace(lines[at]), lines[at+1:]
+	if strings.HasSuffix(msg, ":") && len(rest) > 0 && !isRustHookLine(rest[0]) {
+		msg += " " + strings.TrimSpace(rest[0])
+		for len(rest) > 0 && !isRustHookLine(rest[0]) {
+			rest = rest[1:]
+		}
+	}
+	for _, line := range rest {
+		t := strings.TrimSpace(line)
+		if !isRustHookLine(line) && t != "" && t == line && t != "thread caused non-unwinding panic. aborting." {
+			return "", false
+		}
+	}
+	return msg, true
+}
+
+// isRustHookLine reports whether line begins what Rust's panic hook
+// writes after a panic's message: a note, or a backtrace's header.
+func isRustHookLine(line string) bool {
+	return strings.HasPrefix(line, "note: ") || line == "stack backtrace:"
 }
 
 // isGoroutineHeader reports whether line begins a goroutine's trace in

@@ -53,6 +53,24 @@ func TestRunnerExecNamesItsLastWords(t *testing.T) {
 	r = runRunner(t, `{"source":"printf 'goroutine 1 [running]:\\nmain.main()\\n' >&2; exit 2"}`, "--exec", "sh")
 	assert.Equal(t, r.Error.Message, "exit status 2: main.main()", "a trace with no message above it: the last line")
 
+	// Rust's panic hook names the panic above a note (or a backtrace);
+	// 1.73's puts the message on the line below the place; a line of the
+	// program's own after a panic is its last words.
+	note := "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+	src = "printf 'out\\nthread \\047main\\047 panicked at \\047bad input\\047, main.rs:5:9\\n" + note + "\\n' >&2; exit 101"
+	r = runRunner(t, `{"source":`+quote(src)+`}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 101: thread 'main' panicked at 'bad input', main.rs:5:9")
+	src = "printf 'thread \\047main\\047 panicked at main.rs:5:9:\\nbad input\\nsecond line\\n" + note + "\\n' >&2; exit 101"
+	r = runRunner(t, `{"source":`+quote(src)+`}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 101: thread 'main' panicked at main.rs:5:9: bad input")
+	src = "printf 'thread \\047w\\047 panicked at \\047a\\047, main.rs:2:1\\nstack backtrace:\\n   0: f\\n             at main.rs:2:1\\n" +
+		"thread \\047main\\047 panicked at \\047b\\047, main.rs:9:1\\nstack backtrace:\\n   0: g\\n' >&2; exit 101"
+	r = runRunner(t, `{"source":`+quote(src)+`}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 101: thread 'main' panicked at 'b', main.rs:9:1", "the last panic, its backtrace after it")
+	src = "printf 'thread \\047w\\047 panicked at \\047a\\047, main.rs:2:1\\n" + note + "\\nworker failed\\n' >&2; exit 1"
+	r = runRunner(t, `{"source":`+quote(src)+`}`, "--exec", "sh")
+	assert.Equal(t, r.Error.Message, "exit status 1: worker failed")
+
 	r = runRunner(t, `{"source":"exit 3"}`, "--exec", "sh")
 	assert.Equal(t, r.Error.Message, "exit status 3")
 
