@@ -10,7 +10,6 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
-	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // checkRun runs a check (protocol.Request's Check): the checker (the
@@ -23,44 +22,18 @@ import (
 // checker's, not a program's), everything it started killed and reaped
 // after. Its exit is its test's result; the host grades by it.
 func checkRun(ctx context.Context, cfg runargs.Args, req protocol.Request, data io.Reader, g *guard) protocol.Response {
-	name := cfg.Source
-	if name == "" {
-		name = protocol.ProgramName
+	b, end := build(ctx, cfg, req, g, "the checker")
+	defer b.close()
+	if end != nil {
+		return *end
 	}
-	w, err := prepare(req, name)
-	defer w.close()
-	if err != nil {
-		return failure(protocol.ErrInternal, "preparing the checker: "+err.Error())
-	}
-	resp := protocol.Response{V: protocol.Version, Result: []byte("null")}
-	g.cpu.begin()
-	budget := limits.MaxOutputBytes
-	if cfg.Compile != nil {
-		st, failed := compile(ctx, cfg, w, g)
-		if failed != nil {
-			return *failed
-		}
-		resp.Compile = st
-		budget -= len(st.Output) + len(st.Stderr)
-		if st.Error != nil {
-			resp.Error = &protocol.Error{Type: protocol.ErrCompile, Message: "compilation failed: " + st.Error.Message}
-			resp.Usage = g.cpu.usage(nil)
-			return resp
-		}
-	}
-	argv, prog, err := command(cfg, w)
-	if err != nil {
-		return failure(protocol.ErrCommand, "start: "+err.Error())
-	}
-	if prog != nil {
-		defer prog.Close()
-	}
+	resp, budget := b.resp, b.budget
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		return failure(protocol.ErrInternal, "checker: "+err.Error())
 	}
 	defer null.Close()
-	spec := startSpec{argv: argv, dir: w.dir, stdin: null, threads: cfg.Threads, program: prog,
+	spec := startSpec{argv: b.argv, dir: b.w.dir, stdin: null, threads: cfg.Threads, program: b.prog,
 		keep: max(budget/len(req.Tests), minTestKeep)}
 	runs := make([]testRun, len(req.Tests))
 	for i, t := range req.Tests {

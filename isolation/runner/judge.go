@@ -40,39 +40,13 @@ func judged(cfg runargs.Args, req protocol.Request) bool {
 // its processes are gone (r.frame), for the checker to grade.
 func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, pre *preloaded, r *responder) protocol.Response {
 	pre.abortUnused() // a warm interpreter serves one program; these start fresh
-	name := cfg.Source
-	if name == "" {
-		name = protocol.ProgramName
+	b, end := build(ctx, cfg, req, g, "the program")
+	defer b.close()
+	if end != nil {
+		return *end
 	}
-	w, err := prepare(req, name)
-	defer w.close()
-	if err != nil {
-		return failure(protocol.ErrInternal, "preparing the program: "+err.Error())
-	}
-	resp := protocol.Response{V: protocol.Version, Result: []byte("null")}
-	g.cpu.begin()
-	budget := limits.MaxOutputBytes
-	if cfg.Compile != nil {
-		st, failed := compile(ctx, cfg, w, g)
-		if failed != nil {
-			return *failed
-		}
-		resp.Compile = st
-		budget -= len(st.Output) + len(st.Stderr)
-		if st.Error != nil {
-			resp.Error = &protocol.Error{Type: protocol.ErrCompile, Message: "compilation failed: " + st.Error.Message}
-			resp.Usage = g.cpu.usage(nil)
-			return resp
-		}
-	}
-	argv, prog, err := command(cfg, w)
-	if err != nil {
-		return failure(protocol.ErrCommand, "start: "+err.Error())
-	}
-	if prog != nil {
-		defer prog.Close()
-	}
-	spec := startSpec{argv: argv, dir: w.dir, threads: cfg.Threads, program: prog}
+	resp, budget, w := b.resp, b.budget, b.w
+	spec := startSpec{argv: b.argv, dir: w.dir, threads: cfg.Threads, program: b.prog}
 	if req.Tests == nil {
 		spec.stdin, spec.keep = w.stdin, budget
 		r := step(ctx, g, spec, time.Until(deadlineOf(ctx)), cfg.CPUTime)
@@ -99,6 +73,63 @@ func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 		resp.Files = collect(w.dir, req.Collect, limits.MaxResponseBytes-len(b)-responseSlack)
 	}
 	return resp
+}
+
+// built is a source made ready to run: its working directory, the
+// response begun (its compile step), the output budget the compiler's
+// words left, and the command that runs it (prog: the compiled binary's
+// sealed memfd, if any).
+type built struct {
+	w      *workDir
+	resp   protocol.Response
+	budget int
+	argv   []string
+	prog   *os.File
+}
+
+// close releases what build opened; b may be partly built.
+func (b *built) close() {
+	b.w.close()
+	if b.prog != nil {
+		b.prog.Close()
+	}
+}
+
+// build prepares req's working directory, compiles the source once where
+// the language compiles (its CPU time counted from here), and finds the
+// command that runs it; what names the source in a failure. end, when
+// set, is the response to give instead: the runner's failure, or the
+// compile error. The caller closes b either way.
+func build(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, what string) (b *built, end *protocol.Response) {
+	name := cfg.Source
+	if name == "" {
+		name = protocol.ProgramName
+	}
+	b = &built{resp: protocol.Response{V: protocol.Version, Result: []byte("null")}, budget: limits.MaxOutputBytes}
+	var err error
+	if b.w, err = prepare(req, name); err != nil {
+		r := failure(protocol.ErrInternal, "preparing "+what+": "+err.Error())
+		return b, &r
+	}
+	g.cpu.begin()
+	if cfg.Compile != nil {
+		st, failed := compile(ctx, cfg, b.w, g)
+		if failed != nil {
+			return b, failed
+		}
+		b.resp.Compile = st
+		b.budget -= len(st.Output) + len(st.Stderr)
+		if st.Error != nil {
+			b.resp.Error = &protocol.Error{Type: protocol.ErrCompile, Message: "compilation failed: " + st.Error.Message}
+			b.resp.Usage = g.cpu.usage(nil)
+			return b, &b.resp
+		}
+	}
+	if b.argv, b.prog, err = command(cfg, b.w); err != nil {
+		r := failure(protocol.ErrCommand, "start: "+err.Error())
+		return b, &r
+	}
+	return b, nil
 }
 
 // deadlineOf is ctx's deadline; the runner's always has one.
