@@ -2,29 +2,12 @@ package tests
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
-
-// goRun runs src as a Go program on the go image, compiled by the
-// command its language label declares, and checks that the run left
-// nothing behind.
-func goRun(t *testing.T, src string, flags ...string) toolResult {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "main.go")
-	assert.NilError(t, os.WriteFile(file, []byte(src), 0o644))
-	r := tool(t, nil, "", append([]string{"run", "--image", images["go"], "--file", file, "--timeout", "30s"}, flags...)...)
-	if r.res.Container != "" {
-		assertGone(t, r.res.Container)
-		assertRunGone(t, r.res.RunID)
-	}
-	return r
-}
 
 // TestGoRuns: the go image compiles a hello once (go build, by the
 // label's env) and runs the binary; the image holds no shell, package
@@ -37,13 +20,13 @@ func goRun(t *testing.T, src string, flags ...string) toolResult {
 func TestGoRuns(t *testing.T) {
 	needKind(t, "go")
 	t.Parallel()
-	r := goRun(t, "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(1 + 2) }\n")
+	r := compiledRun(t, "go", "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(1 + 2) }\n")
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	assert.Equal(t, r.res.Output, "3\n")
 	assert.Check(t, is.Contains(r.stdout, `"interpreter":"./main"`))
 	assert.Check(t, is.Contains(r.stdout, `"compile":{"output":"","output_truncated":false`))
 
-	r = goRun(t, `package main
+	r = compiledRun(t, "go", `package main
 
 import (
 	"crypto/sha1"
@@ -118,7 +101,7 @@ func main() {
 	assert.Check(t, is.Equal(rep.SHA1, "a9993e364706816aba3e25717850c26c9cd0d89d"))
 	assert.Check(t, rep.Loopback)
 
-	r = goRun(t, "package main\n\nimport \"fmt\"\n\nfunc f(a int) {\n\tif a < 0 {\n\t\tpanic(fmt.Sprintf(\"bad input %d\", a))\n\t}\n}\n\nfunc main() { f(-1) }\n")
+	r = compiledRun(t, "go", "package main\n\nimport \"fmt\"\n\nfunc f(a int) {\n\tif a < 0 {\n\t\tpanic(fmt.Sprintf(\"bad input %d\", a))\n\t}\n}\n\nfunc main() { f(-1) }\n")
 	assert.Equal(t, r.res.Verdict, "program_error", r.stdout)
 	assert.Assert(t, r.res.Error != nil)
 	assert.Check(t, is.Equal(r.res.Error.Message, "exit status 2: panic: bad input -1"))
@@ -132,7 +115,7 @@ func main() {
 func TestGoCannotExecuteWhatItWrites(t *testing.T) {
 	needKind(t, "go")
 	t.Parallel()
-	r := goRun(t, `package main
+	r := compiledRun(t, "go", `package main
 
 import (
 	"errors"

@@ -36,6 +36,26 @@ func (l language) need(t *testing.T) {
 	needKind(t, l.name)
 }
 
+// kindRun runs src on the image of kind, by the command its labels
+// declare (no command after --), and checks that the run left nothing
+// behind.
+func kindRun(t *testing.T, kind, src string, flags ...string) toolResult {
+	t.Helper()
+	r := tool(t, nil, "", append([]string{"run", "--image", images[kind], "--code", src}, flags...)...)
+	if r.res.Container != "" {
+		assertGone(t, r.res.Container)
+		assertRunGone(t, r.res.RunID)
+	}
+	return r
+}
+
+// compiledRun is kindRun for a kind that compiles first, under a 30 s
+// timeout: its compiler's start, not the program, takes seconds.
+func compiledRun(t *testing.T, kind, src string, flags ...string) toolResult {
+	t.Helper()
+	return kindRun(t, kind, src, append([]string{"--timeout", "30s"}, flags...)...)
+}
+
 // image is the image of l's kind.
 func (l language) image() string { return images[l.name] }
 

@@ -10,19 +10,6 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 )
 
-// nodeRun runs src as a JavaScript program on the node image, by the
-// interpreter its exec label declares (no command after --), and checks
-// that the run left nothing behind.
-func nodeRun(t *testing.T, src string, flags ...string) toolResult {
-	t.Helper()
-	r := tool(t, nil, "", append([]string{"run", "--image", images["node"], "--code", src}, flags...)...)
-	if r.res.Container != "" {
-		assertGone(t, r.res.Container)
-		assertRunGone(t, r.res.RunID)
-	}
-	return r
-}
-
 // TestNodeRuns: the node image's declared interpreter runs a hello; the
 // image holds no shell, package manager (npm included) nor perl; node
 // writes nothing outside the program's working directory (no cache, no
@@ -32,12 +19,12 @@ func nodeRun(t *testing.T, src string, flags ...string) toolResult {
 func TestNodeRuns(t *testing.T) {
 	needKind(t, "node")
 	t.Parallel()
-	r := nodeRun(t, "console.log(1 + 2)")
+	r := kindRun(t, "node", "console.log(1 + 2)")
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	assert.Equal(t, r.res.Output, "3\n")
 	assert.Check(t, is.Contains(r.stdout, `"interpreter":"node --v8-pool-size=1 --no-extra-info-on-fatal-exception -"`))
 
-	r = nodeRun(t, `const fs = require("fs");
+	r = kindRun(t, "node", `const fs = require("fs");
 const paths = ["/bin/sh", "/usr/bin/sh", "/bin/bash", "/usr/bin/apt", "/usr/bin/dpkg", "/usr/bin/perl", "/usr/bin/npm", "/usr/share/nodejs/npm"];
 const tasks = () => fs.readdirSync("/proc/self/task").length;
 const before = tasks();
@@ -63,7 +50,7 @@ require("crypto").pbkdf2("a", "b", 1, 8, "sha1", () => {
 	// more of the platform's; then libuv's four.
 	assert.Check(t, rep.Before <= 4 && rep.After <= 8, "tasks: %d, then %d", rep.Before, rep.After)
 
-	r = nodeRun(t, "function f(a) {\n  if (a < 0) throw new RangeError(`bad input ${a}`);\n}\nf(-1);\n")
+	r = kindRun(t, "node", "function f(a) {\n  if (a < 0) throw new RangeError(`bad input ${a}`);\n}\nf(-1);\n")
 	assert.Equal(t, r.res.Verdict, "program_error", r.stdout)
 	assert.Assert(t, r.res.Error != nil)
 	assert.Check(t, is.Equal(r.res.Error.Message, "exit status 1: RangeError: bad input -1"))

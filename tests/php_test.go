@@ -10,19 +10,6 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 )
 
-// phpRun runs src as a PHP program on the php image, by the interpreter
-// its exec label declares (no command after --), and checks that the run
-// left nothing behind.
-func phpRun(t *testing.T, src string, flags ...string) toolResult {
-	t.Helper()
-	r := tool(t, nil, "", append([]string{"run", "--image", images["php"], "--code", src}, flags...)...)
-	if r.res.Container != "" {
-		assertGone(t, r.res.Container)
-		assertRunGone(t, r.res.RunID)
-	}
-	return r
-}
-
 // TestPHPRuns: the php image's declared interpreter runs a hello with no
 // ini file read; the image holds no shell, package manager (composer,
 // pear, pecl) nor perl; php writes nothing outside the program's working
@@ -32,12 +19,12 @@ func phpRun(t *testing.T, src string, flags ...string) toolResult {
 func TestPHPRuns(t *testing.T) {
 	needKind(t, "php")
 	t.Parallel()
-	r := phpRun(t, "<?php echo 1 + 2, \"\\n\";")
+	r := kindRun(t, "php", "<?php echo 1 + 2, \"\\n\";")
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	assert.Equal(t, r.res.Output, "3\n")
 	assert.Check(t, is.Contains(r.stdout, `"interpreter":"php8.2 -n -ddisplay_errors=stderr -dmemory_limit=-1 -"`))
 
-	r = phpRun(t, `<?php
+	r = kindRun(t, "php", `<?php
 $paths = ["/bin/sh", "/usr/bin/sh", "/bin/bash", "/usr/bin/apt", "/usr/bin/dpkg", "/usr/bin/perl", "/usr/bin/composer", "/usr/bin/pear", "/usr/bin/pecl", "/usr/bin/phar8.2", "/etc/php"];
 echo json_encode([
 	"present" => array_values(array_filter($paths, "file_exists")),
@@ -65,7 +52,7 @@ echo $undefined;`)
 	assert.Check(t, is.Equal(rep.MemoryLimit, "-1"), "the cgroup's limit, not PHP's own")
 	assert.Check(t, is.Equal(r.res.Stderr, "Warning: Undefined variable $undefined in /tmp/work/main on line 11\n"))
 
-	r = phpRun(t, "<?php\nfunction f($a) {\n  if ($a < 0) throw new RangeException(\"bad input $a\");\n}\nf(-1);\n")
+	r = kindRun(t, "php", "<?php\nfunction f($a) {\n  if ($a < 0) throw new RangeException(\"bad input $a\");\n}\nf(-1);\n")
 	assert.Equal(t, r.res.Verdict, "program_error", r.stdout)
 	assert.Assert(t, r.res.Error != nil)
 	assert.Check(t, is.Equal(r.res.Error.Message, "exit status 255: Fatal error: Uncaught RangeException: bad input -1 in /tmp/work/main:3"))

@@ -10,19 +10,6 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 )
 
-// rubyRun runs src as a Ruby program on the ruby image, by the
-// interpreter its exec label declares (no command after --), and checks
-// that the run left nothing behind.
-func rubyRun(t *testing.T, src string, flags ...string) toolResult {
-	t.Helper()
-	r := tool(t, nil, "", append([]string{"run", "--image", images["ruby"], "--code", src}, flags...)...)
-	if r.res.Container != "" {
-		assertGone(t, r.res.Container)
-		assertRunGone(t, r.res.RunID)
-	}
-	return r
-}
-
 // TestRubyRuns: the ruby image's declared interpreter runs a hello, and
 // the bundled prime and matrix load with RubyGems off; the image holds
 // no shell, package manager nor perl, and neither RubyGems nor its gem
@@ -34,12 +21,12 @@ func rubyRun(t *testing.T, src string, flags ...string) toolResult {
 func TestRubyRuns(t *testing.T) {
 	needKind(t, "ruby")
 	t.Parallel()
-	r := rubyRun(t, `require "prime"; require "matrix"; puts 1 + 2, Prime.first(4).inspect, Matrix[[1, 2], [3, 4]].det, $stdin.external_encoding`)
+	r := kindRun(t, "ruby", `require "prime"; require "matrix"; puts 1 + 2, Prime.first(4).inspect, Matrix[[1, 2], [3, 4]].det, $stdin.external_encoding`)
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	assert.Equal(t, r.res.Output, "3\n[2, 3, 5, 7]\n-2\nUTF-8\n")
 	assert.Check(t, is.Contains(r.stdout, `"interpreter":"ruby3.1 --disable=gems,did_you_mean,error_highlight -EUTF-8 -"`))
 
-	r = rubyRun(t, `require "json"
+	r = kindRun(t, "ruby", `require "json"
 paths = %w[/bin/sh /usr/bin/sh /bin/bash /usr/bin/apt /usr/bin/dpkg /usr/bin/perl /usr/bin/gem /usr/bin/gem3.1 /usr/bin/bundle3.1 /usr/bin/irb3.1 /usr/lib/ruby/3.1.0/rubygems.rb]
 tasks = -> { Dir.children("/proc/self/task").size }
 before = tasks.()
@@ -60,14 +47,14 @@ puts JSON.generate(present: paths.select { |p| File.exist?(p) }, home: Dir.home,
 	assert.Check(t, is.Equal(rep.Rubygems, "none"))
 	assert.Check(t, rep.Before == 1 && rep.After <= 3, "tasks: %d, then %d", rep.Before, rep.After)
 
-	r = rubyRun(t, "def f(a)\n  raise RangeError, \"bad input #{a}\" if a < 0\nend\nf(-1)\n")
+	r = kindRun(t, "ruby", "def f(a)\n  raise RangeError, \"bad input #{a}\" if a < 0\nend\nf(-1)\n")
 	assert.Equal(t, r.res.Verdict, "program_error", r.stdout)
 	assert.Assert(t, r.res.Error != nil)
 	assert.Check(t, is.Equal(r.res.Error.Message, "exit status 1: /tmp/work/main:2:in `f': bad input -1 (RangeError)"))
 	assert.Check(t, is.Contains(r.res.Stderr, "\tfrom /tmp/work/main:4:in `<main>'"))
 
 	// did_you_mean off: a misspelt name is one line, the message's.
-	r = rubyRun(t, "total = 1\nputs totl\n")
+	r = kindRun(t, "ruby", "total = 1\nputs totl\n")
 	assert.Equal(t, r.res.Verdict, "program_error", r.stdout)
 	assert.Assert(t, r.res.Error != nil)
 	assert.Check(t, is.Equal(r.res.Error.Message, "exit status 1: /tmp/work/main:2:in `<main>': undefined local variable or method `totl' for main:Object (NameError)"))

@@ -2,29 +2,12 @@ package tests
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
-
-// rustRun runs src as a Rust program on the rust image, compiled by the
-// rustc command its language label declares, and checks that the run
-// left nothing behind.
-func rustRun(t *testing.T, src string, flags ...string) toolResult {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "main.rs")
-	assert.NilError(t, os.WriteFile(file, []byte(src), 0o644))
-	r := tool(t, nil, "", append([]string{"run", "--image", images["rust"], "--file", file, "--timeout", "30s"}, flags...)...)
-	if r.res.Container != "" {
-		assertGone(t, r.res.Container)
-		assertRunGone(t, r.res.RunID)
-	}
-	return r
-}
 
 // TestRustRuns: the rust image compiles a hello once (rustc, gcc-12 its
 // linker) and runs the binary; the image holds no shell, package manager,
@@ -37,13 +20,13 @@ func rustRun(t *testing.T, src string, flags ...string) toolResult {
 func TestRustRuns(t *testing.T) {
 	needKind(t, "rust")
 	t.Parallel()
-	r := rustRun(t, "fn main() {\n    println!(\"{}\", 1 + 2);\n}\n")
+	r := compiledRun(t, "rust", "fn main() {\n    println!(\"{}\", 1 + 2);\n}\n")
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	assert.Equal(t, r.res.Output, "3\n")
 	assert.Check(t, is.Contains(r.stdout, `"interpreter":"./main"`))
 	assert.Check(t, is.Contains(r.stdout, `"compile":{"output":"","output_truncated":false`))
 
-	r = rustRun(t, `use std::fs;
+	r = compiledRun(t, "rust", `use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
@@ -111,7 +94,7 @@ fn main() {
 		"threads: %d started, %d refused", started, refused)
 	assert.Check(t, is.Equal(during, started+1))
 
-	r = rustRun(t, "fn f(a: i64) {\n    if a < 0 {\n        panic!(\"bad input {}\", a);\n    }\n}\n\nfn main() {\n    f(-1);\n}\n")
+	r = compiledRun(t, "rust", "fn f(a: i64) {\n    if a < 0 {\n        panic!(\"bad input {}\", a);\n    }\n}\n\nfn main() {\n    f(-1);\n}\n")
 	assert.Equal(t, r.res.Verdict, "program_error", r.stdout)
 	assert.Assert(t, r.res.Error != nil)
 	assert.Check(t, is.Equal(r.res.Error.Message, "exit status 101: thread 'main' panicked at 'bad input -1', main.rs:3:9"))
@@ -125,7 +108,7 @@ fn main() {
 func TestRustCannotExecuteWhatItWrites(t *testing.T) {
 	needKind(t, "rust")
 	t.Parallel()
-	r := rustRun(t, `use std::fs;
+	r := compiledRun(t, "rust", `use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
 

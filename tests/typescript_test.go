@@ -2,28 +2,11 @@ package tests
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
-
-// tsRun runs src as a TypeScript program on the typescript image,
-// compiled by the tsc command its language label declares, and checks
-// that the run left nothing behind.
-func tsRun(t *testing.T, src string, flags ...string) toolResult {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "main.ts")
-	assert.NilError(t, os.WriteFile(file, []byte(src), 0o644))
-	r := tool(t, nil, "", append([]string{"run", "--image", images["typescript"], "--file", file, "--timeout", "30s"}, flags...)...)
-	if r.res.Container != "" {
-		assertGone(t, r.res.Container)
-		assertRunGone(t, r.res.RunID)
-	}
-	return r
-}
 
 // TestTypeScriptRuns: the typescript image compiles a hello once (tsc,
 // node's declarations found) and node runs what it wrote; the image holds
@@ -35,12 +18,12 @@ func tsRun(t *testing.T, src string, flags ...string) toolResult {
 func TestTypeScriptRuns(t *testing.T) {
 	needKind(t, "typescript")
 	t.Parallel()
-	r := tsRun(t, "const n: number = 1 + 2;\nconsole.log(n);\n")
+	r := compiledRun(t, "typescript", "const n: number = 1 + 2;\nconsole.log(n);\n")
 	assert.Equal(t, r.code, 0, r.stdout+r.stderr)
 	assert.Equal(t, r.res.Output, "3\n")
 	assert.Check(t, is.Contains(r.stdout, `"interpreter":"node --v8-pool-size=1 --no-extra-info-on-fatal-exception --enable-source-maps main.js"`))
 
-	r = tsRun(t, `import fs from "fs";
+	r = compiledRun(t, "typescript", `import fs from "fs";
 import * as os from "os";
 import { pbkdf2 } from "crypto";
 const paths: string[] = ["/bin/sh", "/usr/bin/sh", "/bin/bash", "/usr/bin/apt", "/usr/bin/dpkg", "/usr/bin/perl",
@@ -72,14 +55,14 @@ pbkdf2("a", "b", 1, 8, "sha1", () => {
 	// thread and maybe one more of the platform's; then libuv's four.
 	assert.Check(t, rep.Before <= 4 && rep.After <= 8, "tasks: %d, then %d", rep.Before, rep.After)
 
-	r = tsRun(t, "function f(a: number): void {\n  if (a < 0) throw new RangeError(`bad input ${a}`);\n}\nf(-1);\n")
+	r = compiledRun(t, "typescript", "function f(a: number): void {\n  if (a < 0) throw new RangeError(`bad input ${a}`);\n}\nf(-1);\n")
 	assert.Equal(t, r.res.Verdict, "program_error", r.stdout)
 	assert.Assert(t, r.res.Error != nil)
 	assert.Check(t, is.Equal(r.res.Error.Message, "exit status 1: RangeError: bad input -1"))
 	assert.Check(t, is.Contains(r.res.Stderr, "/tmp/work/main.ts:2\n"))
 	assert.Check(t, is.Contains(r.res.Stderr, "at f (/tmp/work/main.ts:2:"))
 
-	r = tsRun(t, "const n: number = \"three\";\nconsole.log(n);\n")
+	r = compiledRun(t, "typescript", "const n: number = \"three\";\nconsole.log(n);\n")
 	assert.Equal(t, r.res.Verdict, "compile_error", r.stdout)
 	assert.Assert(t, r.res.Error != nil)
 	assert.Check(t, is.Equal(r.res.Error.Message,
@@ -93,7 +76,7 @@ pbkdf2("a", "b", 1, 8, "sha1", () => {
 func TestTypeScriptCannotExecuteWhatItWrites(t *testing.T) {
 	needKind(t, "typescript")
 	t.Parallel()
-	r := tsRun(t, `import * as fs from "fs";
+	r := compiledRun(t, "typescript", `import * as fs from "fs";
 import * as cp from "child_process";
 fs.copyFileSync(process.execPath, "copy");
 fs.chmodSync("copy", 0o755);
