@@ -43,11 +43,6 @@ func checkerCost(tool, image string, tests, n int) error {
 	}
 	ways := map[string]func() error{"compared": run(tests + 1), "checked": run(tests+2, "--checker", checker, "--checker-image", image)}
 	names := []string{"compared", "checked"}
-	for _, name := range names { // warm caches; not counted
-		if err := ways[name](); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
 	took, err := rotated(names, ways, n)
 	if err != nil {
 		return err

@@ -52,11 +52,6 @@ func judgeCost(tool, image string, tests, n int) error {
 		},
 	}
 	names := []string{"one request", "a run per test", "a batch line per test"}
-	for _, name := range names { // warm caches; not counted
-		if err := ways[name](); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
 	took, err := rotated(names, ways, n)
 	if err != nil {
 		return err
@@ -96,10 +91,16 @@ func writeJudgeTests(dir string, tests int) (src, lines string, err error) {
 	return src, b.String(), nil
 }
 
-// rotated runs each way n times, in rounds whose first way rotates, and
-// returns each way's times in ms by round: round i of every way is
-// measured side by side, so their ratios pair.
+// rotated runs each way once to warm caches (not counted), then n times,
+// in rounds whose first way rotates, and returns each way's times in ms
+// by round: round i of every way is measured side by side, so their
+// ratios pair.
 func rotated(names []string, ways map[string]func() error, n int) (map[string][]float64, error) {
+	for _, name := range names {
+		if err := ways[name](); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	took := map[string][]float64{}
 	for i := range n {
 		for k := range names {
