@@ -3,7 +3,6 @@ package isolation
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +18,7 @@ import (
 // result's verdict is then the worst grade's, a program's verdict); else
 // the run's own, why it could not.
 func passVerdict(cres Result, n int) Verdict {
-	if len(cres.Tests) == n && cres.Verdict != CompileError {
+	if len(cres.Tests) == n { // a compile error answers for no test
 		return OK
 	}
 	return cres.Verdict
@@ -50,9 +49,7 @@ func grade(res *Result, graded []int, cres Result) {
 func retake(res *Result) {
 	verdict := OK
 	for _, t := range res.Tests {
-		if slices.Index(judgeOrder, t.Verdict) > slices.Index(judgeOrder, verdict) {
-			verdict = t.Verdict
-		}
+		verdict = graver(verdict, t.Verdict)
 	}
 	j := judgement{verdict: verdict, tests: res.Tests}
 	res.Verdict, res.Error = verdict, j.judgedError(nil)

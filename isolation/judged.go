@@ -61,6 +61,15 @@ type TestResult struct {
 // test's.
 var judgeOrder = []Verdict{OK, Points, PresentationError, WrongAnswer, ProgramError, Timeout, CPUTimeout, OOM, JudgeFailure}
 
+// graver is the more serious of a request's verdict so far and a test's
+// (judgeOrder).
+func graver(v, w Verdict) Verdict {
+	if slices.Index(judgeOrder, w) > slices.Index(judgeOrder, v) {
+		return w
+	}
+	return v
+}
+
 // judgement is what a response says of a judge's request, or of a
 // compiled program run once: the compile step, and, for a judge's
 // request, its verdict and its tests' results.
@@ -102,10 +111,7 @@ func (a *attempt) judgement(resp protocol.Response) (j judgement, judged bool, e
 		if t.Name != a.tests[i] {
 			return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: test %d is %q, the request's is %q", i+1, t.Name, a.tests[i])}
 		}
-		v := Verdict(t.Verdict)
-		if slices.Index(judgeOrder, v) > slices.Index(judgeOrder, verdict) {
-			verdict = v
-		}
+		verdict = graver(verdict, Verdict(t.Verdict))
 	}
 	j, err = a.steps(resp, verdict)
 	return j, true, err
