@@ -1,0 +1,220 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// makeWheel writes NAME-VERSION-TAG.whl into dir holding files (path to
+// text) and a dist-info with WHEEL, METADATA and a RECORD of them all;
+// tamper, if set, changes a file after RECORD was written. It returns
+// the wheel's SHA-256.
+func makeWheel(t *testing.T, dir, name, version, tag string, files map[string]string, tamper func(map[string]string)) string {
+	t.Helper()
+	info := name + "-" + version + ".dist-info"
+	all := map[string]string{
+		info + "/WHEEL":    "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: " + tag + "\n",
+		info + "/METADATA": "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n",
+	}
+	for k, v := range files {
+		all[k] = v
+	}
+	var record strings.Builder
+	for _, k := range sortedKeys(all) {
+		fmt.Fprintf(&record, "%s,%s,%d\n", k, recordHash([]byte(all[k])), len(all[k]))
+	}
+	record.WriteString(info + "/RECORD,,\n")
+	all[info+"/RECORD"] = record.String()
+	if tamper != nil {
+		tamper(all)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, k := range sortedKeys(all) {
+		w, err := zw.Create(k)
+		assert.NilError(t, err)
+		_, err = w.Write([]byte(all[k]))
+		assert.NilError(t, err)
+	}
+	assert.NilError(t, zw.Close())
+	assert.NilError(t, os.WriteFile(filepath.Join(dir, name+"-"+version+"-"+tag+".whl"), buf.Bytes(), 0o644))
+	sum := sha256.Sum256(buf.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
+func sortedKeys(m map[string]string) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := range keys {
+		for j := i + 1; j < len(keys); j++ {
+			if keys[j] < keys[i] {
+				keys[i], keys[j] = keys[j], keys[i]
+			}
+		}
+	}
+	return keys
+}
+
+// house is a wheelhouse of two pure wheels and the requirements that
+// pin them, as pip-compile --generate-hashes writes them.
+type house struct {
+	dir, alpha, beta string
+}
+
+func newHouse(t *testing.T) house {
+	dir := t.TempDir()
+	h := house{dir: dir}
+	h.alpha = makeWheel(t, dir, "alpha_pkg", "1.0", "py3-none-any", map[string]string{"alpha_pkg/__init__.py": "X = 1\n"}, nil)
+	h.beta = makeWheel(t, dir, "beta", "2.3.1", "py2.py3-none-any", map[string]string{
+		"beta.py":                          "Y = 2\n",
+		"beta-2.3.1.data/purelib/beta2.py": "Z = 3\n",
+	}, nil)
+	return h
+}
+
+func (h house) requirements(t *testing.T, text string) string {
+	path := filepath.Join(t.TempDir(), "requirements.txt")
+	assert.NilError(t, os.WriteFile(path, []byte(text), 0o644))
+	return path
+}
+
+func (h house) run(t *testing.T, command, reqs, site string) (int, string, string) {
+	var out, errs bytes.Buffer
+	args := []string{command, "--wheels", h.dir, "--requirements", reqs, "--python", "3.11", "--arch", "amd64"}
+	if site != "" {
+		args = append(args, "--site", site)
+	}
+	code := run(args, &out, &errs)
+	return code, out.String(), errs.String()
+}
+
+func (h house) goodRequirements() string {
+	return "# generated\nalpha-pkg==1.0 \\\n    --hash=sha256:" + h.alpha + "\n    # via -r requirements.in\nbeta==2.3.1 \\\n    --hash=sha256:" +
+		strings.Repeat("0", 64) + " \\\n    --hash=sha256:" + h.beta + "\n"
+}
+
+func TestInstallsTheListedWheels(t *testing.T) {
+	h := newHouse(t)
+	reqs := h.requirements(t, h.goodRequirements())
+	code, out, errs := h.run(t, "check", reqs, "")
+	assert.Equal(t, code, 0, errs)
+	assert.Check(t, is.Equal(out, "line 2: alpha-pkg==1.0: alpha_pkg-1.0-py3-none-any.whl\nline 5: beta==2.3.1: beta-2.3.1-py2.py3-none-any.whl\n"))
+
+	site := t.TempDir()
+	code, _, errs = h.run(t, "install", reqs, site)
+	assert.Equal(t, code, 0, errs)
+	for name, want := range map[string]string{"alpha_pkg/__init__.py": "X = 1\n", "beta.py": "Y = 2\n", "beta2.py": "Z = 3\n"} {
+		got, err := os.ReadFile(filepath.Join(site, name))
+		assert.NilError(t, err)
+		assert.Check(t, is.Equal(string(got), want), name)
+	}
+	// The file from beta's .data is recorded where it went.
+	record, err := os.ReadFile(filepath.Join(site, "beta-2.3.1.dist-info", "RECORD"))
+	assert.NilError(t, err)
+	assert.Check(t, is.Contains("\n"+string(record), "\nbeta2.py,"))
+	assert.Check(t, !strings.Contains(string(record), ".data/"))
+}
+
+// TestRefusesBeforeWriting: each bad input is refused naming its line,
+// and the site directory is left as it was.
+func TestRefusesBeforeWriting(t *testing.T) {
+	h := newHouse(t)
+	a := "--hash=sha256:" + h.alpha
+	b := "--hash=sha256:" + h.beta
+	tampered := makeWheel(t, h.dir, "gamma", "1.0", "py3-none-any", map[string]string{"gamma.py": "G = 1\n"},
+		func(all map[string]string) { all["gamma.py"] = "import os\n" })
+	scripts := makeWheel(t, h.dir, "delta", "1.0", "py3-none-any", map[string]string{"delta-1.0.data/scripts/delta": "#!python\n"}, nil)
+	platform := makeWheel(t, h.dir, "eps", "1.0", "cp311-cp311-manylinux_2_17_aarch64", map[string]string{"eps.py": ""}, nil)
+	newer := makeWheel(t, h.dir, "zeta", "1.0", "cp312-cp312-manylinux_2_17_x86_64", map[string]string{"zeta.py": ""}, nil)
+	assert.NilError(t, os.WriteFile(filepath.Join(h.dir, "eta-1.0.tar.gz"), []byte("sdist"), 0o644))
+	for _, c := range []struct{ name, text, want string }{
+		{"unpinned", "alpha-pkg>=1.0 " + a + "\n", "line 1: alpha-pkg>=1.0: not pinned"},
+		{"wildcard", "alpha-pkg==1.* " + a + "\n", "line 1: alpha-pkg==1.*: not pinned"},
+		{"bare name", "alpha-pkg\n", "line 1: alpha-pkg: not pinned"},
+		{"no hash", "beta==2.3.1 " + b + "\nalpha-pkg==1.0\n", "line 2: alpha-pkg==1.0: no --hash=sha256:"},
+		{"wrong hash", "alpha-pkg==1.0 --hash=sha256:" + h.beta + "\n", "line 1: alpha-pkg==1.0: alpha_pkg-1.0-py3-none-any.whl has sha256:" + h.alpha + ", which the line does not list"},
+		{"md5", "alpha-pkg==1.0 --hash=md5:0123\n", "line 1: --hash=md5:0123: want sha256:"},
+		{"missing wheel", "\n\nrequests==2.31.0 " + a + "\n", "line 3: requests==2.31.0: no wheel of requests 2.31.0 in "},
+		{"sdist", "eta==1.0 " + a + "\n", "line 1: eta==1.0: only a source distribution, eta-1.0.tar.gz"},
+		{"url", "alpha-pkg @ https://example.org/a.whl " + a + "\n", "line 1: alpha-pkg @ https://example.org/a.whl: a URL or path requirement"},
+		{"path", "./alpha_pkg-1.0-py3-none-any.whl " + a + "\n", "a URL or path requirement"},
+		{"index", "-i https://pypi.org/simple\n", "line 1: option -i: only --hash=sha256:... is read"},
+		{"marker", "alpha-pkg==1.0 ; python_version < \"3.8\" " + a + "\n", "line 1: alpha-pkg==1.0 ; python_version < \"3.8\": an environment marker"},
+		{"twice", "alpha-pkg==1.0 " + a + "\nAlpha_Pkg==1.0 " + a + "\n", "line 2: alpha-pkg is listed on line 1 too"},
+		{"empty", "# nothing\n", "no requirement in the file"},
+		{"tampered", "gamma==1.0 --hash=sha256:" + tampered + "\n", "line 1: gamma==1.0: gamma-1.0-py3-none-any.whl: gamma.py: its sha256 is not RECORD's"},
+		{"scripts", "delta==1.0 --hash=sha256:" + scripts + "\n", "installs into the image's scripts, outside the site directory"},
+		{"other arch", "eps==1.0 --hash=sha256:" + platform + "\n", "line 1: eps==1.0: eps-1.0-cp311-cp311-manylinux_2_17_aarch64.whl: not for this image (CPython 3.11 on glibc 2.36, x86_64)"},
+		{"other python", "zeta==1.0 --hash=sha256:" + newer + "\n", "zeta-1.0-cp312-cp312-manylinux_2_17_x86_64.whl: not for this image"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			site := t.TempDir()
+			code, out, errs := h.run(t, "install", h.requirements(t, c.text), site)
+			assert.Check(t, is.Equal(code, 1))
+			assert.Check(t, is.Equal(out, ""))
+			assert.Check(t, is.Contains(errs, c.want))
+			left, err := os.ReadDir(site)
+			assert.NilError(t, err)
+			assert.Check(t, is.Len(left, 0), "install wrote files though it refused")
+		})
+	}
+}
+
+// TestRefusesWhatTheImageHas: a wheel's file that a Debian package (or
+// another wheel) put in the site directory is never overwritten.
+func TestRefusesWhatTheImageHas(t *testing.T) {
+	h := newHouse(t)
+	site := t.TempDir()
+	assert.NilError(t, os.WriteFile(filepath.Join(site, "beta.py"), []byte("debian's\n"), 0o644))
+	code, _, errs := h.run(t, "install", h.requirements(t, h.goodRequirements()), site)
+	assert.Check(t, is.Equal(code, 1))
+	assert.Check(t, is.Contains(errs, "beta-2.3.1-py2.py3-none-any.whl: beta.py is in the image already"))
+	got, err := os.ReadFile(filepath.Join(site, "beta.py"))
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(got), "debian's\n"))
+	_, err = os.Stat(filepath.Join(site, "alpha_pkg"))
+	assert.Check(t, os.IsNotExist(err), "alpha was written though the install was refused")
+}
+
+func TestWheelTagsFitTheImage(t *testing.T) {
+	amd, err := targetFor("3.11", "amd64")
+	assert.NilError(t, err)
+	for file, want := range map[string]bool{
+		"a-1-py3-none-any.whl":     true,
+		"a-1-py2.py3-none-any.whl": true,
+		"a-1-py2-none-any.whl":     false,
+		"a-1-cp311-none-any.whl":   true,
+		"a-1-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl": true,
+		"a-1-cp311-cp311-manylinux_2_38_x86_64.whl":                      false,
+		"a-1-cp38-abi3-manylinux2014_x86_64.whl":                         true,
+		"a-1-cp311-cp311-musllinux_1_1_x86_64.whl":                       false,
+		"a-1-cp311-cp311-manylinux2014_aarch64.whl":                      false,
+		"a-1-cp310-cp310-manylinux2014_x86_64.whl":                       false,
+		"a-1-cp311-cp311-win_amd64.whl":                                  false,
+		"a-1-cp311-cp311-linux_x86_64.whl":                               true,
+		"a-1-2-py3-none-any.whl":                                         true,
+	} {
+		w, err := parseWheelName(file)
+		assert.NilError(t, err, file)
+		assert.Check(t, is.Equal(w.fits(amd), want), file)
+	}
+	arm, err := targetFor("3.11", "arm64")
+	assert.NilError(t, err)
+	w, err := parseWheelName("a-1-cp311-cp311-manylinux2014_aarch64.whl")
+	assert.NilError(t, err)
+	assert.Check(t, w.fits(arm))
+	_, err = parseWheelName("a-1.tar.gz")
+	assert.Check(t, err != nil)
+}
