@@ -5,6 +5,7 @@
 # any engine that loads docker-save archives: see scripts/reproducible.
 #
 # Usage: scripts/build-image.sh [KIND] [--arch ARCH] [--rebuild] [--update-lock] [--lock FILE]
+#            [--with PKG,...] [--wheels DIR --requirements FILE]
 #        scripts/build-image.sh KIND --base NAME@sha256:<64 hex>|sha256:<64 hex>
 #
 # KIND is a line of isolation/images/kinds (the first, the reference
@@ -32,17 +33,36 @@
 # isolation/images and the build scripts. Then nothing is built and its
 # ID is printed. --rebuild builds anyway (a reproducibility check must);
 # --update-lock always builds.
+#
+# An operator's own packages, baked in (never fetched at run time):
+#   --with PKG,...  Debian 12 packages and what they need, pinned with the
+#                   kind's own in --lock FILE, a lock of the operator's
+#                   (--update-lock resolves and writes it: debian-lock.sh
+#                   --with, which says what it refuses: a shell, perl, a
+#                   package manager, one the kind leaves out); without
+#                   --update-lock, FILE must pin each PKG already.
+#   --wheels DIR --requirements FILE  (python, science) the wheels of DIR
+#                   that FILE's lines pin, each name==version with its
+#                   --hash=sha256:..., unpacked into the site directory by
+#                   scripts/wheelhouse, which refuses any line before
+#                   anything is built.
+# The image's labels then record the lock's and the requirements file's
+# SHA-256 (io.synapse-isolation.debian-lock, .requirements; doctor shows
+# them), its tag is the kind's with own-<12 hex of them> (any --lock but
+# the kind's own makes such an image), and the same inputs give the same
+# ID.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 images=$root/isolation/images
 . "$root/scripts/kinds.sh"
+. "$root/scripts/operator.sh"
 kind=$(image_kinds | head -n 1)
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   kind=$1
   shift
 fi
 if ! prep=$(image_field "$kind" root 2>/dev/null) || ! tag=$(image_field "$kind" tag 2>/dev/null); then
-  echo "usage: scripts/build-image.sh [$(image_kinds | paste -sd '|' -)] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] | KIND --base IMAGE" >&2
+  echo "usage: scripts/build-image.sh [$(image_kinds | paste -sd '|' -)] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] [--with PKG,...] [--wheels DIR --requirements FILE] | KIND --base IMAGE" >&2
   exit 2
 fi
 tag=${SYNAPSE_IMAGE_TAG:-$tag}
@@ -56,12 +76,21 @@ arch=""
 rebuild=false
 update=false
 lock=""
+with=""
+wheels=""
+reqs=""
 n=$#
 while [ "$n" -gt 0 ]; do
   n=$((n - 1))
   case $1 in
-    --arch)
-      arch=${2:-}
+    --arch|--with|--wheels|--requirements)
+      [ $# -ge 2 ] || { echo "build-image: $1 needs a value" >&2; exit 2; }
+      case $1 in
+        --arch) arch=$2 ;;
+        --with) with=$2 ;;
+        --wheels) wheels=$2 ;;
+        --requirements) reqs=$2 ;;
+      esac
       shift 2
       n=$((n - 1))
       continue ;;
@@ -108,7 +137,9 @@ if [ "${1:-}" = --base ]; then
   fi
   shift 2
 fi
-[ -n "$lock" ] || [ "$prep" = none ] || [ -n "$base" ] || lock=$images/$kind/$arch.lock
+project=$images/$kind/$arch.lock
+[ -n "$lock" ] || [ "$prep" = none ] || [ -n "$base" ] || lock=$project
+operator_check
 if [ -n "$lock" ] && [ ! -f "$lock" ] && ! $update; then
   echo "build-image: no $lock: pin the $kind image's packages first: scripts/build-image.sh $kind --arch $arch --update-lock" >&2
   exit 1
@@ -117,6 +148,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
 # step TEXT: a line on stderr per step; stdout is the image ID alone.
 step() { echo "build-image: $*" >&2; }
+operator_prepare
+# The operator's lock is written now: the root script builds from it, and
+# must not resolve it anew as the kind's own.
+if [ -n "$with" ] && $update; then
+  for arg; do
+    shift
+    [ "$arg" = --update-lock ] || set -- "$@" "$arg"
+  done
+fi
+[ -z "$wheels" ] || set -- "$@" --wheels "$wheels" --requirements "$reqs" --wheelhouse "$work/wheelhouse"
+# An image of an operator's set is not the kind's: its tag says which set.
+if [ -z "${SYNAPSE_IMAGE_TAG:-}" ] && own=$(operator_labels) && [ -n "$own" ]; then
+  tag=${tag%:*}:own-$(echo "$own" | sha256sum | cut -c1-12)
+fi
 
 step "building the runner for linux/$arch (static, reproducible)"
 
@@ -138,6 +183,9 @@ inputs() {
       cat "$f"
     done
     cat "$root"/scripts/*.sh
+    # The wheels: the requirements pin their bytes, the choice names them,
+    # and scripts/wheelhouse unpacks them.
+    [ -z "$wheels" ] || cat "$reqs" "$work/wheels.chosen" "$root"/scripts/wheelhouse/*.go
   } | sha256sum | cut -c1-40
 }
 cached=synapse-inputs:$kind-$(inputs)
@@ -162,6 +210,7 @@ if [ -n "$base" ]; then
 else
   [ "$prep" = none ] || "$root/scripts/$prep-root.sh" "$kind" "$work/context" "$@"
   cp "$images/$kind/Dockerfile" "$work/context/Dockerfile"
+  operator_labels >>"$work/context/Dockerfile"
 fi
 cp "$work/runner" "$work/context/"
 step "building the $kind image on the engine (docker build, offline)"

@@ -104,6 +104,17 @@ while read -r pkg _ _; do
 done <"$lock"
 
 rm -rf "$rootfs/usr/share/doc" "$rootfs/usr/share/man" "$rootfs/usr/share/info" "$rootfs/usr/share/lintian"
+# No image holds a shell or perl, whatever its lock says (an operator's
+# lock may be edited by hand): a file by such a name on the path fails the
+# build, naming it.
+for dir in bin sbin usr/bin usr/sbin usr/local/bin; do
+  for name in sh bash dash rbash zsh ksh mksh ash busybox tcsh csh fish yash posh sash perl; do
+    if [ -e "$rootfs/$dir/$name" ] || [ -L "$rootfs/$dir/$name" ]; then
+      echo "$kind image: /$dir/$name is a shell or perl, which no image may hold; take the package that ships it out of $lock" >&2
+      exit 1
+    fi
+  done
+done
 mkdir -p "$rootfs/tmp"
 # The dynamic loader at the path programs name: the libc6 package ships
 # it in the triplet's directory, and dpkg's diversions and the link on

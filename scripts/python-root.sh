@@ -10,11 +10,16 @@
 # is in the list.
 #
 # Usage: python-root.sh KIND CONTEXT [--arch ARCH] [--update-lock [--only-lock]] [--lock FILE]
+#          [--wheels DIR --requirements FILE --wheelhouse BIN]
 #   --arch ARCH    amd64 or arm64 (this machine's by default); another's
 #                  interpreter compiles under qemu-user (debian-apt.sh)
 #   --update-lock  pin the mirror's current versions in the lock first
 #   --only-lock    stop once the lock is renewed
 #   --lock FILE    read (and with --update-lock write) FILE instead
+#   --wheels DIR --requirements FILE --wheelhouse BIN
+#                  an operator's wheels, installed into the site
+#                  directory by BIN (scripts/wheelhouse) before the
+#                  bytecode is compiled
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kind=$1
@@ -23,13 +28,27 @@ shift 2
 update=false
 only=false
 arch=$(dpkg --print-architecture)
+wheels=""
+reqs=""
+wheelhouse=""
 prev=""
-for arg in "$@"; do
+# The wheels' arguments are this script's; the rest are debian-root.sh's.
+for arg; do
+  shift
+  case $prev in
+    --wheels) wheels=$arg ;;
+    --requirements) reqs=$arg ;;
+    --wheelhouse) wheelhouse=$arg ;;
+  esac
   case $arg in
     --update-lock) update=true ;;
     --only-lock) only=true ;;
   esac
   [ "$prev" != --arch ] || arch=$arg
+  case "$prev $arg " in
+    --wheels\ *|--requirements\ *|--wheelhouse\ *|*\ --wheels\ |*\ --requirements\ |*\ --wheelhouse\ ) ;;
+    *) set -- "$@" "$arg" ;;
+  esac
   prev=$arg
 done
 step() { echo "$kind image: $*" >&2; }
@@ -48,6 +67,19 @@ debian_arch "$arch"
 set -- $(debian_triplet "$arch")
 triplet=$1 loader=$2
 ln -sf python3.11 "$rootfs/usr/bin/python3"
+site=usr/lib/python3/dist-packages
+if [ -n "$wheels" ]; then
+  step "installing the wheels $(basename "$reqs") pins into /$site"
+  mkdir -p "$rootfs/$site"
+  "$wheelhouse" install --wheels "$wheels" --requirements "$reqs" --python 3.11 --arch "$arch" --site "$rootfs/$site"
+fi
+# The kind's own packages outside the standard library are compiled here
+# for a python root; a science root compiles them once it has patched them.
+. "$top/scripts/kinds.sh"
+trees=usr/lib/python3.11
+if [ "$(image_field "$kind" root)" = python ] && [ -d "$rootfs/$site" ]; then
+  trees="$trees $site"
+fi
 
 # The root is read-only at run time, so Python can write no bytecode cache:
 # compile the whole standard library now, with the image's own interpreter.
@@ -57,7 +89,7 @@ ln -sf python3.11 "$rootfs/usr/bin/python3"
 # a .pyc depend on its source's content, not its time, and the recorded
 # path is the image's. For another architecture, its interpreter runs
 # under qemu-user ($run_prefix), still the image's own.
-step "compiling the standard library ahead of time, one file per interpreter"
+step "compiling $trees ahead of time, one file per interpreter"
 compile='import importlib.util as u, py_compile as p, sys
 for f in sys.argv[1:]:
     p.compile(f, cfile=u.cache_from_source(f), dfile="/" + f, doraise=True,
@@ -65,7 +97,8 @@ for f in sys.argv[1:]:
 (
   cd "$rootfs"
   # shellcheck disable=SC2086
-  find usr/lib/python3.11 -name '*.py' | sort | PYTHONHASHSEED=0 xargs -n 1 -P "$(nproc)" $run_prefix \
+  # shellcheck disable=SC2086 # the trees, split on purpose
+  find $trees -name '*.py' | sort | PYTHONHASHSEED=0 xargs -n 1 -P "$(nproc)" $run_prefix \
     "$rootfs$loader" --library-path "$rootfs/lib/$triplet:$rootfs/usr/lib/$triplet" \
     "$rootfs/usr/bin/python3.11" -E -s -c "$compile"
 )

@@ -11,10 +11,12 @@
 # the runner and builds it.
 #
 # Usage: science-root.sh KIND CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
+#          [--wheels DIR --requirements FILE --wheelhouse BIN]
 #   --arch ARCH    amd64 or arm64, this machine's by default
 #   --update-lock  resolve and pin the packages anew first (debian-lock.sh,
 #                  from isolation/images/KIND/packages)
 #   --lock FILE    read (and with --update-lock write) FILE instead
+#   --wheels ...   an operator's wheels, as python-root.sh installs them
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kind=$1
@@ -23,11 +25,17 @@ shift 2
 arch=$(dpkg --print-architecture)
 lock=""
 update=false
+wheels=""
+reqs=""
+wheelhouse=""
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arch=$2; shift ;;
     --update-lock) update=true ;;
     --lock) lock=$2; shift ;;
+    --wheels) wheels=$2; shift ;;
+    --requirements) reqs=$2; shift ;;
+    --wheelhouse) wheelhouse=$2; shift ;;
     *) echo "$kind image: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -46,7 +54,8 @@ fi
 # The fetch, the checks against the lock, the unpacking, /etc/passwd and
 # /etc/group, /tmp and the standard library's bytecode are the Python
 # image's, done the same way.
-"$top/scripts/python-root.sh" "$kind" "$ctx" --arch "$arch" --lock "$lock"
+"$top/scripts/python-root.sh" "$kind" "$ctx" --arch "$arch" --lock "$lock" \
+  ${wheels:+--wheels "$wheels" --requirements "$reqs" --wheelhouse "$wheelhouse"}
 rootfs=$ctx/root
 libdir=$rootfs/usr/lib/$triplet
 

@@ -1,0 +1,82 @@
+# Sourced by build-image.sh (sh has no imports): an operator's own
+# packages, --with PKG,... (Debian's, pinned in the operator's --lock
+# FILE) and --wheels DIR --requirements FILE (Python wheels pinned by
+# hash). It reads build-image.sh's variables: kind, prep, arch, base,
+# lock, project (the kind's own lock), update, with, wheels, reqs, work,
+# root, images.
+#
+#   operator_check    refuses, before anything is made, what cannot be
+#                     built: exits 2 for a wrong use, 1 for a lock that
+#                     lacks a package asked for
+#   operator_prepare  writes the operator's lock (--with --update-lock,
+#                     by debian-lock.sh) and checks the wheels against
+#                     the requirements (scripts/wheelhouse check): every
+#                     refusal names its package or line, and nothing is
+#                     built; the chosen wheels go to $work/wheels.chosen
+#   operator_labels   prints the Dockerfile's LABEL lines that record the
+#                     lock's and the requirements' SHA-256
+
+operator_check() {
+  if [ -n "$with" ]; then
+    if [ "$prep" = none ] || [ -n "$base" ]; then
+      echo "build-image: --with: the $kind image${base:+ on --base} has no Debian packages to add to" >&2
+      exit 2
+    fi
+    if [ "$lock" = "$project" ]; then
+      echo "build-image: --with needs --lock FILE, a lock of your own: ${project#"$root"/} is the $kind image's, and stays as it is" >&2
+      exit 2
+    fi
+    if ! $update; then
+      for pkg in $(echo "$with" | tr ',' ' '); do
+        if [ ! -f "$lock" ] || ! awk -v p="$pkg" '$1 == p { found = 1 } END { exit !found }' "$lock"; then
+          echo "build-image: --with $pkg: $lock does not pin it; resolve and pin it with --update-lock" >&2
+          exit 1
+        fi
+      done
+    fi
+  fi
+  if [ -n "$wheels$reqs" ]; then
+    if [ -z "$wheels" ] || [ -z "$reqs" ]; then
+      echo "build-image: --wheels DIR and --requirements FILE go together" >&2
+      exit 2
+    fi
+    case $prep in
+      python|science) ;;
+      *) echo "build-image: --wheels: for a Python image (python, science), not $kind" >&2; exit 2 ;;
+    esac
+    if [ -n "$base" ]; then
+      echo "build-image: --wheels: not on --base, whose Python is not Debian's" >&2
+      exit 2
+    fi
+    [ -d "$wheels" ] || { echo "build-image: --wheels $wheels: not a directory" >&2; exit 2; }
+    [ -f "$reqs" ] || { echo "build-image: --requirements $reqs: no such file" >&2; exit 2; }
+  fi
+}
+
+operator_prepare() {
+  if [ -n "$wheels" ]; then
+    CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -o "$work/wheelhouse" ./scripts/wheelhouse
+    # The image's Python, from its lock: python3.N-minimal.
+    python=$(awk '$1 ~ /^python3\.[0-9]+-minimal$/ { sub(/^python/, "", $1); sub(/-minimal$/, "", $1); print $1 }' "$lock")
+    step "checking the wheels of $wheels against $reqs (Python $python, $arch)"
+    if ! "$work/wheelhouse" check --wheels "$wheels" --requirements "$reqs" --python "$python" --arch "$arch" >"$work/wheels.chosen"; then
+      echo "build-image: nothing was built" >&2
+      exit 1
+    fi
+  fi
+  if [ -n "$with" ] && $update; then
+    if ! "$root/scripts/debian-lock.sh" "$kind" --arch "$arch" --lock "$lock" --with "$with" --from "$project"; then
+      echo "build-image: nothing was built" >&2
+      exit 1
+    fi
+  fi
+}
+
+operator_labels() {
+  if [ -n "$lock" ] && [ "$lock" != "$project" ]; then
+    printf 'LABEL io.synapse-isolation.debian-lock="sha256:%s"\n' "$(sha256sum "$lock" | cut -d' ' -f1)"
+  fi
+  if [ -n "$wheels" ]; then
+    printf 'LABEL io.synapse-isolation.requirements="sha256:%s"\n' "$(sha256sum "$reqs" | cut -d' ' -f1)"
+  fi
+}
