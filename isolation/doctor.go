@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -213,7 +214,45 @@ func imageChecks(ctx context.Context, c *docker.Client, image string) []Check {
 	} else {
 		cs = append(cs, fail("image user", fmt.Sprintf("USER %q, want %s", f[1], want)))
 	}
-	return cs
+	return append(cs, contentsCheck(ctx, c, image))
+}
+
+// contentsCheck says which operator's set an image carries, by the
+// SHA-256 its labels record of the Debian lock and the requirements file
+// it was built from, so an auditor can match them to the files; an image
+// with neither carries its kind's own packages alone.
+func contentsCheck(ctx context.Context, c *docker.Client, image string) Check {
+	lock, reqs, err := c.Contents(ctx, image)
+	if err != nil {
+		return fail("image contents", err.Error())
+	}
+	var said []string
+	for _, l := range []struct{ name, label, value string }{
+		{"Debian lock", docker.DebianLockLabel, lock},
+		{"requirements", docker.RequirementsLabel, reqs},
+	} {
+		switch {
+		case l.value == "":
+		case !sha256Label.MatchString(l.value):
+			return fail("image contents", fmt.Sprintf("label %s: want sha256:<64 hex>, got %q", l.label, limitText(l.value)))
+		default:
+			said = append(said, l.name+" "+l.value)
+		}
+	}
+	if said == nil {
+		return pass("image contents", "its kind's own packages (no "+docker.DebianLockLabel+" or "+docker.RequirementsLabel+" label)")
+	}
+	return pass("image contents", strings.Join(said, ", "))
+}
+
+var sha256Label = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// limitText bounds a label's value quoted in a report.
+func limitText(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
 }
 
 // selfcheckChecks runs the image's --selfcheck through Run, so under the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,30 @@ func TestSelfcheckFailureHint(t *testing.T) {
 				want += "; " + slowStartHint
 			}
 			assert.Equal(t, selfcheckFailure(tc.err), want)
+		})
+	}
+}
+
+// TestDoctorContents: doctor names the Debian lock and the requirements
+// file an operator's image was built from by the SHA-256 its labels
+// record, says when an image has neither, and fails a label that is not
+// a digest.
+func TestDoctorContents(t *testing.T) {
+	t.Parallel()
+	for mode, want := range map[string]Check{
+		"ok":           {OK: true, Detail: "its kind's own packages (no io.synapse-isolation.debian-lock or io.synapse-isolation.requirements label)"},
+		"own-packages": {OK: true, Detail: "Debian lock sha256:" + strings.Repeat("a", 64) + ", requirements sha256:" + strings.Repeat("b", 64)},
+		"bad-contents": {OK: false, Detail: `label io.synapse-isolation.requirements: want sha256:<64 hex>, got "md5:0123"`},
+	} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			o, _ := fake(t, mode)
+			client, err := newClient(o.Engine)
+			assert.NilError(t, err)
+			c := contentsCheck(context.Background(), client, o.Image)
+			assert.Check(t, is.Equal(c.Name, "image contents"))
+			assert.Check(t, is.Equal(c.OK, want.OK))
+			assert.Check(t, is.Equal(c.Detail, want.Detail))
 		})
 	}
 }

@@ -305,3 +305,26 @@ func Keep(env []string, image string, d Declared) {
 	b, _ := json.Marshal(labels)
 	_ = replaceFile(path, b)
 }
+
+// The labels of an operator's build (scripts/build-image.sh --with,
+// --lock, --wheels): the SHA-256 of the Debian lock and of the
+// requirements file the image was built from, "sha256:<64 hex>" each.
+const (
+	DebianLockLabel   = "io.synapse-isolation.debian-lock"
+	RequirementsLabel = "io.synapse-isolation.requirements"
+)
+
+// Contents is what an image's labels say it carries beyond its kind's
+// own packages: DebianLockLabel's and RequirementsLabel's values, each ""
+// where the label is absent.
+func (c *Client) Contents(ctx context.Context, image string) (lock, requirements string, err error) {
+	labels, err := c.imageLabels(ctx, image)
+	if err != nil {
+		return "", "", err
+	}
+	var all map[string]string
+	if err := json.Unmarshal([]byte(labels), &all); err != nil {
+		return "", "", fmt.Errorf("the labels of image %s: %v", image, err)
+	}
+	return all[DebianLockLabel], all[RequirementsLabel], nil
+}

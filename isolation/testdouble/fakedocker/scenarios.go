@@ -79,6 +79,10 @@ var scenarios = map[string]scenario{
 	"python-label": {labels: `{"io.synapse-isolation.exec":"[\"python3\",\"-\"]"}`, run: runScript{reply: okReply}},
 	"bad-label":    {labels: `{"io.synapse-isolation.exec":"python3 -"}`, run: runScript{reply: okReply}},
 	"slow-labels":  {labelsDelay: 6 * time.Second, run: runScript{reply: okReply}}, // longer than a 5 s timeout
+	// An image of an operator's set, its labels well or badly recorded.
+	"own-packages": {labels: `{"io.synapse-isolation.debian-lock":"sha256:` + strings.Repeat("a", 64) +
+		`","io.synapse-isolation.requirements":"sha256:` + strings.Repeat("b", 64) + `"}`, run: runScript{reply: okReply}},
+	"bad-contents": {labels: `{"io.synapse-isolation.requirements":"md5:0123"}`, run: runScript{reply: okReply}},
 	"exit125":      {run: runScript{unstarted: startFailure(125)}},
 	"exit126":      {run: runScript{unstarted: startFailure(126)}},
 	"exit127":      {run: runScript{unstarted: startFailure(127)}},
