@@ -5,7 +5,7 @@
 # any engine that loads docker-save archives: see scripts/reproducible.
 #
 # Usage: scripts/build-image.sh [KIND] [--arch ARCH] [--rebuild] [--update-lock] [--lock FILE]
-#            [--with PKG,...] [--wheels DIR --requirements FILE]
+#            [--with PKG,...] [--wheels DIR --requirements FILE] [--preload MOD,...]
 #        scripts/build-image.sh KIND --base NAME@sha256:<64 hex>|sha256:<64 hex>
 #
 # KIND is a line of isolation/images/kinds (the first, the reference
@@ -46,6 +46,9 @@
 #                   --hash=sha256:..., unpacked into the site directory by
 #                   scripts/wheelhouse, which refuses any line before
 #                   anything is built.
+#   --preload MOD,...  (python, science) the modules a warm container of the
+#                   image imports ahead (its preload label, replacing the
+#                   kind's), each found in the image at build time.
 # The image's labels then record the lock's and the requirements file's
 # SHA-256 (io.synapse-isolation.debian-lock, .requirements; doctor shows
 # them), its tag is the kind's with own-<12 hex of them> (any --lock but
@@ -62,7 +65,7 @@ if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   shift
 fi
 if ! prep=$(image_field "$kind" root 2>/dev/null) || ! tag=$(image_field "$kind" tag 2>/dev/null); then
-  echo "usage: scripts/build-image.sh [$(image_kinds | paste -sd '|' -)] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] [--with PKG,...] [--wheels DIR --requirements FILE] | KIND --base IMAGE" >&2
+  echo "usage: scripts/build-image.sh [$(image_kinds | paste -sd '|' -)] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] [--with PKG,...] [--wheels DIR --requirements FILE] [--preload MOD,...] | KIND --base IMAGE" >&2
   exit 2
 fi
 tag=${SYNAPSE_IMAGE_TAG:-$tag}
@@ -79,17 +82,19 @@ lock=""
 with=""
 wheels=""
 reqs=""
+preload=""
 n=$#
 while [ "$n" -gt 0 ]; do
   n=$((n - 1))
   case $1 in
-    --arch|--with|--wheels|--requirements)
+    --arch|--with|--wheels|--requirements|--preload)
       [ $# -ge 2 ] || { echo "build-image: $1 needs a value" >&2; exit 2; }
       case $1 in
         --arch) arch=$2 ;;
         --with) with=$2 ;;
         --wheels) wheels=$2 ;;
         --requirements) reqs=$2 ;;
+        --preload) preload=$2 ;;
       esac
       shift 2
       n=$((n - 1))
@@ -158,6 +163,7 @@ if [ -n "$with" ] && $update; then
   done
 fi
 [ -z "$wheels" ] || set -- "$@" --wheels "$wheels" --requirements "$reqs" --wheelhouse "$work/wheelhouse"
+[ -z "$preload" ] || set -- "$@" --preload "$preload"
 # An image of an operator's set is not the kind's: its tag says which set.
 if [ -z "${SYNAPSE_IMAGE_TAG:-}" ] && own=$(operator_labels) && [ -n "$own" ]; then
   tag=${tag%:*}:own-$(echo "$own" | sha256sum | cut -c1-12)

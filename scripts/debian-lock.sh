@@ -89,7 +89,16 @@ if [ -n "$with" ]; then
       candidate=$(apt-cache $apt_opts $resolve_opts policy "$pkg" 2>/dev/null | awk '/Candidate:/ {print $2}')
     fi
     if [ -z "$candidate" ] || [ "$candidate" = "(none)" ]; then
-      echo "$kind lock: --with $pkg: not in the mirror's $arch package lists (apt-cache policy $pkg has no candidate)" >&2
+      # A library's Debian name, for one given by its upstream name.
+      hint=""
+      for alt in "python3-$pkg" "node-$pkg"; do
+        # shellcheck disable=SC2086
+        if apt-cache $apt_opts $resolve_opts policy "$alt" 2>/dev/null | grep -q 'Candidate: [^(]'; then
+          hint="; Debian names it $alt"
+          break
+        fi
+      done
+      echo "$kind lock: --with $pkg: not in the mirror's $arch package lists (apt-cache policy $pkg has no candidate)$hint" >&2
       refused=true
     elif printf '%s\n' $excluded | grep -qx "$pkg"; then
       if printf '%s\n' $(field leave) | grep -qx "$pkg"; then

@@ -1,9 +1,9 @@
 # Sourced by build-image.sh (sh has no imports): an operator's own
 # packages, --with PKG,... (Debian's, pinned in the operator's --lock
-# FILE) and --wheels DIR --requirements FILE (Python wheels pinned by
-# hash). It reads build-image.sh's variables: kind, prep, arch, base,
-# lock, project (the kind's own lock), update, with, wheels, reqs, work,
-# root, images.
+# FILE), --wheels DIR --requirements FILE (Python wheels pinned by hash)
+# and --preload MOD,... It reads build-image.sh's variables: kind, prep,
+# arch, base, lock, project (the kind's own lock), update, with, wheels,
+# reqs, preload, work, root, images.
 #
 #   operator_check    refuses, before anything is made, what cannot be
 #                     built: exits 2 for a wrong use, 1 for a lock that
@@ -14,7 +14,7 @@
 #                     refusal names its package or line, and nothing is
 #                     built; the chosen wheels go to $work/wheels.chosen
 #   operator_labels   prints the Dockerfile's LABEL lines that record the
-#                     lock's and the requirements' SHA-256
+#                     lock's and the requirements' SHA-256, and the preload
 
 operator_check() {
   if [ -n "$with" ]; then
@@ -51,6 +51,25 @@ operator_check() {
     [ -d "$wheels" ] || { echo "build-image: --wheels $wheels: not a directory" >&2; exit 2; }
     [ -f "$reqs" ] || { echo "build-image: --requirements $reqs: no such file" >&2; exit 2; }
   fi
+  if [ -n "$preload" ]; then
+    case $prep in
+      python|science) ;;
+      *) echo "build-image: --preload: for a Python image (python, science), not $kind" >&2; exit 2 ;;
+    esac
+    # runargs.CheckPreload's rule: 1 to 16 dotted names of identifiers.
+    n=0
+    for m in $(echo "$preload" | tr ',' ' '); do
+      n=$((n + 1))
+      if ! echo "$m" | grep -Eqx '[A-Za-z_][A-Za-z0-9_]{0,63}(\.[A-Za-z_][A-Za-z0-9_]{0,63}){0,7}'; then
+        echo "build-image: --preload: \"$m\" is not a Python module name" >&2
+        exit 2
+      fi
+    done
+    if [ "$n" -eq 0 ] || [ "$n" -gt 16 ]; then
+      echo "build-image: --preload: 1 to 16 modules, not $n" >&2
+      exit 2
+    fi
+  fi
 }
 
 operator_prepare() {
@@ -78,5 +97,9 @@ operator_labels() {
   fi
   if [ -n "$wheels" ]; then
     printf 'LABEL io.synapse-isolation.requirements="sha256:%s"\n' "$(sha256sum "$reqs" | cut -d' ' -f1)"
+  fi
+  if [ -n "$preload" ]; then
+    # A JSON array, its quotes escaped as the kinds' Dockerfiles write it.
+    printf 'LABEL io.synapse-isolation.preload="[%s]"\n' "$(echo "$preload" | tr ',' '\n' | sed 's/.*/\\"&\\"/' | paste -sd, -)"
   fi
 }

@@ -10,7 +10,7 @@
 # is in the list.
 #
 # Usage: python-root.sh KIND CONTEXT [--arch ARCH] [--update-lock [--only-lock]] [--lock FILE]
-#          [--wheels DIR --requirements FILE --wheelhouse BIN]
+#          [--wheels DIR --requirements FILE --wheelhouse BIN] [--preload MOD,...]
 #   --arch ARCH    amd64 or arm64 (this machine's by default); another's
 #                  interpreter compiles under qemu-user (debian-apt.sh)
 #   --update-lock  pin the mirror's current versions in the lock first
@@ -20,6 +20,8 @@
 #                  an operator's wheels, installed into the site
 #                  directory by BIN (scripts/wheelhouse) before the
 #                  bytecode is compiled
+#   --preload MOD,...  modules the image's preload label will name: each
+#                  must be found in the root, or the build fails
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kind=$1
@@ -31,6 +33,7 @@ arch=$(dpkg --print-architecture)
 wheels=""
 reqs=""
 wheelhouse=""
+preload=""
 prev=""
 # The wheels' arguments are this script's; the rest are debian-root.sh's.
 for arg; do
@@ -39,6 +42,7 @@ for arg; do
     --wheels) wheels=$arg ;;
     --requirements) reqs=$arg ;;
     --wheelhouse) wheelhouse=$arg ;;
+    --preload) preload=$arg ;;
   esac
   case $arg in
     --update-lock) update=true ;;
@@ -46,7 +50,7 @@ for arg; do
   esac
   [ "$prev" != --arch ] || arch=$arg
   case "$prev $arg " in
-    --wheels\ *|--requirements\ *|--wheelhouse\ *|*\ --wheels\ |*\ --requirements\ |*\ --wheelhouse\ ) ;;
+    --wheels\ *|--requirements\ *|--wheelhouse\ *|--preload\ *|*\ --wheels\ |*\ --requirements\ |*\ --wheelhouse\ |*\ --preload\ ) ;;
     *) set -- "$@" "$arg" ;;
   esac
   prev=$arg
@@ -73,6 +77,25 @@ if [ -n "$wheels" ]; then
   mkdir -p "$rootfs/$site"
   "$wheelhouse" install --wheels "$wheels" --requirements "$reqs" --python 3.11 --arch "$arch" --site "$rootfs/$site"
 fi
+# A preload that names a module the image lacks would be found out only
+# by a warm container that starts cold: found here instead, by the
+# image's own interpreter, its paths the root's (its prefix is the
+# root's usr), without running any module's code (find_spec of each
+# top-level name).
+if [ -n "$preload" ]; then
+  step "finding the modules of --preload $preload"
+  # shellcheck disable=SC2086
+  if ! $run_prefix "$rootfs$loader" --library-path "$rootfs/lib/$triplet:$rootfs/usr/lib/$triplet" \
+    "$rootfs/usr/bin/python3.11" -E -s -c '
+import importlib.util, sys
+missing = [m for m in sys.argv[1].split(",") if importlib.util.find_spec(m.split(".")[0]) is None]
+if missing:
+    sys.exit("%s image: --preload: no module %s in the image" % (sys.argv[2], ", ".join(missing)))
+' "$preload" "$kind"; then
+    exit 1
+  fi
+fi
+
 # The kind's own packages outside the standard library are compiled here
 # for a python root; a science root compiles them once it has patched them.
 . "$top/scripts/kinds.sh"
@@ -96,8 +119,7 @@ for f in sys.argv[1:]:
               invalidation_mode=p.PycInvalidationMode.UNCHECKED_HASH)'
 (
   cd "$rootfs"
-  # shellcheck disable=SC2086
-  # shellcheck disable=SC2086 # the trees, split on purpose
+  # shellcheck disable=SC2086 # the trees and the prefix, split on purpose
   find $trees -name '*.py' | sort | PYTHONHASHSEED=0 xargs -n 1 -P "$(nproc)" $run_prefix \
     "$rootfs$loader" --library-path "$rootfs/lib/$triplet:$rootfs/usr/lib/$triplet" \
     "$rootfs/usr/bin/python3.11" -E -s -c "$compile"

@@ -11,12 +11,13 @@
 # the runner and builds it.
 #
 # Usage: science-root.sh KIND CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
-#          [--wheels DIR --requirements FILE --wheelhouse BIN]
+#          [--wheels DIR --requirements FILE --wheelhouse BIN] [--preload MOD,...]
 #   --arch ARCH    amd64 or arm64, this machine's by default
 #   --update-lock  resolve and pin the packages anew first (debian-lock.sh,
 #                  from isolation/images/KIND/packages)
 #   --lock FILE    read (and with --update-lock write) FILE instead
-#   --wheels ...   an operator's wheels, as python-root.sh installs them
+#   --wheels ..., --preload ...  an operator's wheels and preload, as
+#                  python-root.sh installs and finds them
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kind=$1
@@ -28,6 +29,7 @@ update=false
 wheels=""
 reqs=""
 wheelhouse=""
+preload=""
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arch=$2; shift ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --wheels) wheels=$2; shift ;;
     --requirements) reqs=$2; shift ;;
     --wheelhouse) wheelhouse=$2; shift ;;
+    --preload) preload=$2; shift ;;
     *) echo "$kind image: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -55,7 +58,7 @@ fi
 # /etc/group, /tmp and the standard library's bytecode are the Python
 # image's, done the same way.
 "$top/scripts/python-root.sh" "$kind" "$ctx" --arch "$arch" --lock "$lock" \
-  ${wheels:+--wheels "$wheels" --requirements "$reqs" --wheelhouse "$wheelhouse"}
+  ${wheels:+--wheels "$wheels" --requirements "$reqs" --wheelhouse "$wheelhouse"} ${preload:+--preload "$preload"}
 rootfs=$ctx/root
 libdir=$rootfs/usr/lib/$triplet
 

@@ -169,14 +169,25 @@ func wheelhouse(t *testing.T) (dir, requirements string, sums [2]string) {
 
 // TestOwnWheels: a wheelhouse the test makes itself is installed into the
 // python image, both wheels import (from bytecode compiled at build
-// time), doctor names the requirements by their digest, and a rebuild is
-// the same image.
+// time), a warm container has imported the one --preload names, doctor
+// names the requirements by their digest, and a rebuild is the same
+// image; a preload of a module the image lacks fails the build, naming
+// it.
 func TestOwnWheels(t *testing.T) {
 	needHeavy(t)
 	t.Parallel()
 	dir, reqs, _ := wheelhouse(t)
-	first := buildOwn(t, "synapse-python:wheels-check", "python", "--wheels", dir, "--requirements", reqs)
+	first := buildOwn(t, "synapse-python:wheels-check", "python", "--wheels", dir, "--requirements", reqs, "--preload", "tiny_beta")
 	assert.Equal(t, first.code, 0, first.stderr)
+	labels, err := exec.Command("docker", "image", "inspect", "--format", `{{index .Config.Labels "io.synapse-isolation.preload"}}`, first.id).Output()
+	assert.NilError(t, err)
+	assert.Check(t, is.Equal(string(labels), `["tiny_beta"]`+"\n"))
+	const loaded = "import sys; print('tiny_beta' in sys.modules, 'tinyalpha' in sys.modules)"
+	b := tool(t, nil, mustJSON(t, map[string]any{"id": 1, "source": loaded})+"\n", "batch", "--image", first.id, "--timeout", "60s")
+	rs := parseBatch(t, b.stdout)
+	assert.Assert(t, is.Len(rs, 1), b.stdout+b.stderr)
+	assert.Check(t, is.Equal(rs[0].Output, "True True\n"), "a warm line's interpreter did not import the preload: %+v", rs[0])
+	assertRunGone(t, rs[0].RunID)
 	r := ownRun(t, first.id, "import tiny_beta, tinyalpha\nprint(tiny_beta.VALUE, tiny_beta.__cached__)")
 	assert.Equal(t, r.res.Verdict, "ok", r.stdout+r.stderr)
 	assert.Check(t, is.Equal(r.res.Output, "alpha+beta /usr/lib/python3/dist-packages/__pycache__/tiny_beta.cpython-311.pyc\n"))
@@ -186,9 +197,14 @@ func TestOwnWheels(t *testing.T) {
 	assert.Check(t, is.Equal(r.res.Output, "['__init__.cpython-311.pyc']\n"))
 	assert.Check(t, is.Contains(doctorContents(t, first.id), "requirements "+fileDigest(t, reqs)))
 
-	again := buildOwn(t, "synapse-python:wheels-check-again", "python", "--wheels", dir, "--requirements", reqs, "--rebuild")
+	again := buildOwn(t, "synapse-python:wheels-check-again", "python", "--wheels", dir, "--requirements", reqs, "--preload", "tiny_beta", "--rebuild")
 	assert.Equal(t, again.code, 0, again.stderr)
 	assert.Check(t, is.Equal(again.id, first.id), "a rebuild from the same wheels is another image")
+
+	missing := buildOwn(t, "synapse-python:preload-check", "python", "--wheels", dir, "--requirements", reqs, "--preload", "tiny_beta,tiny_gamma")
+	assert.Check(t, missing.code != 0)
+	assert.Check(t, is.Contains(missing.stderr, "python image: --preload: no module tiny_gamma in the image"))
+	assert.Check(t, is.Equal(missing.id, ""))
 }
 
 // TestOwnSetRefused: what cannot be baked in is refused before anything
