@@ -84,17 +84,32 @@ if $update; then
   mkdir -p "$debs"
 fi
 
-step "fetching the $(grep -c . "$lock") packages pinned in ${lock#"$top"/} (apt-get download, checked against their SHA-256)"
+# A .deb that matched its lock once is kept in the user's cache by its
+# SHA-256 ($cache/debs, per architecture; remove it to reclaim the space):
+# apt-get download costs a second or more a package, and a build fetches
+# dozens. A kept copy is checked against the lock like a download, and one
+# that fails the check is dropped, never used.
+kept=$cache/debs
+mkdir -p "$kept"
+step "fetching the $(grep -c . "$lock") packages pinned in ${lock#"$top"/} (apt-get download, or the copy kept in $kept; each checked against its SHA-256)"
 while read -r pkg version sum; do
   [ -n "$pkg" ] || continue
-  if ! fetch "$pkg" "$version"; then
+  if [ -f "$kept/$sum.deb" ]; then
+    mkdir -p "$debs/$pkg"
+    cp "$kept/$sum.deb" "$debs/$pkg/$pkg.deb"
+  elif ! fetch "$pkg" "$version"; then
     echo "$kind image: $pkg $version is not on the mirror any more; renew the lock: scripts/build-image.sh $kind --arch $arch --update-lock" >&2
     exit 1
   fi
   got=$(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)
   if [ "$got" != "$sum" ]; then
+    rm -f "$kept/$sum.deb"
     echo "$kind image: $pkg $version has SHA-256 $got, the lock says $sum" >&2
     exit 1
+  fi
+  if [ ! -f "$kept/$sum.deb" ]; then
+    # Renamed into place: builds run side by side (scripts/test.sh).
+    cp "$debs/$pkg"/*.deb "$kept/$sum.deb.$$" && mv "$kept/$sum.deb.$$" "$kept/$sum.deb"
   fi
 done <"$lock"
 step "unpacking them into the image's root (no maintainer scripts run)"
