@@ -65,6 +65,20 @@ fetch() {
   return 1
 }
 
+# A .deb that matched its lock once, or that a lock was just pinned from,
+# is kept in the user's cache by its SHA-256 ($cache/debs, per
+# architecture; remove it to reclaim the space): apt-get download costs a
+# second or more a package, and a build fetches dozens. A kept copy is
+# checked against the lock like a download, and one that fails the check
+# is dropped, never used.
+kept=$cache/debs
+mkdir -p "$kept"
+# keep PKG SUM: keeps the .deb fetched for PKG, whose SHA-256 is SUM;
+# renamed into place, since builds run side by side (scripts/test.sh).
+keep() {
+  [ -f "$kept/$2.deb" ] || { cp "$debs/$1"/*.deb "$kept/$2.deb.$$" && mv "$kept/$2.deb.$$" "$kept/$2.deb"; }
+}
+
 if $update; then
   step "renewing ${lock#"$top"/} with the mirror's current versions"
   new=$(mktemp)
@@ -76,7 +90,9 @@ if $update; then
       echo "$kind image: $pkg has no version on the mirror" >&2
       exit 1
     fi
-    echo "$pkg $version $(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)" >>"$new"
+    sum=$(sha256sum "$debs/$pkg"/*.deb | cut -d' ' -f1)
+    keep "$pkg" "$sum"
+    echo "$pkg $version $sum" >>"$new"
   done <"$lock"
   mv "$new" "$lock"
   $only && exit 0
@@ -84,13 +100,6 @@ if $update; then
   mkdir -p "$debs"
 fi
 
-# A .deb that matched its lock once is kept in the user's cache by its
-# SHA-256 ($cache/debs, per architecture; remove it to reclaim the space):
-# apt-get download costs a second or more a package, and a build fetches
-# dozens. A kept copy is checked against the lock like a download, and one
-# that fails the check is dropped, never used.
-kept=$cache/debs
-mkdir -p "$kept"
 step "fetching the $(grep -c . "$lock") packages pinned in ${lock#"$top"/} (apt-get download, or the copy kept in $kept; each checked against its SHA-256)"
 while read -r pkg version sum; do
   [ -n "$pkg" ] || continue
@@ -107,10 +116,7 @@ while read -r pkg version sum; do
     echo "$kind image: $pkg $version has SHA-256 $got, the lock says $sum" >&2
     exit 1
   fi
-  if [ ! -f "$kept/$sum.deb" ]; then
-    # Renamed into place: builds run side by side (scripts/test.sh).
-    cp "$debs/$pkg"/*.deb "$kept/$sum.deb.$$" && mv "$kept/$sum.deb.$$" "$kept/$sum.deb"
-  fi
+  keep "$pkg" "$sum"
 done <"$lock"
 step "unpacking them into the image's root (no maintainer scripts run)"
 while read -r pkg _ _; do
