@@ -142,8 +142,10 @@ func TestRunscJudge(t *testing.T) {
 // under runc: Node.js, Ruby, PHP, Go, TypeScript and Rust each compile
 // (where they do) and run the sum once per test in a proven sandbox, right
 // on one test and wrong on the other, and leave no container on either
-// engine. A Go program copies itself into /tmp and cannot start the copy
-// (EACCES) there either, while the image's go starts.
+// engine. A Ruby and a PHP memory hog at 256m are oom, their peak within
+// the limit (gVisor's resident set of them is not). A Go program copies
+// itself into /tmp and cannot start the copy (EACCES) there either, while
+// the image's go starts.
 func TestRunscEachLanguage(t *testing.T) {
 	for _, l := range languages {
 		if !slices.Contains([]string{"node", "ruby", "php", "go", "typescript", "rust"}, l.name) {
@@ -168,6 +170,20 @@ func TestRunscEachLanguage(t *testing.T) {
 			assert.Check(t, is.Equal(res.Verdict, "wrong_answer"))
 			assert.Check(t, is.Equal(r.code, 4))
 			assert.Check(t, is.Equal(res.Compile != nil, l.compiled))
+			if l.name == "ruby" || l.name == "php" {
+				// Their hogs' resident sets, as gVisor counts them, pass
+				// the limit that stopped them: still oom, the peak within.
+				r := underRunsc(t, e, nil, "", "run", "--image", l.image(), "--file", file, "--tests", testDir(t, [3]string{"1", "-3 0\n", "0\n"}),
+					"--timeout", "60s", "--memory", "256m")
+				var res judgeResult
+				assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
+				assertGoneThere(t, e, res.Container)
+				assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"oom"}), r.stdout)
+				assert.Check(t, is.Equal(r.code, 137))
+				if assert.Check(t, len(res.Tests) == 1 && res.Tests[0].Usage.MemoryPeakBytes != nil, r.stdout) {
+					assert.Check(t, *res.Tests[0].Usage.MemoryPeakBytes <= 256<<20, r.stdout)
+				}
+			}
 			if l.name != "go" {
 				return
 			}
