@@ -14,7 +14,7 @@ import (
 // bound, head and tail), how it ended, its wall-clock time and usage
 // (CPU time on the container's cgroup from its start to the end of all
 // it started; the memory peak of its process tree, wait4's maximum
-// resident set).
+// resident set, capped at the memory limit).
 type Step struct {
 	protocol.Streams
 	Exit   *ExecExit    `json:"-"`

@@ -108,14 +108,9 @@ func main() {
 	assert.Check(t, is.Contains(r.res.Stderr, "goroutine 1 [running]:\nmain.f(...)\n\t/tmp/work/main.go:7\n"))
 }
 
-// TestGoCannotExecuteWhatItWrites: /tmp stays noexec under Go. The
-// program, started from a sealed memfd, copies its own binary into its
-// working directory, marks it executable and fails to start it (EACCES),
-// while the image's go command, on the read-only root, starts.
-func TestGoCannotExecuteWhatItWrites(t *testing.T) {
-	needKind(t, "go")
-	t.Parallel()
-	r := compiledRun(t, "go", `package main
+// goCopiesItself copies its own binary into its working directory, marks
+// it executable and tries to start it, then starts the image's go.
+const goCopiesItself = `package main
 
 import (
 	"errors"
@@ -140,7 +135,16 @@ func main() {
 	out, err := exec.Command("go", "version").Output()
 	fmt.Println(string(out), err)
 }
-`)
+`
+
+// TestGoCannotExecuteWhatItWrites: /tmp stays noexec under Go. The
+// program, started from a sealed memfd, copies its own binary into its
+// working directory, marks it executable and fails to start it (EACCES),
+// while the image's go command, on the read-only root, starts.
+func TestGoCannotExecuteWhatItWrites(t *testing.T) {
+	needKind(t, "go")
+	t.Parallel()
+	r := compiledRun(t, "go", goCopiesItself)
 	assert.Equal(t, r.code, 0, "%s\n%s", r.stdout, r.stderr)
 	first, rest, _ := strings.Cut(r.res.Output, "\n")
 	assert.Check(t, is.Equal(first, "true fork/exec ./copy: permission denied"))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,6 +136,77 @@ func TestRunscJudge(t *testing.T) {
 			assert.Check(t, is.Equal(res.Verdict, "timeout"))
 		})
 	}
+}
+
+// TestRunscEachLanguage: the kinds beyond C and Java judge under gVisor as
+// under runc: Node.js, Ruby, PHP, Go, TypeScript and Rust each compile
+// (where they do) and run the sum once per test in a proven sandbox, right
+// on one test and wrong on the other, and leave no container on either
+// engine. A Ruby and a PHP memory hog at 256m are oom, their peak within
+// the limit (gVisor's resident set of them is not). A Go program copies
+// itself into /tmp and cannot start the copy (EACCES) there either, while
+// the image's go starts.
+func TestRunscEachLanguage(t *testing.T) {
+	for _, l := range languages {
+		if !slices.Contains([]string{"node", "ruby", "php", "go", "typescript", "rust"}, l.name) {
+			continue
+		}
+		t.Run(l.name, func(t *testing.T) {
+			l.need(t)
+			e := needSecondEngine(t)
+			t.Parallel()
+			imageOnSecond(t, e, l.image())
+			file := filepath.Join(t.TempDir(), l.file)
+			assert.NilError(t, os.WriteFile(file, []byte(l.src), 0o644))
+			dir := testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "20 22\n", "41\n"})
+			r := underRunsc(t, e, nil, "", "run", "--image", l.image(), "--file", file, "--tests", dir, "--timeout", "60s")
+			var res judgeResult
+			assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
+			assertGoneThere(t, e, res.Container)
+			assertGone(t, res.Container)
+			assertRunGone(t, res.RunID)
+			assert.Check(t, r.res.Sandboxed, r.stdout)
+			assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"ok", "wrong_answer"}), r.stdout)
+			assert.Check(t, is.Equal(res.Verdict, "wrong_answer"))
+			assert.Check(t, is.Equal(r.code, 4))
+			assert.Check(t, is.Equal(res.Compile != nil, l.compiled))
+			if l.name == "ruby" || l.name == "php" {
+				// Their hogs' resident sets, as gVisor counts them, pass
+				// the limit that stopped them: still oom, the peak within.
+				r := underRunsc(t, e, nil, "", "run", "--image", l.image(), "--file", file, "--tests", testDir(t, [3]string{"1", "-3 0\n", "0\n"}),
+					"--timeout", "60s", "--memory", "256m")
+				var res judgeResult
+				assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
+				assertGoneThere(t, e, res.Container)
+				assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"oom"}), r.stdout)
+				assert.Check(t, is.Equal(r.code, 137))
+				if assert.Check(t, len(res.Tests) == 1 && res.Tests[0].Usage.MemoryPeakBytes != nil, r.stdout) {
+					assert.Check(t, *res.Tests[0].Usage.MemoryPeakBytes <= 256<<20, r.stdout)
+				}
+			}
+			if l.name != "go" {
+				return
+			}
+			r = underRunsc(t, e, nil, "", "run", "--image", l.image(), "--code", goCopiesItself, "--timeout", "60s")
+			assertGoneThere(t, e, r.res.Container)
+			assertGone(t, r.res.Container)
+			assertRunGone(t, r.res.RunID)
+			assert.Equal(t, r.code, 0, "%s\n%s", r.stdout, r.stderr)
+			first, rest, _ := strings.Cut(r.res.Output, "\n")
+			assert.Check(t, is.Equal(first, "true fork/exec ./copy: permission denied"))
+			assert.Check(t, strings.HasPrefix(rest, "go version go1.19.8 linux/"), rest)
+		})
+	}
+}
+
+// assertGoneThere checks that the second engine lists no container of
+// that name, in any state.
+func assertGoneThere(t *testing.T, e *secondEngine, name string) {
+	t.Helper()
+	assert.Assert(t, name != "", "no container name to check")
+	out, err := e.docker("ps", "--all", "--quiet", "--filter", "name=^/?"+name+"$")
+	assert.NilError(t, err)
+	assert.Equal(t, strings.TrimSpace(string(out)), "", "container %s left behind on the second engine", name)
 }
 
 // assertTmpNoexec checks that argv for img mounts /tmp noexec and that

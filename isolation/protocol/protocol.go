@@ -96,7 +96,7 @@ type Response struct {
 // ended, its wall-clock time in microseconds and its usage (CPU time on
 // the container's cgroup from its start to the end of everything it
 // started; the memory peak of its process tree, wait4's maximum
-// resident set).
+// resident set, capped at the memory limit).
 type Step struct {
 	Streams
 	Exit *Exit `json:"exit,omitempty"`
@@ -176,6 +176,8 @@ type Usage struct {
 	// included: the container's whole life, so the runner's own at rest
 	// (a few MiB) is its floor. Under gVisor, whose cgroupfs keeps no
 	// peak, it is the largest resident set of the program's process
-	// (wait4's rusage), without /tmp or the processes it left behind.
+	// (wait4's rusage), without /tmp or the processes it left behind, and
+	// capped at the memory limit: gVisor's count of it includes pages it
+	// mapped but never committed, and can pass a limit that held.
 	MemoryPeakBytes *int64 `json:"memory_peak_bytes"`
 }

@@ -219,6 +219,7 @@ type stepRun struct {
 	stdout, stderr *capture.Stream
 	wall           time.Duration
 	failed         *protocol.Response
+	memLimit       int64 // the container's memory limit, which caps the peak (peakOf)
 }
 
 // step starts spec under its own wall-clock limit and CPU-time limit
@@ -231,7 +232,7 @@ func step(ctx context.Context, g *guard, spec startSpec, wall, cpu time.Duration
 	began := time.Now()
 	sctx, cancel := context.WithTimeoutCause(ctx, max(wall, 0), fmt.Errorf("its wall-clock limit of %s", wall.Round(time.Millisecond)))
 	defer cancel()
-	sg := &guard{cg: g.cg, limit: g.limit, gvisor: g.gvisor, cpu: &meter{cg: g.cg, limit: cpu, gvisor: g.gvisor, own: g.cpu.ownOf()}}
+	sg := &guard{cg: g.cg, limit: g.limit, gvisor: g.gvisor, cpu: &meter{cg: g.cg, limit: cpu, gvisor: g.gvisor, memLimit: g.limit, own: g.cpu.ownOf()}}
 	if os.Getpid() == 1 && !g.gvisor {
 		startDecoy() // killLeftovers ended the last step's (see serve)
 	}
@@ -245,7 +246,7 @@ func step(ctx context.Context, g *guard, spec startSpec, wall, cpu time.Duration
 	if s.timedOut {
 		s.timedOutBy = context.Cause(sctx)
 	}
-	return stepRun{s: s, stdout: stdout, stderr: stderr, wall: time.Since(began)}
+	return stepRun{s: s, stdout: stdout, stderr: stderr, wall: time.Since(began), memLimit: g.limit}
 }
 
 // step is r as a response's step, its output kept within keep.
@@ -256,7 +257,7 @@ func (r stepRun) step(keep int) protocol.Step {
 	if st.Usage != nil {
 		// The process tree's own peak, as wait4 reports it: the
 		// cgroup's is the container's whole life, every step before.
-		st.Usage.MemoryPeakBytes = peakOf(r.s.state)
+		st.Usage.MemoryPeakBytes = peakOf(r.s.state, r.memLimit)
 	}
 	st.Error = stepError(r.s, errOut.Text, "stopped at ")
 	return st

@@ -184,7 +184,7 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
 		return
 	}
-	g := &guard{cg: cg, limit: sc.MemoryMax, gvisor: sc.GVisor(), cpu: &meter{cg: cg, limit: cfg.CPUTime, gvisor: sc.GVisor(), own: ownMicros}}
+	g := &guard{cg: cg, limit: sc.MemoryMax, gvisor: sc.GVisor(), cpu: &meter{cg: cg, limit: cfg.CPUTime, gvisor: sc.GVisor(), memLimit: sc.MemoryMax, own: ownMicros}}
 	if err := g.cpu.open(); err != nil {
 		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
 		return

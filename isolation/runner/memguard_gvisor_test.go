@@ -139,6 +139,14 @@ func TestUsageUnderGVisor(t *testing.T) {
 	assert.Check(t, *u.MemoryPeakBytes >= 64<<20 && *u.MemoryPeakBytes < 256<<20, "%d", *u.MemoryPeakBytes)
 	assert.Check(t, u.CPUMicros != nil)
 
+	// gVisor's resident set can pass a limit that held: the peak is
+	// capped at the limit, which the host holds every claim to.
+	m = &meter{cg: cg, gvisor: true, memLimit: 32 << 20}
+	m.begin()
+	u = m.usage(cmd.ProcessState)
+	assert.Assert(t, u.MemoryPeakBytes != nil)
+	assert.Check(t, is.Equal(*u.MemoryPeakBytes, int64(32<<20)))
+
 	m = &meter{cg: cg, gvisor: true}
 	assert.Check(t, m.usage(nil).MemoryPeakBytes == nil, "no process state: no peak, never zero")
 }

@@ -60,6 +60,9 @@ type meter struct {
 	// gvisor: the peak is the program's own maximum resident set
 	// (peakOf), where gVisor's cgroupfs keeps no peak.
 	gvisor bool
+	// memLimit caps that peak under gVisor: the container's memory limit
+	// (zero or less: none known).
+	memLimit int64
 }
 
 // open opens the CPU counter ahead of the program. Without it a CPU-time
@@ -143,7 +146,7 @@ func (m *meter) usage(ps *os.ProcessState) *protocol.Usage {
 		m.cpu = nil
 	}
 	if m.gvisor {
-		u.MemoryPeakBytes = peakOf(ps)
+		u.MemoryPeakBytes = peakOf(ps, m.memLimit)
 	} else if peak, err := m.cg.memoryPeak(); err == nil {
 		u.MemoryPeakBytes = &peak
 	}
@@ -159,7 +162,16 @@ func (m *meter) usage(ps *os.ProcessState) *protocol.Usage {
 // largest of every child the runner reaped, and the decoy, a fork of the
 // runner, is one. What it leaves out: orphans the program left, which the
 // runner reaps as PID 1, and /tmp files, which the cgroup peak counts.
-func peakOf(ps *os.ProcessState) *int64 {
+//
+// It is capped at limit (when above zero): gVisor's resident set counts
+// every page it maps for the program, private anonymous memory in whole
+// 2 MiB units touched or not and the image's file pages it maps, while
+// its memory limit counts what is committed, so the set can exceed a limit
+// that held (rustc's 372 MB against its 159 MB cgroup peak under runc; a
+// Ruby program stopped by the guard at 235 MB of 256m, 284 MB). The host
+// refuses a peak past the limit as a lying runner's, which made such a
+// run a sandbox failure; no more than the limit can have been held.
+func peakOf(ps *os.ProcessState, limit int64) *int64 {
 	if ps == nil {
 		return nil
 	}
@@ -168,6 +180,9 @@ func peakOf(ps *os.ProcessState) *int64 {
 		return nil
 	}
 	b := ru.Maxrss << 10 // KiB
+	if limit > 0 {
+		b = min(b, limit)
+	}
 	return &b
 }
 
