@@ -56,6 +56,10 @@ operator_check() {
       python|science) ;;
       *) echo "build-image: --preload: for a Python image (python, science), not $kind" >&2; exit 2 ;;
     esac
+    if [ -n "$base" ]; then
+      echo "build-image: --preload: not on --base, whose modules are not found at build time" >&2
+      exit 2
+    fi
     # runargs.CheckPreload's rule: 1 to 16 dotted names of identifiers.
     n=0
     for m in $(echo "$preload" | tr ',' ' '); do
