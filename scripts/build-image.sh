@@ -190,8 +190,10 @@ inputs() {
     done
     cat "$root"/scripts/*.sh
     # The wheels: the requirements pin their bytes, the choice names them,
-    # and scripts/wheelhouse unpacks them.
+    # and scripts/wheelhouse unpacks them; the operator's labels (the
+    # preload among them) are the image's config.
     [ -z "$wheels" ] || cat "$reqs" "$work/wheels.chosen" "$root"/scripts/wheelhouse/*.go
+    operator_labels
   } | sha256sum | cut -c1-40
 }
 cached=synapse-inputs:$kind-$(inputs)
