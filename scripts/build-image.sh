@@ -225,6 +225,16 @@ step "building the $kind image on the engine (docker build, offline)"
 # COPY keeps file times in the layer; pin them so the layer is stable.
 find "$work/context" -exec touch -h -d @0 {} +
 
+# One build at a time on the engine from here to the end (the lock goes
+# with the script's descriptor 9): the builder takes a step from its cache
+# as another build's intermediate image, and the other build's docker rmi
+# below removes that image with its own, failing this one's export
+# ("unknown parent image ID"). The steps before, the slow ones, still run
+# side by side (scripts/test.sh builds every kind at once).
+state=${SYNAPSE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/synapse-isolation}
+mkdir -p "$state"
+exec 9>"$state/build.lock"
+flock 9
 # docker's stderr (a deprecation notice for the legacy builder) is shown
 # only if the build fails.
 if ! built=$(SOURCE_DATE_EPOCH=0 docker build --quiet --pull=false "$work/context" 2>"$work/build.err"); then
