@@ -17,10 +17,10 @@ import (
 
 // Bounds of one wheel: an operator's wheelhouse is trusted to be what its
 // hashes say, not to be small, but a zip bomb still fails here, not the
-// build machine.
-const (
-	maxFile  = 256 << 20
-	maxWheel = 1 << 30
+// build machine. Variables, so a test can hold a file to a smaller bound.
+var (
+	maxFile  uint64 = 256 << 20
+	maxWheel uint64 = 1 << 30
 )
 
 // file is one file a wheel installs: its path under the site directory,
@@ -156,7 +156,7 @@ func readEntry(f *zip.File) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	data, err := io.ReadAll(io.LimitReader(r, maxFile+1))
+	data, err := io.ReadAll(io.LimitReader(r, int64(maxFile)+1))
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +234,9 @@ func install(all []unpacked, site string) error {
 			if _, err := os.Lstat(filepath.Join(site, f.dest)); err == nil {
 				return fmt.Errorf("%s: %s is in the image already", u.wheel, f.dest)
 			}
+			if err := realDirs(site, f.dest); err != nil {
+				return fmt.Errorf("%s: %s: %v", u.wheel, f.dest, err)
+			}
 		}
 	}
 	for _, u := range all {
@@ -249,6 +252,30 @@ func install(all []unpacked, site string) error {
 			if err := os.WriteFile(dest, f.data, mode); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// realDirs refuses a file whose directories under site include one that
+// is not a directory of its own: a link a package put there would carry
+// the wheel's file out of the site directory. Those not there yet are
+// made by install, as directories.
+func realDirs(site, dest string) error {
+	dir := site
+	for _, part := range strings.Split(path.Dir(dest), "/") {
+		if part == "." {
+			break
+		}
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		switch {
+		case os.IsNotExist(err):
+			return nil
+		case err != nil:
+			return err
+		case !fi.IsDir():
+			return fmt.Errorf("%s in the image is not a directory (%v)", strings.TrimPrefix(dir, site+"/"), fi.Mode().Type())
 		}
 	}
 	return nil

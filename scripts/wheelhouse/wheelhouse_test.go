@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -217,4 +218,90 @@ func TestWheelTagsFitTheImage(t *testing.T) {
 	assert.Check(t, w.fits(arm))
 	_, err = parseWheelName("a-1.tar.gz")
 	assert.Check(t, err != nil)
+}
+
+// TestRefusesHostileArchives: a wheel's archive is the operator's, but a
+// bad one still cannot write outside the site directory: a path that
+// climbs or is absolute, a link, a file larger than the bound, or a
+// directory of the image that is a link; and a link or a FIFO named as a
+// wheel in the directory is no wheel (never opened, never waited on).
+func TestRefusesHostileArchives(t *testing.T) {
+	defer func(was uint64) { maxFile = was }(maxFile)
+	maxFile = 1 << 20
+	for _, c := range []struct {
+		name  string
+		entry func(zw *zip.Writer) error
+		want  string
+	}{
+		{"climbs", func(zw *zip.Writer) error { _, err := zw.Create("../../etc/evil.py"); return err }, "../../etc/evil.py: not a clean relative path"},
+		{"absolute", func(zw *zip.Writer) error { _, err := zw.Create("/etc/evil.py"); return err }, "/etc/evil.py: not a clean relative path"},
+		{"link", func(zw *zip.Writer) error {
+			h := &zip.FileHeader{Name: "evil.py"}
+			h.SetMode(os.ModeSymlink | 0o777)
+			w, err := zw.CreateHeader(h)
+			if err == nil {
+				_, err = w.Write([]byte("/etc/passwd"))
+			}
+			return err
+		}, "evil.py: not a regular file"},
+		{"oversize", func(zw *zip.Writer) error {
+			w, err := zw.Create("big.bin")
+			if err == nil {
+				_, err = w.Write(make([]byte, maxFile+1))
+			}
+			return err
+		}, "big.bin: over 1 MiB"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var buf bytes.Buffer
+			zw := zip.NewWriter(&buf)
+			assert.NilError(t, c.entry(zw))
+			for name, text := range map[string]string{
+				"bad-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\n", "bad-1.0.dist-info/RECORD": "bad-1.0.dist-info/RECORD,,\n",
+			} {
+				w, err := zw.Create(name)
+				assert.NilError(t, err)
+				_, err = w.Write([]byte(text))
+				assert.NilError(t, err)
+			}
+			assert.NilError(t, zw.Close())
+			file := filepath.Join(dir, "bad-1.0-py3-none-any.whl")
+			assert.NilError(t, os.WriteFile(file, buf.Bytes(), 0o644))
+			sum, err := fileSHA256(file)
+			assert.NilError(t, err)
+			h := house{dir: dir}
+			site := t.TempDir()
+			code, _, errs := h.run(t, "install", h.requirements(t, "bad==1.0 --hash=sha256:"+sum+"\n"), site)
+			assert.Check(t, is.Equal(code, 1))
+			assert.Check(t, is.Contains(errs, "line 1: bad==1.0: bad-1.0-py3-none-any.whl: "+c.want))
+			left, err := os.ReadDir(site)
+			assert.NilError(t, err)
+			assert.Check(t, is.Len(left, 0))
+		})
+	}
+
+	t.Run("a linked directory", func(t *testing.T) {
+		h := newHouse(t)
+		site, outside := t.TempDir(), t.TempDir()
+		assert.NilError(t, os.Symlink(outside, filepath.Join(site, "alpha_pkg")))
+		code, _, errs := h.run(t, "install", h.requirements(t, h.goodRequirements()), site)
+		assert.Check(t, is.Equal(code, 1))
+		assert.Check(t, is.Contains(errs, "alpha_pkg-1.0-py3-none-any.whl: alpha_pkg/__init__.py: alpha_pkg in the image is not a directory"))
+		left, err := os.ReadDir(outside)
+		assert.NilError(t, err)
+		assert.Check(t, is.Len(left, 0), "a file was written through the link")
+	})
+
+	t.Run("a link and a FIFO named as wheels", func(t *testing.T) {
+		h := newHouse(t)
+		real := filepath.Join(h.dir, "alpha_pkg-1.0-py3-none-any.whl")
+		moved := filepath.Join(t.TempDir(), "alpha.whl")
+		assert.NilError(t, os.Rename(real, moved))
+		assert.NilError(t, os.Symlink(moved, real))
+		assert.NilError(t, syscall.Mkfifo(filepath.Join(h.dir, "beta-2.3.1-py2.py3-none-any.whl.fifo.whl"), 0o644))
+		code, _, errs := h.run(t, "check", h.requirements(t, h.goodRequirements()), "")
+		assert.Check(t, is.Equal(code, 1))
+		assert.Check(t, is.Contains(errs, "line 2: alpha-pkg==1.0: no wheel of alpha-pkg 1.0 in "))
+	})
 }
