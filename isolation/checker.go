@@ -80,7 +80,7 @@ func runChecked(ctx context.Context, req Request, p checkedRun) (Result, error) 
 	ca := &attempt{start: time.Now(), tests: testNames(check), data: checkData(check.Tests, graded, outputs)}
 	cerr := ca.run(ctx, check, checkerOptions(p.options, c, len(graded)), p.in)
 	cres := ca.result(cerr)
-	res.Checker = &CheckerPass{RunID: cres.RunID, Image: cres.Image, Verdict: passVerdict(cres, len(graded)), Error: cres.Error,
+	res.Checker = &CheckerPass{RunID: cres.RunID, Image: cres.Image, Verdict: passVerdict(cres, len(graded)), Error: passError(cres, len(graded)),
 		Compile: cres.Compile, DurationMS: cres.DurationMS}
 	grade(&res, graded, cres)
 	res.DurationMS = time.Since(a.start).Milliseconds()

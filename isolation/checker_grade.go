@@ -24,6 +24,15 @@ func passVerdict(cres Result, n int) Verdict {
 	return cres.Verdict
 }
 
+// passError is the pass's error: none when it answered for all n tests
+// (its grades are the tests'), else the run's, why it could not.
+func passError(cres Result, n int) *ErrorDetail {
+	if passVerdict(cres, n) == OK {
+		return nil
+	}
+	return cres.Error
+}
+
 // grade puts the checker's grades (cres, the check's result, whose tests
 // are res's graded ones) into res's tests and takes res's verdict anew:
 // its most serious test's. A check that did not run to its end grades
@@ -39,7 +48,7 @@ func grade(res *Result, graded []int, cres Result) {
 			t.Verdict, t.Checker = JudgeFailure, &CheckerRun{Error: &ErrorDetail{Type: string(JudgeFailure), Message: cause}}
 			continue
 		}
-		t.Verdict, t.Points, t.Checker = gradeOf(cres.Tests[k])
+		t.Verdict, t.Points, t.Checker = gradeOf(cres.Tests[k], "the checker")
 	}
 	retake(res)
 }
@@ -74,9 +83,10 @@ func overBound(tests []TestResult, outputs *spool.Spool) {
 	}
 }
 
-// gradeOf is a test's grade from its checker's run c: testlib's exits
-// (protocol.Check*); any other end is the judge's failure.
-func gradeOf(c TestResult) (Verdict, *float64, *CheckerRun) {
+// gradeOf is a test's grade from its checker's run c (who: "the
+// checker", or "the interactor"): testlib's exits (protocol.Check*); any
+// other end is the judge's failure.
+func gradeOf(c TestResult, who string) (Verdict, *float64, *CheckerRun) {
 	run := &CheckerRun{Message: cut(c.Stderr, limits.MaxCheckerMessage), WallMS: c.WallMS, Usage: c.Usage}
 	if c.Exit != nil && c.Exit.Code >= 0 {
 		code := c.Exit.Code
@@ -94,7 +104,7 @@ func gradeOf(c TestResult) (Verdict, *float64, *CheckerRun) {
 		if c.Error != nil {
 			msg = c.Error.Message
 		}
-		return fail("the checker did not grade the test: %s", msg)
+		return fail("%s did not grade the test: %s", who, msg)
 	}
 	switch *run.ExitCode {
 	case protocol.CheckWrongAnswer:
@@ -105,11 +115,11 @@ func gradeOf(c TestResult) (Verdict, *float64, *CheckerRun) {
 		if p, ok := score(c.Output, c.Stderr); ok {
 			return Points, &p, run
 		}
-		return fail("the checker exited 7 (points) with no score")
+		return fail("%s exited 7 (points) with no score", who)
 	case protocol.CheckFailed:
-		return fail("the checker failed (exit 3): %s", run.Message)
+		return fail("%s failed (exit 3): %s", who, run.Message)
 	}
-	return fail("the checker exited %d, none of testlib's grades (0, 1, 2, 7)", *run.ExitCode)
+	return fail("%s exited %d, none of testlib's grades (0, 1, 2, 7)", who, *run.ExitCode)
 }
 
 // score is a points grade's score: the first word of the checker's
@@ -130,13 +140,13 @@ func score(stdout, stderr string) (float64, bool) {
 	return p, err == nil && !math.IsInf(p, 0) && !math.IsNaN(p)
 }
 
-// says is what the checker said of a test graded v, for the request's
-// error.
-func (c *CheckerRun) says(v Verdict) string {
+// says is what the checker (who: the checker, or the interactor) said
+// of a test graded v, for the request's error.
+func (c *CheckerRun) says(who string, v Verdict) string {
 	if c.Error != nil {
 		return c.Error.Message
 	}
-	msg := "the checker: " + strings.ReplaceAll(string(v), "_", " ")
+	msg := who + ": " + strings.ReplaceAll(string(v), "_", " ")
 	if c.Message != "" {
 		msg += ": " + strings.TrimSpace(c.Message)
 	}

@@ -47,7 +47,7 @@ func TestGradeOf(t *testing.T) {
 		{"a limit", checkerStep(0, protocol.ErrTimeout, "", ""), JudgeFailure, 0, "the checker did not grade the test: stopped at its wall-clock limit of 10s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v, p, run := gradeOf(c.run)
+			v, p, run := gradeOf(c.run, "the checker")
 			assert.Check(t, is.Equal(v, c.verdict))
 			assert.Check(t, is.Equal(p != nil, c.verdict == Points))
 			if p != nil {

@@ -51,6 +51,9 @@ type TestResult struct {
 	// a checker, and for a test it did not grade (the program did not
 	// exit 0 within its limits: its verdict stands).
 	Checker *CheckerRun `json:"checker,omitempty"`
+	// Interactor is how the request's interactor talked with the
+	// program in the test and graded it; nil without an interactor.
+	Interactor *InteractorRun `json:"interactor,omitempty"`
 	// Points is the score the checker gave (Points, its exit 7).
 	Points *float64 `json:"points,omitempty"`
 	Step
@@ -172,7 +175,9 @@ func (j *judgement) judgedError(resp *protocol.Response) *ErrorDetail {
 		msg := fmt.Sprintf("its stdout differs from the expected output at line %d", t.Line)
 		switch {
 		case t.Checker != nil:
-			msg = t.Checker.says(t.Verdict)
+			msg = t.Checker.says("the checker", t.Verdict)
+		case t.Interactor != nil && t.Interactor.Graded:
+			msg = t.Interactor.says("the interactor", t.Verdict)
 		case t.Error != nil:
 			msg = t.Error.Message
 		}

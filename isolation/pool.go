@@ -209,15 +209,19 @@ func (p *Pool) Exec() []string { return slices.Clone(p.runner.Exec) }
 // Run runs req in the next ready container. readAt is when the request
 // was read; the result's wait_ms counts from it.
 func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, error) {
-	if req.Checker != nil {
-		// The program in a warm container, its checker in a cold one of
-		// its own on the pool's first engine.
+	if req.Checker != nil || req.Interactor != nil {
+		// The program in a warm container, its checker or interactor in
+		// a cold one of its own on the pool's first engine.
 		o := p.o.Run
 		if len(p.o.Engines) > 0 {
 			o.Engine = p.o.Engines[0]
 		}
-		return runChecked(ctx, req, checkedRun{start: readAt, options: o, in: planInput{owner: removal.SelfLabel()},
-			program: func(a *attempt, prog Request) error { return p.run(ctx, a, prog) }})
+		c := checkedRun{start: readAt, options: o, in: planInput{owner: removal.SelfLabel()},
+			program: func(a *attempt, prog Request) error { return p.run(ctx, a, prog) }}
+		if req.Interactor != nil {
+			return runInteractive(ctx, req, c)
+		}
+		return runChecked(ctx, req, c)
 	}
 	a := &attempt{start: readAt, collect: len(req.Collect) > 0, tests: testNames(req)}
 	err := p.run(ctx, a, req)
@@ -245,9 +249,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 		return err
 	}
 	a.assign(w)
-	if a.outputs != nil {
-		w.l.resp.TakeOutputs(a.outputs, len(req.Tests))
-	}
+	a.wire(w.l, &enc, len(req.Tests))
 	// The request's context holds until the response: ended, the client
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })

@@ -47,6 +47,10 @@ type Result struct {
 	// which graded Tests; nil without one, or when the program's run gave
 	// it nothing to grade.
 	Checker *CheckerPass
+	// Interactor is the run of a judge's request's interactor
+	// (Request.Interactor), which talked with the program and graded
+	// Tests; nil without one.
+	Interactor *CheckerPass
 	// Tests are a judge's request's results, in its order; nil without
 	// tests. Its Verdict is then its most serious test's (judgeOrder), or
 	// CompileError, and Error names the first test of that verdict.

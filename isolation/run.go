@@ -25,11 +25,18 @@ import (
 // A request with a Checker runs its program, then its checker in a
 // container of its own, which grades the tests the program passed
 // through (Checker's doc); the Result's Checker says how that run went.
+// A request with an Interactor runs its program and its interactor at
+// once, each in a container of its own, talking through the host
+// (Interactor's doc); the Result's Interactor says how its run went.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
 	in := planInput{owner: removal.SelfLabel()}
-	if req.Checker != nil {
-		return runChecked(ctx, req, checkedRun{start: time.Now(), options: o, in: in,
-			program: func(a *attempt, prog Request) error { return a.run(ctx, prog, o, in) }})
+	if req.Checker != nil || req.Interactor != nil {
+		p := checkedRun{start: time.Now(), options: o, in: in,
+			program: func(a *attempt, prog Request) error { return a.run(ctx, prog, o, in) }}
+		if req.Interactor != nil {
+			return runInteractive(ctx, req, p)
+		}
+		return runChecked(ctx, req, p)
 	}
 	return runWith(ctx, req, o, in)
 }
@@ -79,6 +86,8 @@ type attempt struct {
 	// data, for a check, writes its tests' data in place of the
 	// request's own (the program's outputs, from the spool).
 	data func(io.Writer) error
+	// live is an interactive run's side of its relay; nil for any other.
+	live *relaySide
 }
 
 func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput) error {
@@ -109,11 +118,22 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
 		return err
 	}
-	if a.outputs != nil {
-		l.resp.TakeOutputs(a.outputs, len(req.Tests))
-	}
+	a.wire(l, &enc, len(req.Tests))
 	l.send(enc, judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
+}
+
+// wire gives a checked request's output frames to its spool, and an
+// interactive run's live frames to its relay, whose frames for it follow
+// its request's data on its stdin.
+func (a *attempt) wire(l *launched, enc *encoded, tests int) {
+	if a.outputs != nil {
+		l.resp.TakeOutputs(a.outputs, tests)
+	}
+	if a.live != nil {
+		l.resp.TakeLive(a.live, tests)
+		enc.data = a.live.stdin(enc.data)
+	}
 }
 
 // handshake waits for the runner's hello and judges it (judgeHello);
@@ -171,7 +191,7 @@ func (a *attempt) complete(l *launched) error {
 // readFrames reads the response of a clean exit, unless a checked
 // request's output frames before it broke their rules.
 func (a *attempt) readFrames(f *facts, l *launched) {
-	if err := l.resp.OutputsErr(); err != nil {
+	if err := errors.Join(l.resp.OutputsErr(), l.resp.LiveErr()); err != nil {
 		f.respErr = &Error{Verdict: SandboxFailure, Err: err}
 		return
 	}

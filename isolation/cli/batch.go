@@ -43,8 +43,9 @@ func batchCommand(s *session) *cli.Command {
 		ArgsUsage: "[-- CMD ARGS...]  (an interpreter in the image, as for run)\n\n" +
 			`   Each input line is {"id": <string or number, optional>, "source": "..."}, with "stdin", "files"` + "\n" +
 			`   ({"NAME": "text" or {"base64": "..."}}), "collect" (["PATTERN", ...]), "tests" ([{"name": "...", "stdin": "...",` + "\n" +
-			`   "expect": "..."}], as run's --test, within the line), "compare" and "checker" ({"source": "...", "image":` + "\n" +
-			`   "sha256:..."}, as run's --checker and --checker-image: the checker runs in a cold container of its own)` + "\n" +
+			`   "expect": "..."}], as run's --test, within the line), "compare", "checker" ({"source": "...", "image":` + "\n" +
+			`   "sha256:..."}, as run's --checker and --checker-image: the checker runs in a cold container of its own, and` + "\n" +
+			`   "interactor" likewise, as run's --interactor)` + "\n" +
 			`   if needed; each output line is the object run prints plus "id" (null without one) and "line". An id may` + "\n" +
 			`   not repeat an earlier line's.` + "\n" +
 			`   A summary goes to stderr.`,

@@ -95,7 +95,7 @@ func TestBatchMalformedLinesGetTheirOwnResult(t *testing.T) {
 	verdicts := field(results, "verdict")
 	assert.DeepEqual(t, verdicts, []any{"ok", "rejected", "rejected", "rejected", "rejected", "rejected", "rejected", "ok"})
 	for i, want := range map[int]string{
-		1: `line 2: want a JSON object with "id", "source", "stdin", "files", "collect", "tests", "compare" and "checker"`, 2: `line 3: unknown field "callable" (want "id", "source", "stdin", "files", "collect", "tests", "compare" and "checker" only)`,
+		1: `line 2: want a JSON object with "id", "source", "stdin", "files", "collect", "tests", "compare", "checker" and "interactor"`, 2: `line 3: unknown field "callable" (want "id", "source", "stdin", "files", "collect", "tests", "compare", "checker" and "interactor" only)`,
 		3: `line 4: missing field "source"`, 4: `line 5: request: the line is more than 69632 bytes (cut in the program), over the limit of 65536`, 5: `line 6: "id" must be a string or a number`,
 		6: "line 7: trailing data",
 	} {

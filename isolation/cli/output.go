@@ -240,6 +240,9 @@ type record struct {
 	// Checker is --checker's own run, which graded the tests; absent
 	// without one.
 	Checker *checkerRecord `json:"checker,omitempty"`
+	// Interactor is --interactor's own run, which talked with the
+	// program and graded the tests; absent without one.
+	Interactor *checkerRecord `json:"interactor,omitempty"`
 }
 
 // stepRecord is a compile step as the result prints it, its exit as
@@ -303,12 +306,7 @@ func newRecord(res isolation.Result, exit int) record {
 			r.Tests[i] = testRecord{TestResult: t, Exit: newExecExit(t.Exit)}
 		}
 	}
-	if c := res.Checker; c != nil {
-		r.Checker = &checkerRecord{CheckerPass: *c}
-		if c.Compile != nil {
-			r.Checker.Compile = &stepRecord{Step: *c.Compile, Exit: newExecExit(c.Compile.Exit)}
-		}
-	}
+	r.Checker, r.Interactor = newCheckerRecord(res.Checker), newCheckerRecord(res.Interactor)
 	if res.Files != nil {
 		r.Files = make(map[string]fileRecord, len(res.Files))
 		for name, f := range res.Files {
@@ -318,11 +316,23 @@ func newRecord(res isolation.Result, exit int) record {
 	return r
 }
 
-// checkerRecord is the checker's run as a result gives it: its compile
-// step with its exit as a step's.
+// checkerRecord is the checker's run, or the interactor's, as a result
+// gives it: its compile step with its exit as a step's.
 type checkerRecord struct {
 	isolation.CheckerPass
 	Compile *stepRecord `json:"compile"`
+}
+
+// newCheckerRecord is c's record; nil for nil.
+func newCheckerRecord(c *isolation.CheckerPass) *checkerRecord {
+	if c == nil {
+		return nil
+	}
+	r := &checkerRecord{CheckerPass: *c}
+	if c.Compile != nil {
+		r.Compile = &stepRecord{Step: *c.Compile, Exit: newExecExit(c.Compile.Exit)}
+	}
+	return r
 }
 
 // batchRecord is a batch's result line: the request's id (null when the

@@ -62,6 +62,16 @@ func runCommand(s *session) *cli.Command {
 			fmt.Sprintf("has %s of wall-clock and CPU time and %s of memory; \"checker\" has its message (the\n",
 				limits.CheckerTimeout, limits.Bytes(limits.CheckerMemory)) +
 			fmt.Sprintf("first %d bytes of its stderr), exit and usage.\n\n", limits.MaxCheckerMessage) +
+			"--interactor FILE grades interactive problems: a trusted interactor in the language of\n" +
+			"--interactor-image's image, compiled once in a container of its own, runs at the same time as\n" +
+			"the program, once per test as INTERACTOR INPUT ANSWER (the test's .in and .out: the program sees\n" +
+			"neither); the host relays its stdout to the program's stdin and the program's stdout to its\n" +
+			"stdin. When the program ends, the interactor's stdin ends; when the interactor ends, the program\n" +
+			"is stopped. Its exit grades the test as a checker's does, unless the program ended first on its\n" +
+			"own failure (timeout, oom, program_error): that verdict stands. Each test it has --timeout and\n" +
+			fmt.Sprintf("%s of wall-clock time, %s of CPU time and %s of memory; \"interactor\" has its\n",
+				limits.CheckerTimeout, limits.CheckerTimeout, limits.Bytes(limits.CheckerMemory)) +
+			"message, exit and usage, and what it wrote (head and tail); the test's output is the program's.\n\n" +
 			"Exit status:\n" + exitStatusText(),
 		Flags: slices.Concat(o.sandbox.runFlags(), o.source.flags(), o.input.flags(), o.files.flags(), o.tests.flags(),
 			[]cli.Flag{formatFlag(&o.format)}),

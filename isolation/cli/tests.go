@@ -26,6 +26,9 @@ type testsOptions struct {
 	compare oneOf
 	// checker and checkerImage: --checker FILE and --checker-image ID.
 	checker, checkerImage string
+	// interactor and interactorImage: --interactor FILE and
+	// --interactor-image ID.
+	interactor, interactorImage string
 }
 
 func (o *testsOptions) flags() []cli.Flag {
@@ -42,6 +45,13 @@ func (o *testsOptions) flags() []cli.Flag {
 			TakesFile: true, Destination: &o.checker},
 		&cli.StringFlag{Name: "checker-image", Usage: "the checker's image: an immutable `ID` (sha256:...) of an image whose " +
 			"language runs --checker's source (the cpp image for a C++ checker, python's for a Python one)", Destination: &o.checkerImage},
+		&cli.StringFlag{Name: "interactor", Usage: "grade each test with the interactor program whose source is `FILE`, run as " +
+			"FILE INPUT ANSWER (the test's .in and .out, which the program never sees) at the same time as the program, in a " +
+			"container of its own on --interactor-image: its stdout is the program's stdin and the program's stdout its stdin; " +
+			"its exit grades as a checker's does",
+			TakesFile: true, Destination: &o.interactor},
+		&cli.StringFlag{Name: "interactor-image", Usage: "the interactor's image: an immutable `ID` (sha256:...) of an image " +
+			"whose language runs --interactor's source", Destination: &o.interactorImage},
 	}
 }
 
@@ -108,36 +118,62 @@ func (o *testsOptions) read(c *cli.Context, req *isolation.Request) error {
 	if c.IsSet("compare") {
 		req.Compare = o.compare.value
 	}
-	return o.readChecker(c, req)
+	if err := o.readChecker(c, req); err != nil {
+		return err
+	}
+	return o.readInteractor(c, req)
 }
 
 // readChecker reads --checker's source into req, with its image; the
 // library holds the rest to the checker's rules.
 func (o *testsOptions) readChecker(c *cli.Context, req *isolation.Request) error {
-	switch {
-	case !c.IsSet("checker") && c.IsSet("checker-image"):
-		return rejectf("--checker-image: there is no --checker to run on it")
-	case !c.IsSet("checker"):
-		return nil
-	case req.Tests == nil:
-		return rejectf("--checker: there are no tests to grade (give --test or --tests)")
-	case !c.IsSet("checker-image"):
-		return rejectf("--checker: needs --checker-image, the image whose language runs it")
+	src, ok, err := readGrader(c, req, "checker", o.checker)
+	if ok {
+		req.Checker = &isolation.Checker{Source: src, Image: o.checkerImage}
 	}
-	f, err := os.Open(o.checker)
+	return err
+}
+
+// readInteractor reads --interactor's source into req, with its image;
+// the library holds the rest to the interactor's rules.
+func (o *testsOptions) readInteractor(c *cli.Context, req *isolation.Request) error {
+	if c.IsSet("interactor") && (c.IsSet("checker") || c.IsSet("compare")) {
+		return rejectf("--interactor: the interactor grades; give no --checker or --compare beside it")
+	}
+	src, ok, err := readGrader(c, req, "interactor", o.interactor)
+	if ok {
+		req.Interactor = &isolation.Interactor{Source: src, Image: o.interactorImage}
+	}
+	return err
+}
+
+// readGrader reads the source of --NAME (a checker, an interactor), at
+// path; ok is false when the flag is not given. --NAME-image must go
+// with it, and tests to grade.
+func readGrader(c *cli.Context, req *isolation.Request, name, path string) (src string, ok bool, err error) {
+	switch {
+	case !c.IsSet(name) && c.IsSet(name+"-image"):
+		return "", false, rejectf("--%s-image: there is no --%s to run on it", name, name)
+	case !c.IsSet(name):
+		return "", false, nil
+	case req.Tests == nil:
+		return "", false, rejectf("--%s: there are no tests to grade (give --test or --tests)", name)
+	case !c.IsSet(name + "-image"):
+		return "", false, rejectf("--%s: needs --%s-image, the image whose language runs it", name, name)
+	}
+	f, err := os.Open(path)
 	if err != nil {
-		return rejectf("--checker: %v", err)
+		return "", false, rejectf("--%s: %v", name, err)
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, limits.MaxRequestBytes+1))
 	switch {
 	case err != nil:
-		return rejectf("--checker: %s: %v", o.checker, err)
+		return "", false, rejectf("--%s: %s: %v", name, path, err)
 	case len(b) > limits.MaxRequestBytes:
-		return rejectf("--checker: %s is over the %d bytes a source may take", o.checker, limits.MaxRequestBytes)
+		return "", false, rejectf("--%s: %s is over the %d bytes a source may take", name, path, limits.MaxRequestBytes)
 	}
-	req.Checker = &isolation.Checker{Source: string(b), Image: o.checkerImage}
-	return nil
+	return string(b), true, nil
 }
 
 // testDir lists dir's tests: every NAME.in, in name order, numbers by

@@ -43,7 +43,11 @@ func DecodeFrame(b []byte, starlark bool) (Request, time.Duration, error) {
 		Compare json.RawMessage `json:"compare"`
 		Checked json.RawMessage `json:"checked"`
 		Check   json.RawMessage `json:"check"`
-		Stop    json.RawMessage `json:"stop_ms"`
+		// Interactive and Interact: an interactive request's and its
+		// interactor's.
+		Interactive json.RawMessage `json:"interactive"`
+		Interact    json.RawMessage `json:"interact"`
+		Stop        json.RawMessage `json:"stop_ms"`
 	}
 	err := strict.Decode(b, &frame)
 	var stop time.Duration
@@ -56,7 +60,7 @@ func DecodeFrame(b []byte, starlark bool) (Request, time.Duration, error) {
 		// wrong shape (or null) is refused naming it, as encoding/json
 		// would not.
 		req, err = decodeFields(frame.Source, frame.Stdin, frame.Files, frame.Binary, frame.Collect, frame.Tests, frame.Compare,
-			[2]json.RawMessage{frame.Checked, frame.Check}, starlark)
+			[4]json.RawMessage{frame.Checked, frame.Check, frame.Interactive, frame.Interact}, starlark)
 	}
 	if err != nil {
 		if !errors.Is(err, ErrTooLarge) { // that one names the request already
@@ -69,15 +73,17 @@ func DecodeFrame(b []byte, starlark bool) (Request, time.Duration, error) {
 
 // decodeFields is the request of a frame's fields (each nil when absent),
 // each decoded by its own rule, then held to every rule of a request.
-// flags are "checked" and "check".
-func decodeFields(src, stdin, files, binary, collect, tests, compare json.RawMessage, flags [2]json.RawMessage, starlark bool) (Request, error) {
+// flags are "checked", "check", "interactive" and "interact".
+func decodeFields(src, stdin, files, binary, collect, tests, compare json.RawMessage, flags [4]json.RawMessage, starlark bool) (Request, error) {
 	var req Request
 	var err error
-	if req.Checked, err = decodeFlag(flags[0], "checked"); err != nil {
-		return Request{}, err
-	}
-	if req.Check, err = decodeFlag(flags[1], "check"); err != nil {
-		return Request{}, err
+	for k, f := range []struct {
+		dst  *bool
+		name string
+	}{{&req.Checked, "checked"}, {&req.Check, "check"}, {&req.Interactive, "interactive"}, {&req.Interact, "interact"}} {
+		if *f.dst, err = decodeFlag(flags[k], f.name); err != nil {
+			return Request{}, err
+		}
 	}
 	if req.Source, err = DecodeSource(src, starlark); err != nil {
 		return Request{}, err

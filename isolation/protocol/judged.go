@@ -59,7 +59,7 @@ func checkTest(t TestResult) error {
 		return fmt.Errorf("response: %s: verdict %s disagrees with its match", name, t.Verdict)
 	case t.Error != nil && t.Match != nil:
 		return fmt.Errorf("response: %s: a failed test compared", name)
-	case t.NotRun && t.Verdict != TestTimeout:
+	case t.NotRun && t.Verdict != TestTimeout && (t.Verdict != TestProgramError || t.Error == nil || t.Error.Type != ErrInternal):
 		return fmt.Errorf("response: %s: not run, yet %s", name, t.Verdict)
 	case t.Dropped && (t.Output != "" || t.Stderr != "" || t.Match == nil || !*t.Match):
 		return fmt.Errorf("response: %s: output dropped, yet kept or not matched", name)

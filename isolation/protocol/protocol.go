@@ -124,7 +124,9 @@ type TestResult struct {
 	// to leave the shared bound to the tests that did not (the byte
 	// counts stay).
 	Dropped bool `json:"output_dropped,omitempty"`
-	// NotRun: the request's own deadline came before the test's turn.
+	// NotRun: the request's own deadline came before the test's turn
+	// (a timeout), or, in an interactive request or an interactor's, the
+	// other side ended before it (a program error, ErrInternal's).
 	NotRun bool `json:"not_run,omitempty"`
 	// TimeLimitMS is the wall-clock limit the test ran under, and
 	// CPUTimeLimitMS its CPU-time limit (0: none): --test-timeout and

@@ -69,6 +69,18 @@ type Request struct {
 	// the expected output, which follow the request test by test in that
 	// order; the runner reads each test's as it comes to it.
 	Check bool `json:"check,omitempty"`
+	// Interactor grades the tests by talking with the program (its
+	// doc): the host's alone, never sent; the host sends the program's
+	// request Interactive and the interactor's Interact, at once.
+	Interactor *Interactor `json:"-"`
+	// Interactive: each test's stdin comes from the host, and its
+	// stdout goes to it, in live frames (LiveHeader); the runner compares
+	// nothing.
+	Interactive bool `json:"interactive,omitempty"`
+	// Interact: the request is an interactor's (Source), run once per
+	// test as `interactor INPUT ANSWER` on the test's stdin and expected
+	// output, its own stdin and stdout the live frames'.
+	Interact bool `json:"interact,omitempty"`
 }
 
 // checkSource applies the source's rules: valid UTF-8; in Starlark mode
@@ -158,6 +170,9 @@ func checkParts(r Request, starlark bool) error {
 		return err
 	}
 	if err := checkChecked(r); err != nil {
+		return err
+	}
+	if err := checkInteractive(r); err != nil {
 		return err
 	}
 	return checkTests(r, starlark)

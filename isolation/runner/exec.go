@@ -99,6 +99,10 @@ type startSpec struct {
 	program *os.File   // a compiled program (sealedProgram), execed as argv; it becomes programFD
 	keep    int        // what each stream keeps of its head and of its tail; zero: limits.MaxOutputBytes
 	tee     io.Writer  // gets the stdout too (a test's matcher); nil: none
+	// letStdin: stdin is a pipe's read end, closed here once the child
+	// has it, so that a write to the pipe fails once the child's
+	// processes are gone instead of waiting on them (liveIn).
+	letStdin bool
 }
 
 // startInterpreter starts s's command through the trampoline, which
@@ -142,6 +146,9 @@ func startInterpreter(s startSpec, cg cgroup) (*child, *capture.Stream, *capture
 	}
 	c, err := startChild(cmd, cg, out, stderr)
 	statusW.Close()
+	if s.letStdin {
+		s.stdin.Close()
+	}
 	if err != nil {
 		return fail(protocol.ErrInternal, "starting the interpreter: "+err.Error())
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,8 +38,10 @@ func judged(cfg runargs.Args, req protocol.Request) bool {
 // A checked request's tests compare nothing here: each test that exited
 // 0 within its limits has its stdout, the whole of it up to
 // limits.MaxCheckedOutput, written to the host as an output frame once
-// its processes are gone (r.frame), for the checker to grade.
-func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, pre *preloaded, r *responder) protocol.Response {
+// its processes are gone (r.frame), for the checker to grade. An
+// interactive request's tests talk with the interactor through the
+// host (interactiveTests, data the host's live frames).
+func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, data io.Reader, g *guard, pre *preloaded, r *responder) protocol.Response {
 	pre.abortUnused() // a warm interpreter serves one program; these start fresh
 	b, end := build(ctx, cfg, req, g, "the program")
 	defer b.close()
@@ -54,6 +57,12 @@ func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, g *gu
 			return *r.failed
 		}
 		respond(ctx, &resp, r.s, r.stdout, r.stderr, budget)
+	} else if req.Interactive {
+		tests, failed := interactiveTests(ctx, cfg, req, g, spec, budget, r, data)
+		if failed != nil {
+			return *failed
+		}
+		resp.Tests, resp.OK = tests, true
 	} else {
 		var out framer
 		if req.Checked {

@@ -273,8 +273,11 @@ func serve(cfg runargs.Args, in incoming, g *guard, sl *starlarkChildProc, pre *
 	if req.Check {
 		return checkRun(ctx, cfg, req, in.data, g)
 	}
+	if req.Interact {
+		return interactRun(ctx, cfg, req, in.data, g, r)
+	}
 	if judged(cfg, req) {
-		return judgeRun(ctx, cfg, req, g, pre, r) // a decoy for each of its steps
+		return judgeRun(ctx, cfg, req, in.data, g, pre, r) // a decoy for each of its steps
 	}
 	if os.Getpid() == 1 && !g.gvisor {
 		// Only now, with a program to run: nothing but the idle
@@ -351,7 +354,9 @@ func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bo
 // readRequest reads the request frame: one JSON object ending at its
 // newline, or at EOF; then, for a request with tests, their data, the
 // bytes the request announced (protocol.ReadTestData), except a check's,
-// whose data is returned unread (data), to be read test by test. It does
+// whose data is returned unread (data), to be read test by test. An
+// interactive request's or an interactor's stdin goes on after its data
+// with the host's live frames: data is what follows. It does
 // not wait for EOF after the newline: the end
 // of stdin crosses the docker client, the daemon and the shim, and costs
 // milliseconds the request itself does not. It reads at most one byte more
@@ -375,6 +380,9 @@ func readRequest(stdin io.Reader, starlark bool) (protocol.Request, time.Duratio
 				if err != nil {
 					err = fmt.Errorf("request: %w", err)
 				}
+			}
+			if err == nil && (req.Interactive || req.Interact) {
+				return req, stop, data, nil // the live frames follow
 			}
 			return req, stop, nil, err
 		}

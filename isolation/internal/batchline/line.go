@@ -24,6 +24,8 @@ type line struct {
 	Tests   []lineTest      `json:"tests"`
 	Compare json.RawMessage `json:"compare"`
 	Checker json.RawMessage `json:"checker"`
+	// Interactor is as Checker, a judge's interactor.
+	Interactor json.RawMessage `json:"interactor"`
 }
 
 // lineChecker is a line's "checker": its source and its image's ID.
@@ -35,7 +37,8 @@ type lineChecker struct {
 // Decode strictly decodes a batch line, {"id": ..., "source": "...",
 // "stdin": "...", "files": {"NAME": "...", ...}} (all but source
 // optional, "collect", "tests" and "compare" as a request's, and
-// "checker": {"source", "image"}, a judge's checker), by the
+// "checker": {"source", "image"}, a judge's checker, and "interactor",
+// the same of an interactor), by the
 // rule of every frame and a request's rules (protocol.CheckRequest),
 // straight into the request, and its id (a string, a number or null) even
 // when the rest is refused, so the refusal can carry it. A line longer
@@ -88,6 +91,9 @@ func (l *line) request(starlark bool) (protocol.Request, error) {
 	if req.Checker, err = decodeChecker(l.Checker); err != nil {
 		return protocol.Request{}, err
 	}
+	if req.Interactor, err = decodeInteractor(l.Interactor); err != nil {
+		return protocol.Request{}, err
+	}
 	return req, protocol.CheckRequest(req, starlark)
 }
 
@@ -95,20 +101,38 @@ func (l *line) request(starlark bool) (protocol.Request, error) {
 // "sha256:..."}, both strings (nil when absent); the library holds them
 // to a checker's rules.
 func decodeChecker(raw json.RawMessage) (*protocol.Checker, error) {
-	if raw == nil {
-		return nil, nil
-	}
-	var c lineChecker
-	if raw[0] != '{' || strict.Decode(raw, &c) != nil || c.Source == nil || c.Image == nil {
-		return nil, errors.New(`"checker" must be an object {"source": "...", "image": "sha256:..."}`)
-	}
-	src, err := protocol.DecodeString(c.Source, "checker source")
-	if err != nil {
-		return nil, err
-	}
-	image, err := protocol.DecodeString(c.Image, "checker image")
-	if err != nil {
+	src, image, ok, err := decodeGrader(raw, "checker")
+	if !ok {
 		return nil, err
 	}
 	return &protocol.Checker{Source: src, Image: image}, nil
+}
+
+// decodeInteractor decodes a line's "interactor" as decodeChecker does a
+// checker.
+func decodeInteractor(raw json.RawMessage) (*protocol.Interactor, error) {
+	src, image, ok, err := decodeGrader(raw, "interactor")
+	if !ok {
+		return nil, err
+	}
+	return &protocol.Interactor{Source: src, Image: image}, nil
+}
+
+// decodeGrader decodes the field name, {"source": "...", "image": "..."};
+// ok is false when it is absent or refused (err).
+func decodeGrader(raw json.RawMessage, name string) (src, image string, ok bool, err error) {
+	if raw == nil {
+		return "", "", false, nil
+	}
+	var c lineChecker
+	if raw[0] != '{' || strict.Decode(raw, &c) != nil || c.Source == nil || c.Image == nil {
+		return "", "", false, errors.New(`"` + name + `" must be an object {"source": "...", "image": "sha256:..."}`)
+	}
+	if src, err = protocol.DecodeString(c.Source, name+" source"); err != nil {
+		return "", "", false, err
+	}
+	if image, err = protocol.DecodeString(c.Image, name+" image"); err != nil {
+		return "", "", false, err
+	}
+	return src, image, true, nil
 }

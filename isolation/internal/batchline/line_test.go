@@ -18,7 +18,7 @@ func TestDecode(t *testing.T) {
 	assert.Equal(t, string(id), "7")
 	assert.Equal(t, r.Source, "1+2")
 	for in, want := range map[string]string{
-		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id", "source", "stdin", "files", "collect", "tests", "compare" and "checker" only)`,
+		`{"id":"a","source":"x","more":1}`: `unknown field "more" (want "id", "source", "stdin", "files", "collect", "tests", "compare", "checker" and "interactor" only)`,
 		`{"id":true,"source":"x"}`:         `"id" must be a string or a number`,
 		`{"id":"a"}`:                       `missing field "source"`,
 		"{\"id\":1,\"source\":\"\xc3(\"}":  "invalid UTF-8 at offset 18",

@@ -131,6 +131,7 @@ type Response struct {
 	at time.Time // when the first byte came
 
 	outputs *outputs // a checked request's output frames; nil for any other
+	live    *live    // an interactive run's live frames; nil for any other
 }
 
 // NewResponse returns a response capture that keeps at most limit bytes
@@ -145,6 +146,11 @@ func (f *Response) Write(p []byte) (int, error) {
 	n := len(p)
 	if f.outputs != nil {
 		if p = f.outputs.feed(p); len(p) == 0 {
+			return n, nil
+		}
+	}
+	if f.live != nil {
+		if p = f.live.feed(p); len(p) == 0 {
 			return n, nil
 		}
 	}

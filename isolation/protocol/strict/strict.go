@@ -250,10 +250,10 @@ func (s *shape) add(t reflect.Type) {
 }
 
 // listedFields is how many fields an object may have for its messages to
-// list them: a request frame's (ten), a batch line's, the hello's, an
+// list them: a request frame's (twelve), a batch line's, the hello's, an
 // error's, an exit's, a usage's; the dozens of a response or a selfcheck
 // would bury the key a message names.
-const listedFields = 10
+const listedFields = 12
 
 // want formats the object's field names into format, or is "" when they
 // are not listed.

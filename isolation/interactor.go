@@ -1,0 +1,164 @@
+package isolation
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
+)
+
+// Interactor is a judge's interactor: its source and the image whose
+// language runs it (protocol.Interactor).
+type Interactor = protocol.Interactor
+
+// InteractorRun is how the interactor talked with the program in one
+// test and graded it: a checker's account of its run (CheckerRun), and
+// what it wrote to the program, head and tail (the program's own words
+// are the test's output). Graded: the interactor's exit decided the test.
+type InteractorRun struct {
+	CheckerRun
+	Output          string `json:"output"`
+	OutputBytes     int64  `json:"output_bytes"`
+	OutputTruncated bool   `json:"output_truncated"`
+	Graded          bool   `json:"graded"`
+}
+
+// runInteractive runs a judge's request with an interactor: the program
+// and the interactor at once, each in a container of its own (the
+// interactor is trusted, the program is not: they share no process, file
+// or uid), the host relaying each one's stdout to the other's stdin, test
+// by test (relay). Each test's verdict is then decided by interactive.
+func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, error) {
+	if err := checkInteractor(req); err != nil {
+		a := &attempt{start: p.start}
+		return a.result(err), err
+	}
+	n := len(req.Tests)
+	rl := newRelay(n)
+	prog := req
+	prog.Interactor, prog.Interactive = nil, true
+	prog.Tests = make([]Test, n)
+	inter := Request{Source: req.Interactor.Source, Interact: true, Tests: make([]Test, n)}
+	for i, t := range req.Tests {
+		prog.Tests[i] = Test{Name: t.Name}
+		want := t.Expect
+		if want == nil {
+			want = []byte{}
+		}
+		inter.Tests[i] = Test{Name: t.Name, Stdin: t.Stdin, Expect: want}
+	}
+	a := &attempt{start: p.start, tests: testNames(prog), live: rl.side(programSide)}
+	ia := &attempt{start: time.Now(), tests: testNames(inter), live: rl.side(interactorSide)}
+	var wg sync.WaitGroup
+	var ierr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer rl.gone()
+		ierr = ia.run(ctx, inter, interactorOptions(p.options, req.Interactor.Image, n), p.in)
+	}()
+	err := func() error {
+		defer rl.gone()
+		return p.program(a, prog)
+	}()
+	wg.Wait()
+	res := a.result(err)
+	ires := ia.result(ierr)
+	res.Interactor = &CheckerPass{RunID: ires.RunID, Image: ires.Image, Verdict: passVerdict(ires, n), Error: passError(ires, n),
+		Compile: ires.Compile, DurationMS: ires.DurationMS}
+	if err != nil || res.Tests == nil {
+		return res, err
+	}
+	interactive(&res, ires, rl)
+	res.DurationMS = time.Since(a.start).Milliseconds()
+	return res, nil
+}
+
+// checkInteractor refuses an interactor that could never run, as
+// checkChecker does a checker, and one beside a checker.
+func checkInteractor(req Request) error {
+	c := req.Interactor
+	reject := func(format string, args ...any) error {
+		return &Error{Verdict: Rejected, Err: fmt.Errorf("interactor: "+format, args...)}
+	}
+	switch {
+	case req.Checker != nil:
+		return reject("a checker beside it: the interactor grades")
+	case req.Tests == nil:
+		return reject("an interactor grades tests, and there are none")
+	case req.Compare != "":
+		return reject("compare %q: with an interactor, the interactor grades", req.Compare)
+	case strings.TrimSpace(c.Source) == "":
+		return reject("no source")
+	}
+	if err := protocol.CheckRequest(Request{Source: c.Source}, false); err != nil {
+		return reject("%v", err)
+	}
+	if err := limits.CheckImageID(c.Image); err != nil {
+		return reject("image: %v", err)
+	}
+	return nil
+}
+
+// interactorOptions are the interactor's run: o's engine and runtime, its
+// image, and its own bounds: limits.CheckerMemory; each test's
+// limits.CheckerTimeout of CPU time, and of wall-clock time the
+// program's whole timeout and that (it waits on the program); a deadline
+// for its compile step and all n tests, within limits.MaxTimeout.
+func interactorOptions(o Options, image string, n int) Options {
+	wall := o.Limits.Timeout + limits.CheckerTimeout
+	timeout := limits.CompileTimeout + time.Duration(n)*(wall+time.Second) + 5*time.Second
+	return Options{Engine: o.Engine, Runtime: o.Runtime, Image: image, Limits: limits.Config{
+		Memory: limits.CheckerMemory, Timeout: min(timeout, limits.MaxTimeout),
+		TestTimeout: min(wall, limits.MaxTimeout), CPUTime: limits.CheckerTimeout,
+	}}
+}
+
+// interactive decides each test of res from the interactor's run ires
+// and the order in which the two sides' tests ended (rl): the program's
+// own failure (a limit, a crash, a test not run) when it ended first;
+// else the interactor's exit, testlib's (gradeOf), the program's stop at
+// the interactor's end not being its failure. An interactor that did not
+// grade a test is the judge's failure, never the program's.
+func interactive(res *Result, ires Result, rl *relay) {
+	graded := len(ires.Tests) == len(res.Tests)
+	for i := range res.Tests {
+		t := &res.Tests[i]
+		first := rl.firstDone(i)
+		run := &InteractorRun{}
+		if graded {
+			it := ires.Tests[i]
+			run.Output, run.OutputBytes, run.OutputTruncated = it.Output, it.OutputBytes, it.OutputTruncated
+		}
+		t.Interactor = run
+		if t.Verdict != OK && first != interactorSide && !t.NotRun {
+			// The program failed on its own: its verdict stands.
+			if graded {
+				_, _, c := gradeOf(ires.Tests[i], "the interactor")
+				run.CheckerRun = *c
+			}
+			continue
+		}
+		if !graded || ires.Tests[i].NotRun {
+			cause := "the interactor's run ended " + string(ires.Verdict)
+			if ires.Error != nil {
+				cause = "the interactor's run: " + ires.Error.Message
+			} else if graded {
+				cause = "the interactor did not run the test"
+			}
+			t.Verdict, run.Error = JudgeFailure, &ErrorDetail{Type: string(JudgeFailure), Message: cause}
+			continue
+		}
+		var c *CheckerRun
+		t.Verdict, t.Points, c = gradeOf(ires.Tests[i], "the interactor")
+		run.CheckerRun, run.Graded = *c, true
+		if first == interactorSide && t.Error != nil && strings.Contains(t.Error.Message, "the interactor's end") {
+			t.Error = nil // stopped by the host at the interactor's end: no failure of its own
+		}
+	}
+	retake(res)
+}

@@ -1,0 +1,326 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gotest.tools/v3/assert"
+	is "gotest.tools/v3/assert/cmp"
+)
+
+// A judge's interactor, live: the program in its container, the
+// interactor in its own, each one's stdout the other's stdin. The game
+// of testdata/interact: the interactor reads N from the test's input and
+// the secret from its answer, writes N, and answers each guess line with
+// higher, lower or correct, within ceil(log2 N) + 1 guesses (its header
+// says the rest).
+
+// interactedResult is what the interactor tests read of a result.
+type interactedResult struct {
+	Verdict    string `json:"verdict"`
+	ExitCode   int    `json:"exit_code"`
+	RunID      string `json:"run_id"`
+	Error      *struct{ Type, Message string }
+	Interactor *struct {
+		RunID   string `json:"run_id"`
+		Image   string `json:"image"`
+		Verdict string `json:"verdict"`
+		Error   *struct{ Type, Message string }
+		Compile *struct {
+			Error *struct{ Type, Message string }
+		} `json:"compile"`
+		DurationMS int64 `json:"duration_ms"`
+	} `json:"interactor"`
+	Tests []interactedTest `json:"tests"`
+}
+
+// interactedTest is a test of an interactedResult: the program's side,
+// and in Interactor the interactor's.
+type interactedTest struct {
+	Name        string `json:"name"`
+	Verdict     string `json:"verdict"`
+	Output      string `json:"output"`
+	OutputBytes int64  `json:"output_bytes"`
+	TimeLimitMS int64  `json:"time_limit_ms"`
+	Error       *struct{ Type, Message string }
+	Interactor  *struct {
+		ExitCode    *int   `json:"exit_code"`
+		Message     string `json:"message"`
+		WallMS      int64  `json:"wall_ms"`
+		Error       *struct{ Type, Message string }
+		Output      string `json:"output"`
+		OutputBytes int64  `json:"output_bytes"`
+	} `json:"interactor"`
+}
+
+// interactSrc is the text of testdata/interact/NAME.
+func interactSrc(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "interact", name))
+	assert.NilError(t, err)
+	return string(b)
+}
+
+// interacted runs src (on image, its file named file) over dir's tests
+// against the interactor interactor on interactorImage, and checks that
+// neither run left a container behind.
+func interacted(t *testing.T, image, file, src, dir, interactorImage, interactorFile, interactor string, flags ...string) (toolResult, interactedResult) {
+	t.Helper()
+	work := t.TempDir()
+	prog, inter := filepath.Join(work, file), filepath.Join(work, interactorFile)
+	assert.NilError(t, os.WriteFile(prog, []byte(src), 0o644))
+	assert.NilError(t, os.WriteFile(inter, []byte(interactor), 0o644))
+	args := append([]string{"run", "--image", image, "--file", prog, "--tests", dir, "--interactor", inter, "--interactor-image", interactorImage}, flags...)
+	r := tool(t, nil, "", args...)
+	var res interactedResult
+	assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), r.stdout+r.stderr)
+	assertRunGone(t, res.RunID)
+	assert.Assert(t, res.Interactor != nil, r.stdout)
+	assertRunGone(t, res.Interactor.RunID)
+	return r, res
+}
+
+// testsByName are res's tests, by name; each has its interactor's part.
+func testsByName(t *testing.T, r toolResult, res interactedResult) map[string]interactedTest {
+	t.Helper()
+	m := map[string]interactedTest{}
+	for _, tc := range res.Tests {
+		assert.Assert(t, tc.Interactor != nil, "test %q: %s", tc.Name, r.stdout)
+		m[tc.Name] = tc
+	}
+	return m
+}
+
+// testNamed is res's test of that name, which must be there.
+func testNamed(t *testing.T, r toolResult, res interactedResult, name string) interactedTest {
+	t.Helper()
+	tc, ok := testsByName(t, r, res)[name]
+	assert.Assert(t, ok, "no test %q: %s", name, r.stdout)
+	return tc
+}
+
+// verdictsOfInteracted are res's tests' verdicts, by name.
+func verdictsOfInteracted(res interactedResult) map[string]string {
+	m := map[string]string{}
+	for _, tc := range res.Tests {
+		m[tc.Name] = tc.Verdict
+	}
+	return m
+}
+
+// played is interacted for the program testdata/interact/FILE on image
+// against the game's Python interactor.
+func played(t *testing.T, image, file, dir string, flags ...string) (toolResult, interactedResult) {
+	t.Helper()
+	return interacted(t, image, file, interactSrc(t, file), dir, pythonImage, "interactor.py", interactSrc(t, "interactor.py"), flags...)
+}
+
+// TestInteractorBinarySearch: a binary search in C, Python, C++ and Java
+// (each flushing its guesses) wins the game on every test against the
+// Python interactor and the C++ one, compiled once in its own container;
+// the program's output is its guesses and the interactor's the transcript
+// of its replies, N first. A linear search, right but slow, is a wrong
+// answer past the budget, the interactor's message naming it; guesses in
+// another judge's layout are a presentation error.
+func TestInteractorBinarySearch(t *testing.T) {
+	t.Parallel()
+	dir := testDir(t, [3]string{"1", "1\n", "1\n"}, [3]string{"2", "100\n", "37\n"},
+		[3]string{"3", "1000000\n", "999999\n"}, [3]string{"4", "1000000\n", "1\n"})
+	for _, c := range []struct{ kind, file, interactorKind, interactorFile string }{
+		{"c", "search.c", "python", "interactor.py"},
+		{"python", "search.py", "python", "interactor.py"},
+		{"cpp", "search.cpp", "cpp", "interactor.cpp"},
+		{"java", "Main.java", "cpp", "interactor.cpp"},
+	} {
+		t.Run(c.kind, func(t *testing.T) {
+			needKind(t, c.kind)
+			needKind(t, c.interactorKind)
+			t.Parallel()
+			r, res := interacted(t, images[c.kind], c.file, interactSrc(t, c.file), dir,
+				images[c.interactorKind], c.interactorFile, interactSrc(t, c.interactorFile), "--timeout", "120s")
+			assert.Check(t, is.DeepEqual(verdictsOfInteracted(res), map[string]string{"1": "ok", "2": "ok", "3": "ok", "4": "ok"}), r.stdout)
+			assert.Check(t, is.Equal(res.Verdict, "ok"))
+			assert.Check(t, is.Equal(r.code, 0), r.stderr)
+			if res.Interactor.Compile != nil {
+				assert.Check(t, res.Interactor.Compile.Error == nil, r.stdout)
+			}
+			two := testNamed(t, r, res, "2")
+			assert.Check(t, is.Equal(two.Output, "50\n25\n37\n"))
+			assert.Check(t, is.Equal(two.OutputBytes, int64(9)))
+			assert.Check(t, is.Equal(two.Interactor.Output, "100\nlower\nhigher\ncorrect\n"))
+			assert.Check(t, is.Equal(two.Interactor.Message, "found 37 in 3 guesses\n"))
+			if assert.Check(t, two.Interactor.ExitCode != nil) {
+				assert.Check(t, is.Equal(*two.Interactor.ExitCode, 0))
+			}
+			three := testNamed(t, r, res, "3")
+			assert.Check(t, strings.HasPrefix(three.Output, "500000\n750000\n"), three.Output)
+			assert.Check(t, strings.HasPrefix(three.Interactor.Output, "1000000\nhigher\n"), three.Interactor.Output)
+			assert.Check(t, is.Equal(three.Interactor.Message, "found 999999 in 19 guesses\n"))
+		})
+	}
+
+	t.Run("linear", func(t *testing.T) {
+		needEngine(t)
+		t.Parallel()
+		dir := testDir(t, [3]string{"small", "3\n", "2\n"}, [3]string{"large", "1000000\n", "999999\n"})
+		r, res := played(t, cImage, "linear.c", dir, "--timeout", "60s")
+		assert.Check(t, is.DeepEqual(verdictsOfInteracted(res), map[string]string{"small": "ok", "large": "wrong_answer"}), r.stdout)
+		assert.Check(t, is.Equal(res.Verdict, "wrong_answer"))
+		assert.Check(t, is.Equal(r.code, 4), r.stderr)
+		large := testNamed(t, r, res, "large")
+		if assert.Check(t, large.Interactor.ExitCode != nil) {
+			assert.Check(t, is.Equal(*large.Interactor.ExitCode, 1))
+		}
+		assert.Check(t, is.Equal(large.Interactor.Message, "over the budget of 21 guesses for N=1000000\n"))
+		assert.Check(t, strings.HasPrefix(large.Output, "1\n2\n3\n"), large.Output)
+		assert.Check(t, is.Equal(large.OutputBytes, int64(len("1\n2\n3\n4\n5\n6\n7\n8\n9\n")+13*3)), "22 guesses, then the end of its input")
+		if assert.Check(t, res.Error != nil, r.stdout) {
+			assert.Check(t, is.Contains(res.Error.Message, "over the budget of 21 guesses"))
+		}
+	})
+
+	t.Run("layout", func(t *testing.T) {
+		needEngine(t)
+		t.Parallel()
+		dir := testDir(t, [3]string{"1", "100\n", "37\n"})
+		r, res := played(t, pythonImage, "question.py", dir, "--timeout", "60s")
+		assert.Check(t, is.DeepEqual(verdictsOfInteracted(res), map[string]string{"1": "presentation_error"}), r.stdout)
+		assert.Check(t, is.Equal(r.code, 4), r.stderr)
+		tc := testNamed(t, r, res, "1")
+		assert.Check(t, is.Equal(tc.Interactor.Message, "not a guess line: b'? 50\\n'\n"))
+		assert.Check(t, is.Equal(tc.Output, "? 50\n"))
+	})
+}
+
+// TestInteractorNeverAnswers: a program that reads N and writes nothing,
+// whether it waits on a reply the interactor waits on it for or sleeps,
+// is stopped by its own test limit: a timeout, not the interactor's wrong
+// answer at the end of its input that follows, and the run ends well
+// within its bounds.
+func TestInteractorNeverAnswers(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	dir := testDir(t, [3]string{"deadlock", "1000\n", "500\n"}, [3]string{"sleep", "2000\n", "500\n"})
+	start := time.Now()
+	r, res := played(t, cImage, "silent.c", dir, "--test-timeout", "2s", "--timeout", "120s")
+	assert.Check(t, time.Since(start) < 60*time.Second, "took %s", time.Since(start))
+	assert.Check(t, is.DeepEqual(verdictsOfInteracted(res), map[string]string{"deadlock": "timeout", "sleep": "timeout"}), r.stdout)
+	assert.Check(t, is.Equal(res.Verdict, "timeout"))
+	for name, tc := range testsByName(t, r, res) {
+		assert.Check(t, is.Equal(tc.Output, ""), name)
+		assert.Check(t, is.Equal(tc.Interactor.Output, map[string]string{"deadlock": "1000\n", "sleep": "2000\n"}[name]), name)
+		assert.Check(t, is.Equal(tc.TimeLimitMS, int64(2000)), name)
+	}
+}
+
+// TestInteractorAnswersForever: a program that floods its guesses
+// without reading a reply ends when the interactor does, over its budget
+// (a wrong answer); one endless line, no newline, is no guess line (a
+// presentation error): the interactor reads a line only so far. The run
+// ends, and what each side wrote is kept head and tail.
+func TestInteractorAnswersForever(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	dir := testDir(t, [3]string{"lines", "1000\n", "500\n"}, [3]string{"line", "2000\n", "500\n"})
+	start := time.Now()
+	r, res := played(t, cImage, "flood.c", dir, "--test-timeout", "2s", "--timeout", "120s")
+	assert.Check(t, time.Since(start) < 60*time.Second, "took %s", time.Since(start))
+	assert.Check(t, is.DeepEqual(verdictsOfInteracted(res), map[string]string{"lines": "wrong_answer", "line": "presentation_error"}), r.stdout)
+	assert.Check(t, is.Equal(r.code, 4), r.stderr)
+	for name, tc := range testsByName(t, r, res) {
+		assert.Check(t, len(tc.Output) < 200000, "%s: %d bytes of output kept", name, len(tc.Output))
+		assert.Check(t, tc.OutputBytes >= int64(len(tc.Output)), name)
+		assert.Check(t, len(tc.Interactor.Output) < 200000, name)
+	}
+	lines, line := testNamed(t, r, res, "lines"), testNamed(t, r, res, "line")
+	assert.Check(t, is.Equal(lines.Interactor.Message, "over the budget of 11 guesses for N=1000\n"))
+	assert.Check(t, strings.HasPrefix(lines.Output, "1\n1\n1\n"), lines.Output)
+	assert.Check(t, strings.HasPrefix(lines.Interactor.Output, "1000\nhigher\nhigher\n"), lines.Interactor.Output)
+	assert.Check(t, is.Contains(line.Interactor.Message, "not a guess line: b'1111"))
+	assert.Check(t, is.Equal(line.Interactor.Output, "2000\n"))
+}
+
+// TestInteractorProgramClosesStdin: a program that closes its stdin at
+// once and waits is stopped by its test limit (a timeout); one that
+// closes it and exits 0 has guessed nothing: the interactor reads the end
+// of its output, a wrong answer. Neither is the judge's failure.
+func TestInteractorProgramClosesStdin(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ file, verdict string }{{"closewait.c", "timeout"}, {"closeexit.c", "wrong_answer"}} {
+		t.Run(c.file, func(t *testing.T) {
+			needEngine(t)
+			t.Parallel()
+			dir := testDir(t, [3]string{"1", "100\n", "37\n"})
+			r, res := played(t, cImage, c.file, dir, "--test-timeout", "2s", "--timeout", "120s")
+			assert.Check(t, is.DeepEqual(verdictsOfInteracted(res), map[string]string{"1": c.verdict}), r.stdout)
+			assert.Check(t, is.Equal(res.Verdict, c.verdict))
+			tc := testNamed(t, r, res, "1")
+			assert.Check(t, is.Equal(tc.Output, ""))
+			if c.verdict == "wrong_answer" {
+				assert.Check(t, is.Equal(r.code, 4), r.stderr)
+				assert.Check(t, is.Equal(tc.Interactor.Message, "the program's output ended after 0 guesses, none correct\n"))
+			}
+		})
+	}
+}
+
+// TestInteractorFails: an interactor that exits 3 (testlib's own
+// failure), one that exits 4 (none of testlib's codes) and one that dies
+// of a signal each fail their test as the judge's (exit 5), never ok and
+// never the program's, the interactor's part naming why. (A Python
+// exception would not do: it exits 1, a wrong answer.)
+func TestInteractorFails(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	dir := testDir(t, [3]string{"fail", "3\n", "1\n"}, [3]string{"other", "4\n", "1\n"}, [3]string{"crash", "11\n", "1\n"})
+	r, res := interacted(t, cImage, "search.c", interactSrc(t, "search.c"), dir, pythonImage, "failing.py", interactSrc(t, "failing.py"), "--timeout", "60s")
+	assert.Check(t, is.DeepEqual(verdictsOfInteracted(res), map[string]string{"fail": "judge_failure", "other": "judge_failure", "crash": "judge_failure"}), r.stdout)
+	assert.Check(t, is.Equal(res.Verdict, "judge_failure"))
+	assert.Check(t, is.Equal(r.code, 5), r.stderr)
+	assert.Check(t, res.Error != nil, r.stdout)
+	for name, tc := range testsByName(t, r, res) {
+		if assert.Check(t, tc.Interactor.Error != nil, "%s: %s", name, r.stdout) {
+			assert.Check(t, is.Contains(tc.Interactor.Error.Message, "interactor"), name)
+		}
+		switch name {
+		case "fail", "other":
+			want := map[string]int{"fail": 3, "other": 4}[name]
+			if assert.Check(t, tc.Interactor.ExitCode != nil, name) {
+				assert.Check(t, is.Equal(*tc.Interactor.ExitCode, want), name)
+			}
+			assert.Check(t, is.Equal(tc.Interactor.Message, map[string]string{"fail": "failing with 3\n", "other": "failing with 4\n"}[name]))
+		case "crash":
+			assert.Check(t, tc.Interactor.ExitCode == nil, "killed by a signal, it exited with no code")
+			if tc.Interactor.Error != nil {
+				assert.Check(t, is.Contains(tc.Interactor.Error.Message, "segmentation fault"))
+			}
+		}
+	}
+}
+
+// TestInteractorSeesFilesProgramDoesNot: the test's input and answer are
+// the interactor's alone: a program that reads every file it can (a walk
+// of /, /tmp, a checker's and an interactor's likely places, the other
+// processes' cmdline and environ), writing what it finds to stderr and a
+// find to stdout, finds neither file's marker, then wins fairly. The
+// interactor read both (N from the input, the secret from the answer).
+func TestInteractorSeesFilesProgramDoesNot(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	dir := testDir(t, [3]string{"1", "100 INPUT-MARKER-3Z\n", "37 SECRET-MARKER-7Q\n"})
+	r, res := played(t, pythonImage, "snoop.py", dir, "--test-timeout", "10s", "--timeout", "60s")
+	assert.Check(t, is.DeepEqual(verdictsOfInteracted(res), map[string]string{"1": "ok"}), r.stdout)
+	assert.Check(t, is.Equal(r.code, 0), r.stderr)
+	tc := testNamed(t, r, res, "1")
+	assert.Check(t, is.Equal(tc.Output, "50\n25\n37\n"), "a find would be a line of its own")
+	assert.Check(t, is.Equal(tc.Interactor.Message, "found 37 in 3 guesses\n"))
+	// The whole result: the program's output and stderr among the rest.
+	for _, marker := range []string{"SECRET-MARKER-7Q", "INPUT-MARKER-3Z"} {
+		assert.Check(t, !strings.Contains(r.stdout, marker), "%s reached the program: %s", marker, r.stdout)
+		assert.Check(t, !strings.Contains(r.stderr, marker), marker)
+	}
+}
