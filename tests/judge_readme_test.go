@@ -16,7 +16,9 @@ import (
 // request per language (Python, C) with every test of tests/, per-test
 // verdicts on stdout, make failing on a wrong answer and passing once the
 // expected output is right; then its checked target, a Python checker
-// grading the C program's sums, one of them wrong.
+// grading the C program's sums, one of them wrong; then its interactive
+// target, a guessing game's interactor and a C binary search, then a
+// linear one over the budget.
 func TestReadmeJudgeRecipe(t *testing.T) {
 	needEngine(t)
 	if _, err := exec.LookPath("make"); err != nil {
@@ -81,6 +83,22 @@ func TestReadmeJudgeRecipe(t *testing.T) {
 	out, errOut, code = make("judge-checked")
 	assert.Check(t, code != 0, out)
 	assert.Check(t, is.Contains(errOut, `wrong_answer: test "1": the checker: wrong answer: never right`), errOut)
+
+	// The interactive target: the game's interactor and a binary search,
+	// then one that guesses over the budget.
+	write("interact.py", readFile(t, filepath.Join("testdata", "interact", "interactor.py")))
+	write("guess.c", readFile(t, filepath.Join("testdata", "interact", "search.c")))
+	write("game/1.in", "100\n")
+	write("game/1.out", "37\n")
+	write("game/2.in", "1000\n")
+	write("game/2.out", "999\n")
+	out, errOut, code = make("judge-interactive")
+	assert.Check(t, is.Equal(code, 0), "%s\n%s", out, errOut)
+	assert.Check(t, is.Equal(strings.Count(out, ": ok, "), 2), out)
+	write("guess.c", readFile(t, filepath.Join("testdata", "interact", "linear.c")))
+	out, errOut, code = make("judge-interactive")
+	assert.Check(t, code != 0, out)
+	assert.Check(t, is.Contains(errOut, `wrong_answer: test "1": the interactor: wrong answer: over the budget of 8 guesses`), errOut)
 }
 
 func readFile(t *testing.T, path string) string {

@@ -39,12 +39,12 @@ var verdicts = []verdictRow{
 	{isolation.CompileError, 1, 5, "the image's compiler refused the source; \"compile\" holds what it said"},
 	{isolation.Rejected, 2, 6, "bad flags or input, before any container starts"},
 	{isolation.SandboxFailure, 3, 12, "the sandbox failed its hello (nothing was sent), or its response was bad"},
-	{isolation.WrongAnswer, 4, 3, "with tests: a test's stdout differs from its expected output (or its --checker said so), and no test did worse"},
+	{isolation.WrongAnswer, 4, 3, "with tests: a test's stdout differs from its expected output (or its --checker or --interactor said so), and no test did worse"},
 	// As a wrong answer, as a judge counts them: the JSON verdict tells
 	// them apart.
-	{isolation.PresentationError, 4, 2, "with --checker: a test's answer was right but laid out wrong (the checker's exit 2), and no test did worse"},
-	{isolation.Points, 4, 1, "with --checker: a test scored points (the checker's exit 7, its score in \"points\"), and no test did worse"},
-	{isolation.JudgeFailure, 5, 11, "with --checker: the checker could not grade a test (exit 3, a crash, a limit, its own run failed); never the program's"},
+	{isolation.PresentationError, 4, 2, "with --checker or --interactor: a test's answer was right but laid out wrong (the checker's exit 2), and no test did worse"},
+	{isolation.Points, 4, 1, "with --checker or --interactor: a test scored points (the checker's exit 7, its score in \"points\"), and no test did worse"},
+	{isolation.JudgeFailure, 5, 11, "with --checker or --interactor: it could not grade a test (exit 3, a crash, a limit, its own run failed); never the program's"},
 	{isolation.Timeout, 124, 7, "the run's deadline (--timeout: start and removal included; the program is stopped 100 ms before it, a runner that ignores that killed 2 s after it) passed, its output discarded; or a test's limit"},
 	// As a timeout, as timeout(1) exits: the JSON verdict tells them apart.
 	{isolation.CPUTimeout, 124, 8, "the program (or a test) used its --cpu-time of CPU and was stopped"},
