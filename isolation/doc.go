@@ -61,6 +61,21 @@
 // program's. Result.Checker is the checker's run, TestResult.Checker how
 // it graded each test, its message the head of its stderr.
 //
+// Request.Interactor grades interactive problems: a trusted interactor,
+// run as "interactor INPUT ANSWER" (the test's stdin and expected output,
+// which the program never sees) in a container of its own, on its own
+// image, at the same time as the program in its: the host relays each
+// one's stdout to the other's stdin, test by test (the live frames of
+// package protocol), both sides starting each test together. When the
+// program ends, the interactor's stdin ends; when the interactor ends,
+// the program is stopped. The interactor's exit grades the test as a
+// checker's does, unless the program ended first on its own failure
+// (a limit, a crash): that verdict stands. Each test it has the
+// program's timeout and limits.CheckerTimeout of wall-clock time,
+// CheckerTimeout of CPU time and CheckerMemory. Result.Interactor is its
+// run, TestResult.Interactor how it graded each test and what it wrote,
+// head and tail; the test's output is the program's.
+//
 // Limits are validated before any process starts. Library errors name
 // fields (memory: ...), where the command line names flags (--memory: ...);
 // exit statuses are the command's, not the library's.

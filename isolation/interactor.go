@@ -18,7 +18,8 @@ type Interactor = protocol.Interactor
 // InteractorRun is how the interactor talked with the program in one
 // test and graded it: a checker's account of its run (CheckerRun), and
 // what it wrote to the program, head and tail (the program's own words
-// are the test's output). Graded: the interactor's exit decided the test.
+// are the test's output). Graded: the interactor's run of the test
+// decided it (its exit, or its failure: a judge's failure).
 type InteractorRun struct {
 	CheckerRun
 	Output          string `json:"output"`

@@ -9,7 +9,7 @@ import (
 
 // relay carries an interactive request's live frames between its two
 // runs, the program's (side 0) and the interactor's (side 1): each one's
-// =io to the other's stdin as =in; each test started on both sides at
+// =io to the other's stdin as =in, and its =shut as =eof; each test started on both sides at
 // once (=go once both are =ready); each one's =done to the other as =end.
 // It holds at most relayQueue frames a side: a side that does not read
 // makes the other wait, never the host's memory grow.
@@ -85,6 +85,11 @@ func (s *relaySide) Ready(i int) {
 // IO sends what side k's test i wrote to the other side's stdin.
 func (s *relaySide) IO(i int, b []byte) {
 	s.r.feeds[1-s.k].send(append(protocol.LiveHeader(protocol.LiveIn, i, len(b)), b...))
+}
+
+// Shut ends the other side's stdin in test i: side k's stdout ended.
+func (s *relaySide) Shut(i int) {
+	s.r.feeds[1-s.k].send(protocol.LiveHeader(protocol.LiveEOF, i, 0))
 }
 
 // Done notes which side's test i ended first, and ends the other's.

@@ -176,7 +176,7 @@ func (j *judgement) judgedError(resp *protocol.Response) *ErrorDetail {
 		switch {
 		case t.Checker != nil:
 			msg = t.Checker.says("the checker", t.Verdict)
-		case t.Interactor != nil && t.Interactor.Graded:
+		case t.Interactor != nil && (t.Interactor.Graded || t.Verdict == JudgeFailure):
 			msg = t.Interactor.says("the interactor", t.Verdict)
 		case t.Error != nil:
 			msg = t.Error.Message

@@ -324,3 +324,41 @@ func TestInteractorSeesFilesProgramDoesNot(t *testing.T) {
 		assert.Check(t, !strings.Contains(r.stderr, marker), marker)
 	}
 }
+
+// TestInteractorInBatch: a batch line's "interactor" talks with the
+// line's program in its warm container: the binary search is ok, the
+// linear search over budget is wrong_answer, and a line without one is
+// compared; no container of any of them is left.
+func TestInteractorInBatch(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	interactor := map[string]string{"source": interactSrc(t, "interactor.py"), "image": pythonImage}
+	game := []map[string]string{{"name": "1", "stdin": "100\n", "expect": "37\n"}, {"name": "2", "stdin": "1000\n", "expect": "1\n"}}
+	line := func(id string, m map[string]any) string {
+		m["id"] = id
+		b, err := json.Marshal(m)
+		assert.NilError(t, err)
+		return string(b) + "\n"
+	}
+	in := line("search", map[string]any{"source": interactSrc(t, "search.c"), "tests": game, "interactor": interactor}) +
+		line("linear", map[string]any{"source": interactSrc(t, "linear.c"), "tests": game, "interactor": interactor}) +
+		line("compared", map[string]any{"source": "int main(void) { return 0; }\n", "tests": []map[string]string{{"name": "1", "stdin": "", "expect": ""}}})
+	r := tool(t, nil, in, "batch", "--image", cImage, "--ordered", "--parallel", "2")
+	var got []interactedResult
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var res interactedResult
+		assert.NilError(t, json.Unmarshal([]byte(l), &res), l)
+		got = append(got, res)
+		assertRunGone(t, res.RunID)
+		if res.Interactor != nil {
+			assertRunGone(t, res.Interactor.RunID)
+		}
+	}
+	assert.Assert(t, is.Len(got, 3), r.stdout+r.stderr)
+	assert.Check(t, is.DeepEqual(verdictsOfInteracted(got[0]), map[string]string{"1": "ok", "2": "ok"}), r.stdout)
+	assert.Check(t, got[0].Interactor != nil && got[0].Interactor.Verdict == "ok", r.stdout)
+	assert.Check(t, is.DeepEqual(verdictsOfInteracted(got[1]), map[string]string{"1": "wrong_answer", "2": "ok"}), r.stdout)
+	assert.Check(t, is.Equal(got[2].Verdict, "ok"))
+	assert.Check(t, got[2].Interactor == nil, "a line without an interactor is compared")
+	assert.Check(t, is.Equal(r.code, 4), r.stderr)
+}

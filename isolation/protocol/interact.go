@@ -27,9 +27,12 @@ type Interactor struct {
 //
 //	runner to host: =ready I   about to start test I; it waits for =go I
 //	                =io I N    what test I's process wrote to its stdout
+//	                =shut I    test I's stdout reached its end
 //	                =done I    test I's processes are all gone
 //	host to runner: =go I      start test I: the other side is ready too
 //	                =in I N    bytes for test I's stdin
+//	                =eof I     test I's stdin reaches its end (the other
+//	                           side's =shut)
 //	                =end I     the other side's test I ended: the
 //	                           interactor's stdin reaches EOF; the
 //	                           program is stopped
@@ -38,9 +41,11 @@ type Interactor struct {
 const (
 	LiveReady = "ready"
 	LiveIO    = "io"
+	LiveShut  = "shut"
 	LiveDone  = "done"
 	LiveGo    = "go"
 	LiveIn    = "in"
+	LiveEOF   = "eof"
 	LiveEnd   = "end"
 )
 

@@ -143,6 +143,9 @@ func startInterpreter(s startSpec, cg cgroup) (*child, *capture.Stream, *capture
 	var out io.Writer = stdout
 	if s.tee != nil {
 		out = io.MultiWriter(stdout, s.tee) // neither fails a write
+		if e, ok := s.tee.(eofWriter); ok {
+			out = teeEOF{Writer: out, eof: e.EOF}
+		}
 	}
 	c, err := startChild(cmd, cg, out, stderr)
 	statusW.Close()
@@ -160,6 +163,14 @@ func startInterpreter(s startSpec, cg cgroup) (*child, *capture.Stream, *capture
 	}
 	return c, stdout, stderr, nil
 }
+
+// teeEOF is the stdout's sink with its tee's EOF.
+type teeEOF struct {
+	io.Writer
+	eof func()
+}
+
+func (t teeEOF) EOF() { t.eof() }
 
 func exitOf(ps *os.ProcessState) *protocol.Exit {
 	if ps == nil {

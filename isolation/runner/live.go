@@ -60,7 +60,7 @@ func (l *liveIn) read(r *bufio.Reader) {
 			}
 			return
 		}
-		kind, i, n, err := protocol.ParseLiveHeader(line, protocol.LiveGo, protocol.LiveIn, protocol.LiveEnd)
+		kind, i, n, err := protocol.ParseLiveHeader(line, protocol.LiveGo, protocol.LiveIn, protocol.LiveEOF, protocol.LiveEnd)
 		if err != nil {
 			l.broke(err)
 			return
@@ -70,6 +70,8 @@ func (l *liveIn) read(r *bufio.Reader) {
 			l.goes <- l.start(i)
 		case protocol.LiveEnd:
 			l.end(i)
+		case protocol.LiveEOF:
+			l.eof(i)
 		case protocol.LiveIn:
 			if err := l.write(i, io.LimitReader(r, int64(n)), int64(n)); err != nil {
 				l.broke(err)
@@ -108,7 +110,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 func (l *liveIn) write(i int, src io.Reader, n int64) error {
 	l.mu.Lock()
 	var w io.Writer = io.Discard
-	if l.test == i {
+	if l.test == i && l.w != nil {
 		w = l.w
 	}
 	l.mu.Unlock()
@@ -139,6 +141,17 @@ func (l *liveIn) start(i int) started {
 	}
 	l.test, l.w, l.onEnd = i, pw, nil
 	return started{test: i, stdin: pr}
+}
+
+// eof applies =eof to test i: its stdin reaches its end, as the other
+// side's stdout did.
+func (l *liveIn) eof(i int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.test == i && l.w != nil {
+		l.w.Close()
+		l.w = nil
+	}
 }
 
 // end applies =end to test i: now if it runs, else once it starts (set).
@@ -228,6 +241,9 @@ type liveOut struct {
 	r    *responder
 	test int
 }
+
+// EOF tells the host the test's stdout reached its end (=shut).
+func (o liveOut) EOF() { _ = o.r.live(protocol.LiveShut, o.test, nil) }
 
 func (o liveOut) Write(p []byte) (int, error) {
 	for b := p; len(b) > 0; {

@@ -115,6 +115,9 @@ func startChild(cmd *exec.Cmd, cg cgroup, stdout, stderr io.Writer) (*child, err
 			// Keep reading past the cap: a child blocked on a full pipe
 			// would otherwise look like a hang instead of a flood.
 			_, _ = io.Copy(sink, c.prs[i])
+			if e, ok := sink.(eofWriter); ok {
+				e.EOF() // no process holds the pipe's write end any more
+			}
 		}()
 	}
 	go func() {
@@ -123,6 +126,14 @@ func startChild(cmd *exec.Cmd, cg cgroup, stdout, stderr io.Writer) (*child, err
 	}()
 	go func() { c.waited <- cmd.Wait() }()
 	return c, nil
+}
+
+// eofWriter is a sink told when its pipe reached its end: an
+// interactive test's stdout (liveOut), whose end the other side's stdin
+// then reaches too.
+type eofWriter interface {
+	io.Writer
+	EOF()
 }
 
 // closePipes closes the read ends of the child's output pipes.

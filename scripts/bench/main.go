@@ -44,7 +44,7 @@ func main() {
 	imports := flag.Bool("imports", false, "measure, on -image (the science image), a cold run importing numpy, scipy, pandas and matplotlib against print(1)")
 	stdin := flag.Bool("stdin", false, "measure a run with 60 KiB of stdin against one without (on -python's image if given)")
 	kinds := flag.String("kinds", "", "measure a hello world on each image of KIND=ID,KIND=ID,...: its size, cold runs, warm batch lines and compile step")
-	checkerTests := flag.Int("checker", 0, "measure, on -image (a Python image), one request of this many tests graded by a Python checker against the same compared")
+	checkerTests := flag.Int("checker", 0, "measure, on -image (a Python image), one request of this many tests graded by a Python checker, and by a Python interactor, against the same compared")
 	judgeTests := flag.Int("judge", 0, "measure, on -image (a Python image), one request of this many tests against a run per test and a batch line per test")
 	timeout := flag.Duration("timeout", 0, "measure how soon after a deadline this long a run of an endless program returns, its container gone (-n runs)")
 	flag.Parse()

@@ -10,12 +10,13 @@ import (
 )
 
 // LiveSink takes an interactive run's live frames (protocol.LiveHeader)
-// as they arrive: Ready and Done of a test, and what its process wrote
-// (IO, b valid only during the call). None of them may fail; each may
+// as they arrive: Ready and Done of a test, what its process wrote (IO,
+// b valid only during the call) and the end of that (Shut). None of them may fail; each may
 // wait (the other side reading), which makes the runner wait.
 type LiveSink interface {
 	Ready(test int)
 	IO(test int, b []byte)
+	Shut(test int)
 	Done(test int)
 }
 
@@ -94,7 +95,7 @@ func (l *live) feed(p []byte) []byte {
 
 // begin takes the frame whose line was read.
 func (l *live) begin() {
-	kind, i, n, err := protocol.ParseLiveHeader(l.head, protocol.LiveReady, protocol.LiveIO, protocol.LiveDone)
+	kind, i, n, err := protocol.ParseLiveHeader(l.head, protocol.LiveReady, protocol.LiveIO, protocol.LiveShut, protocol.LiveDone)
 	l.head = nil
 	switch {
 	case err != nil:
@@ -107,6 +108,8 @@ func (l *live) begin() {
 	switch kind {
 	case protocol.LiveReady:
 		l.sink.Ready(i)
+	case protocol.LiveShut:
+		l.sink.Shut(i)
 	case protocol.LiveDone:
 		l.sink.Done(i)
 	case protocol.LiveIO:
