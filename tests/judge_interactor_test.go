@@ -362,3 +362,37 @@ func TestInteractorInBatch(t *testing.T) {
 	assert.Check(t, got[2].Interactor == nil, "a line without an interactor is compared")
 	assert.Check(t, is.Equal(r.code, 4), r.stderr)
 }
+
+// TestRunscInteractor: under gVisor, on the second engine, the program's
+// container and the interactor's talk through the host as under runc: the
+// binary search is ok, a program that never answers meets its time limit,
+// and neither run leaves a container on either engine.
+func TestRunscInteractor(t *testing.T) {
+	needEngine(t)
+	e := needSecondEngine(t)
+	t.Parallel()
+	imageOnSecond(t, e, cImage)
+	imageOnSecond(t, e, pythonImage)
+	work := t.TempDir()
+	inter := filepath.Join(work, "interactor.py")
+	assert.NilError(t, os.WriteFile(inter, []byte(interactSrc(t, "interactor.py")), 0o644))
+	dir := testDir(t, [3]string{"1", "100\n", "37\n"}, [3]string{"2", "1000000\n", "999999\n"})
+	for prog, want := range map[string][]string{"search.c": {"ok", "ok"}, "silent.c": {"timeout", "timeout"}} {
+		file := filepath.Join(work, prog)
+		assert.NilError(t, os.WriteFile(file, []byte(interactSrc(t, prog)), 0o644))
+		r := underRunsc(t, e, nil, "", "run", "--image", cImage, "--file", file, "--tests", dir, "--timeout", "60s", "--test-timeout", "2s",
+			"--interactor", inter, "--interactor-image", pythonImage)
+		var res interactedResult
+		assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
+		assert.Assert(t, res.Interactor != nil, r.stdout)
+		for _, id := range []string{res.RunID, res.Interactor.RunID} {
+			assert.Check(t, is.Len(labelled(t, e, "="+id), 0), "run %s left a container on the second engine", id)
+			assert.Check(t, is.Len(labelled(t, nil, "="+id), 0), "run %s reached the machine's engine", id)
+		}
+		var got []string
+		for _, tc := range res.Tests {
+			got = append(got, tc.Verdict)
+		}
+		assert.Check(t, is.DeepEqual(got, want), "%s: %s", prog, r.stdout)
+	}
+}
