@@ -111,8 +111,12 @@ func checkInteractor(req Request) error {
 // program's whole timeout and that (it waits on the program); a deadline
 // for its compile step and all n tests, within limits.MaxTimeout.
 func interactorOptions(o Options, image string, n int) Options {
-	wall := o.Limits.Timeout + limits.CheckerTimeout
-	timeout := limits.CompileTimeout + time.Duration(n)*(wall+time.Second) + 5*time.Second
+	timeout := o.Limits.Timeout
+	if timeout == 0 {
+		timeout = limits.DefaultTimeout // the program's, as its plan takes it
+	}
+	wall := timeout + limits.CheckerTimeout
+	timeout = limits.CompileTimeout + time.Duration(n)*(wall+time.Second) + 5*time.Second
 	return Options{Engine: o.Engine, Runtime: o.Runtime, Image: image, Limits: limits.Config{
 		Memory: limits.CheckerMemory, Timeout: min(timeout, limits.MaxTimeout),
 		TestTimeout: min(wall, limits.MaxTimeout), CPUTime: limits.CheckerTimeout,

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // TestRelayCarriesFrames: a test starts on both sides once both are
@@ -134,4 +136,29 @@ func TestInteractiveWithoutTheInteractorsTests(t *testing.T) {
 		assert.Check(t, is.Equal(tc.Interactor.Error.Message, "the interactor's run: compilation failed: x"))
 	}
 	assert.Check(t, is.Equal(res.Verdict, JudgeFailure))
+}
+
+// TestInteractorOptions: the interactor waits on the program, so each of
+// its tests has the program's whole timeout (the default one when none
+// is set) and limits.CheckerTimeout of wall-clock time, within a
+// deadline that holds its compile step and every test, and never past
+// limits.MaxTimeout.
+func TestInteractorOptions(t *testing.T) {
+	for _, c := range []struct {
+		timeout time.Duration
+		tests   int
+		wall    time.Duration
+	}{
+		{0, 3, limits.DefaultTimeout + limits.CheckerTimeout},
+		{5 * time.Second, 1, 15 * time.Second},
+		{limits.MaxTimeout, 20, limits.MaxTimeout},
+	} {
+		o := interactorOptions(Options{Image: "sha256:program", Limits: limits.Config{Timeout: c.timeout}}, "sha256:interactor", c.tests)
+		assert.Check(t, is.Equal(o.Image, "sha256:interactor"))
+		assert.Check(t, is.Equal(o.Limits.TestTimeout, c.wall), "timeout %s", c.timeout)
+		assert.Check(t, is.Equal(o.Limits.CPUTime, limits.CheckerTimeout))
+		assert.Check(t, is.Equal(o.Limits.Memory, limits.CheckerMemory))
+		assert.Check(t, o.Limits.Timeout >= o.Limits.TestTimeout && o.Limits.Timeout <= limits.MaxTimeout, "%+v", o.Limits)
+		assert.Check(t, limits.CheckTestTimeout(o.Limits.TestTimeout, o.Limits.Timeout) == nil)
+	}
 }

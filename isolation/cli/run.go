@@ -66,7 +66,8 @@ func runCommand(s *session) *cli.Command {
 			"--interactor-image's image, compiled once in a container of its own, runs at the same time as\n" +
 			"the program, once per test as INTERACTOR INPUT ANSWER (the test's .in and .out: the program sees\n" +
 			"neither); the host relays its stdout to the program's stdin and the program's stdout to its\n" +
-			"stdin. When the program ends, the interactor's stdin ends; when the interactor ends, the program\n" +
+			"stdin. Each test starts on both sides at once (the interactor's compile step counts in --timeout).\n" +
+			"When the program ends, the interactor's stdin ends; when the interactor ends, the program\n" +
 			"is stopped. Its exit grades the test as a checker's does, unless the program ended first on its\n" +
 			"own failure (timeout, oom, program_error): that verdict stands. Each test it has --timeout and\n" +
 			fmt.Sprintf("%s of wall-clock time, %s of CPU time and %s of memory; \"interactor\" has its\n",
