@@ -66,11 +66,13 @@
 // which the program never sees) in a container of its own, on its own
 // image, at the same time as the program in its: the host relays each
 // one's stdout to the other's stdin, test by test (the live frames of
-// package protocol), both sides starting each test together. When the
+// package protocol), both sides starting each test together; the
+// interactor's compile step counts in the program's timeout. When the
 // program ends, the interactor's stdin ends; when the interactor ends,
-// the program is stopped. The interactor's exit grades the test as a
-// checker's does, unless the program ended first on its own failure
-// (a limit, a crash): that verdict stands. Each test it has the
+// the program is stopped (TestResult.Stopped). The interactor's exit
+// grades the test as a checker's does, unless the program failed on its
+// own (a limit, a crash, a nonzero exit): that verdict stands, whatever
+// the interactor said. Each test it has the
 // program's timeout and limits.CheckerTimeout of wall-clock time,
 // CheckerTimeout of CPU time and CheckerMemory. Result.Interactor is its
 // run, TestResult.Interactor how it graded each test and what it wrote,

@@ -30,8 +30,9 @@ type InteractorRun struct {
 
 // runInteractive runs a judge's request with an interactor: the program
 // and the interactor at once, each in a container of its own (the
-// interactor is trusted, the program is not: they share no process, file
-// or uid), the host relaying each one's stdout to the other's stdin, test
+// interactor is trusted, the program is not: they share no process or
+// file, and the test's files are in the interactor's alone), the host
+// relaying each one's stdout to the other's stdin, test
 // by test (relay). Each test's verdict is then decided by interactive.
 func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, error) {
 	if err := checkInteractor(req); err != nil {
@@ -39,7 +40,7 @@ func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, err
 		return a.result(err), err
 	}
 	n := len(req.Tests)
-	rl := newRelay(n)
+	rl := newRelay()
 	prog := req
 	prog.Interactor, prog.Interactive = nil, true
 	prog.Tests = make([]Test, n)
@@ -74,7 +75,14 @@ func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, err
 	if err != nil || res.Tests == nil {
 		return res, err
 	}
-	interactive(&res, ires, rl)
+	if err := rl.broken(); err != nil {
+		err = &Error{Verdict: SandboxFailure, Err: err}
+		a := &attempt{start: p.start, plan: a.plan, sandboxed: a.sandboxed}
+		r := a.result(err)
+		r.Interactor = res.Interactor
+		return r, err
+	}
+	interactive(&res, ires)
 	res.DurationMS = time.Since(a.start).Milliseconds()
 	return res, nil
 }
@@ -123,32 +131,40 @@ func interactorOptions(o Options, image string, n int) Options {
 	}}
 }
 
-// interactive decides each test of res from the interactor's run ires
-// and the order in which the two sides' tests ended (rl): the program's
-// own failure (a limit, a crash, a test not run) when it ended first;
-// else the interactor's exit, testlib's (gradeOf), the program's stop at
-// the interactor's end not being its failure. An interactor that did not
-// grade a test is the judge's failure, never the program's.
-func interactive(res *Result, ires Result, rl *relay) {
+// interactive decides each test of res from the interactor's run ires,
+// by what ended the program's side: its own failure (a limit, a crash)
+// stands, whatever the interactor said; a program that exited 0, or
+// was stopped by its runner at the interactor's end (Stopped, never its
+// failure), takes the interactor's grade, testlib's exits (gradeOf; a
+// score from its stderr alone: its stdout went to the program). A test
+// either side did not run, or the interactor did not grade, is the
+// judge's failure, never the program's.
+func interactive(res *Result, ires Result) {
 	graded := len(ires.Tests) == len(res.Tests)
 	for i := range res.Tests {
 		t := &res.Tests[i]
-		first := rl.firstDone(i)
 		run := &InteractorRun{}
-		if graded {
-			it := ires.Tests[i]
-			run.Output, run.OutputBytes, run.OutputTruncated = it.Output, it.OutputBytes, it.OutputTruncated
-		}
 		t.Interactor = run
-		if t.Verdict != OK && first != interactorSide && !t.NotRun {
+		var it TestResult
+		if graded {
+			it = ires.Tests[i]
+			run.Output, run.OutputBytes, run.OutputTruncated = it.Output, it.OutputBytes, it.OutputTruncated
+			it.Output = ""
+		}
+		switch {
+		case t.NotRun:
+			cause := "the program's side did not run the test"
+			if t.Error != nil {
+				cause += ": " + t.Error.Message
+			}
+			t.Verdict, run.Error = JudgeFailure, &ErrorDetail{Type: string(JudgeFailure), Message: cause}
+		case t.Verdict != OK && !t.Stopped:
 			// The program failed on its own: its verdict stands.
-			if graded {
-				_, _, c := gradeOf(ires.Tests[i], "the interactor")
+			if graded && !it.NotRun {
+				_, _, c := gradeOf(it, "the interactor")
 				run.CheckerRun = *c
 			}
-			continue
-		}
-		if !graded || ires.Tests[i].NotRun {
+		case !graded || it.NotRun:
 			cause := "the interactor's run ended " + string(ires.Verdict)
 			if ires.Error != nil {
 				cause = "the interactor's run: " + ires.Error.Message
@@ -156,13 +172,13 @@ func interactive(res *Result, ires Result, rl *relay) {
 				cause = "the interactor did not run the test"
 			}
 			t.Verdict, run.Error = JudgeFailure, &ErrorDetail{Type: string(JudgeFailure), Message: cause}
-			continue
-		}
-		var c *CheckerRun
-		t.Verdict, t.Points, c = gradeOf(ires.Tests[i], "the interactor")
-		run.CheckerRun, run.Graded = *c, true
-		if first == interactorSide && t.Error != nil && strings.Contains(t.Error.Message, "the interactor's end") {
-			t.Error = nil // stopped by the host at the interactor's end: no failure of its own
+		default:
+			var c *CheckerRun
+			t.Verdict, t.Points, c = gradeOf(it, "the interactor")
+			run.CheckerRun, run.Graded = *c, true
+			if t.Stopped {
+				t.Error = nil // its runner stopped it at the interactor's end: no failure of its own
+			}
 		}
 	}
 	retake(res)

@@ -1,6 +1,7 @@
 package isolation
 
 import (
+	"fmt"
 	"io"
 	"sync"
 
@@ -9,16 +10,21 @@ import (
 
 // relay carries an interactive request's live frames between its two
 // runs, the program's (side 0) and the interactor's (side 1): each one's
-// =io to the other's stdin as =in, and its =shut as =eof; each test started on both sides at
-// once (=go once both are =ready); each one's =done to the other as =end.
-// It holds at most relayQueue frames a side: a side that does not read
-// makes the other wait, never the host's memory grow.
+// =io to the other's stdin as =in, its =shut as =eof and its =done as
+// =end; each test goes (=go) once both sides are ready for it, and a
+// side's =go always comes before any frame of the test. It holds at most
+// relayQueue frames a side: a side that does not read makes the other
+// wait, never the host's memory grow. A side's frames out of their order
+// (a test that is not its next, or not going) break the relay: both
+// stdins end, and the run is the sandbox's failure (broken).
 type relay struct {
 	feeds [2]*feed
 
-	mu    sync.Mutex
-	ready [2]int // the test each side is ready for; -1: none yet
-	first []int  // per test, the side whose =done came first; -1: none yet
+	mu     sync.Mutex
+	ready  [2]int // the last test each side was ready for; -1: none yet
+	going  [2]int // the test each side's frames are for: its =go came, its =done not; -1: none
+	broke  error
+	closed bool
 }
 
 // The sides of a relay.
@@ -27,17 +33,17 @@ const (
 	interactorSide = 1
 )
 
+// sideNames name the sides in a broken relay's error.
+var sideNames = [2]string{"the program's runner", "the interactor's runner"}
+
 // relayQueue is how many frames a side's feed holds: of at most
 // protocol.MaxLiveChunk bytes each.
 const relayQueue = 16
 
-func newRelay(tests int) *relay {
-	r := &relay{ready: [2]int{-1, -1}, first: make([]int, tests)}
-	for i := range r.first {
-		r.first[i] = -1
-	}
+func newRelay() *relay {
+	r := &relay{ready: [2]int{-1, -1}, going: [2]int{-1, -1}}
 	for k := range r.feeds {
-		r.feeds[k] = &feed{ch: make(chan []byte, relayQueue)}
+		r.feeds[k] = &feed{ch: make(chan []byte, relayQueue), went: -1}
 	}
 	return r
 }
@@ -50,16 +56,29 @@ func (r *relay) side(k int) *relaySide { return &relaySide{r: r, k: k} }
 // reaches EOF after what was queued for it, which ends the test it runs
 // and leaves the rest unrun.
 func (r *relay) gone() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
 	for _, f := range r.feeds {
 		f.close()
 	}
 }
 
-// firstDone is the side whose test i ended first, -1 if neither's did.
-func (r *relay) firstDone(i int) int {
+// broken is why a side broke the relay, nil if none did.
+func (r *relay) broken() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.first[i]
+	return r.broke
+}
+
+// fail breaks the relay: side k's frames broke their order (err).
+func (r *relay) fail(k int, err error) {
+	r.mu.Lock()
+	if r.broke == nil && !r.closed {
+		r.broke = fmt.Errorf("live frames of %s: %w", sideNames[k], err)
+	}
+	r.mu.Unlock()
+	r.gone()
 }
 
 // relaySide is one side's end of a relay (frames.LiveSink).
@@ -68,40 +87,68 @@ type relaySide struct {
 	k int
 }
 
-// Ready starts test i on both sides once both are ready for it.
+// Ready starts test i on both sides once both are ready for it. A side is
+// ready for each test once, in order, and only once its last one is done.
 func (s *relaySide) Ready(i int) {
 	r := s.r
 	r.mu.Lock()
+	if i != r.ready[s.k]+1 || r.going[s.k] >= 0 {
+		r.mu.Unlock()
+		r.fail(s.k, fmt.Errorf("=ready %d after =ready %d", i, r.ready[s.k]))
+		return
+	}
 	r.ready[s.k] = i
 	both := r.ready[1-s.k] == i
+	if both {
+		r.going = [2]int{i, i}
+	}
 	r.mu.Unlock()
 	if both {
 		for _, f := range r.feeds {
-			f.send(protocol.LiveHeader(protocol.LiveGo, i, 0))
+			f.send(i, nil)
 		}
 	}
 }
 
+// check holds a frame of side k for test i to its test: the one going.
+func (s *relaySide) check(kind string, i int) bool {
+	r := s.r
+	r.mu.Lock()
+	ok := r.going[s.k] == i
+	r.mu.Unlock()
+	if !ok {
+		r.fail(s.k, fmt.Errorf("=%s %d, for a test that is not going", kind, i))
+	}
+	return ok
+}
+
 // IO sends what side k's test i wrote to the other side's stdin.
 func (s *relaySide) IO(i int, b []byte) {
-	s.r.feeds[1-s.k].send(append(protocol.LiveHeader(protocol.LiveIn, i, len(b)), b...))
+	if s.check(protocol.LiveIO, i) {
+		s.r.feeds[1-s.k].send(i, append(protocol.LiveHeader(protocol.LiveIn, i, len(b)), b...))
+	}
 }
 
 // Shut ends the other side's stdin in test i: side k's stdout ended.
 func (s *relaySide) Shut(i int) {
-	s.r.feeds[1-s.k].send(protocol.LiveHeader(protocol.LiveEOF, i, 0))
+	if s.check(protocol.LiveShut, i) {
+		s.r.feeds[1-s.k].send(i, protocol.LiveHeader(protocol.LiveEOF, i, 0))
+	}
 }
 
-// Done notes which side's test i ended first, and ends the other's.
+// Done ends the other side's test i: side k's test i ended.
 func (s *relaySide) Done(i int) {
-	r := s.r
-	r.mu.Lock()
-	if r.first[i] < 0 {
-		r.first[i] = s.k
+	if !s.check(protocol.LiveDone, i) {
+		return
 	}
-	r.mu.Unlock()
-	r.feeds[1-s.k].send(protocol.LiveHeader(protocol.LiveEnd, i, 0))
+	s.r.mu.Lock()
+	s.r.going[s.k] = -1
+	s.r.mu.Unlock()
+	s.r.feeds[1-s.k].send(i, protocol.LiveHeader(protocol.LiveEnd, i, 0))
 }
+
+// Break breaks the relay: side k's frames broke the wire's rules.
+func (s *relaySide) Break(err error) { s.r.fail(s.k, err) }
 
 // stdin is side k's stdin writer: first (its request's own data; nil:
 // none), then its feed until the relay is gone.
@@ -119,15 +166,26 @@ func (s *relaySide) stdin(first func(io.Writer) error) func(io.Writer) error {
 type feed struct {
 	mu     sync.Mutex // held while a frame is queued, so close waits for it
 	closed bool
+	went   int // the last test whose =go was queued; -1: none
 	ch     chan []byte
 }
 
-// send queues b, unless the feed was closed; it waits while the queue
-// is full, which pump always drains.
-func (f *feed) send(b []byte) {
+// send queues test i's =go unless it went already, then b (nil: none),
+// unless the feed was closed: the other side's frames of a test that
+// just went may come before its =go from the side that was ready last,
+// and must follow it. It waits while the queue is full, which pump
+// always drains (a side that is gone, dropping).
+func (f *feed) send(i int, b []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.closed {
+	if f.closed {
+		return
+	}
+	if f.went < i {
+		f.went = i
+		f.ch <- protocol.LiveHeader(protocol.LiveGo, i, 0)
+	}
+	if b != nil {
 		f.ch <- b
 	}
 }

@@ -39,6 +39,10 @@ type TestResult struct {
 	OutputDropped bool `json:"output_dropped"`
 	// NotRun: the request's timeout was spent before its turn (Timeout).
 	NotRun bool `json:"not_run"`
+	// Stopped: an interactive test's program was stopped at the
+	// interactor's end, not at a limit of its own; the interactor graded
+	// it.
+	Stopped bool `json:"stopped,omitempty"`
 	// TimeLimitMS and CPUTimeLimitMS are the limits it ran under (0: no
 	// CPU-time limit, or not run): limits.Config.TestTimeout and CPUTime
 	// times the image's time factor, or its share of the time left.
@@ -136,7 +140,7 @@ func (a *attempt) steps(resp protocol.Response, verdict Verdict) (judgement, err
 			return judgement{}, err
 		}
 		j.tests = append(j.tests, TestResult{Name: t.Name, Verdict: Verdict(t.Verdict), Match: t.Match, Line: t.Line,
-			OutputDropped: t.Dropped, NotRun: t.NotRun, TimeLimitMS: t.TimeLimitMS, CPUTimeLimitMS: t.CPUTimeLimitMS, CheckedBytes: t.CheckedBytes, Step: st})
+			OutputDropped: t.Dropped, NotRun: t.NotRun, Stopped: t.Stopped, TimeLimitMS: t.TimeLimitMS, CPUTimeLimitMS: t.CPUTimeLimitMS, CheckedBytes: t.CheckedBytes, Step: st})
 	}
 	return j, nil
 }

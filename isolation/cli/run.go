@@ -68,8 +68,8 @@ func runCommand(s *session) *cli.Command {
 			"neither); the host relays its stdout to the program's stdin and the program's stdout to its\n" +
 			"stdin. Each test starts on both sides at once (the interactor's compile step counts in --timeout).\n" +
 			"When the program ends, the interactor's stdin ends; when the interactor ends, the program\n" +
-			"is stopped. Its exit grades the test as a checker's does, unless the program ended first on its\n" +
-			"own failure (timeout, oom, program_error): that verdict stands. Each test it has --timeout and\n" +
+			"is stopped (\"stopped\"). Its exit grades the test as a checker's does, unless the program failed\n" +
+			"on its own (timeout, oom, program_error): that verdict stands. Each test it has --timeout and\n" +
 			fmt.Sprintf("%s of wall-clock time, %s of CPU time and %s of memory; \"interactor\" has its\n",
 				limits.CheckerTimeout, limits.CheckerTimeout, limits.Bytes(limits.CheckerMemory)) +
 			"message, exit and usage, and what it wrote (head and tail); the test's output is the program's.\n\n" +

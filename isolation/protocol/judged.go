@@ -59,6 +59,8 @@ func checkTest(t TestResult) error {
 		return fmt.Errorf("response: %s: verdict %s disagrees with its match", name, t.Verdict)
 	case t.Error != nil && t.Match != nil:
 		return fmt.Errorf("response: %s: a failed test compared", name)
+	case t.Stopped && (t.Verdict != TestTimeout || t.NotRun):
+		return fmt.Errorf("response: %s: stopped at the other side's end, yet %s", name, t.Verdict)
 	case t.NotRun && t.Verdict != TestTimeout && (t.Verdict != TestProgramError || t.Error == nil || t.Error.Type != ErrInternal):
 		return fmt.Errorf("response: %s: not run, yet %s", name, t.Verdict)
 	case t.Dropped && (t.Output != "" || t.Stderr != "" || t.Match == nil || !*t.Match):

@@ -128,6 +128,10 @@ type TestResult struct {
 	// (a timeout), or, in an interactive request or an interactor's, the
 	// other side ended before it (a program error, ErrInternal's).
 	NotRun bool `json:"not_run,omitempty"`
+	// Stopped: an interactive test's process was stopped by the runner
+	// at the other side's end (=end, or the host's stream ending), not at
+	// a limit of its own: its verdict is then a timeout that is not its.
+	Stopped bool `json:"stopped,omitempty"`
 	// TimeLimitMS is the wall-clock limit the test ran under, and
 	// CPUTimeLimitMS its CPU-time limit (0: none): --test-timeout and
 	// --cpu-time times the language's time factor, or the test's share

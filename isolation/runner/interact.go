@@ -36,7 +36,7 @@ func (x interaction) test(ctx context.Context, g *guard, spec startSpec, i int, 
 	if err := x.r.live(protocol.LiveReady, i, nil); err != nil {
 		return r, false, err
 	}
-	pr, err := x.in.await(i)
+	pr, err := x.in.await(ctx, i)
 	if pr == nil {
 		return r, false, err
 	}
@@ -55,6 +55,14 @@ func (x interaction) test(ctx context.Context, g *guard, spec startSpec, i int, 
 		err = x.r.live(protocol.LiveDone, i, nil)
 	}
 	return r, true, err
+}
+
+// deadlineNotRun marks a test the request's deadline came before: it
+// waited for the other side (its =go) until then.
+func deadlineNotRun(run *testRun, cfg runargs.Args) {
+	run.result.Verdict, run.result.NotRun = protocol.TestTimeout, true
+	run.result.TimeLimitMS, run.result.CPUTimeLimitMS = 0, 0
+	run.result.Error = &protocol.Error{Type: protocol.ErrTimeout, Message: fmt.Sprintf("not run: the request's deadline of %s came first", cfg.Timeout)}
 }
 
 // notRun marks a test the other side's end left unrun.
@@ -86,6 +94,10 @@ func interactiveTests(ctx context.Context, cfg runargs.Args, req protocol.Reques
 		switch {
 		case s.failed != nil:
 			return nil, s.failed
+		case !ran && ctx.Err() != nil:
+			gone = true
+			deadlineNotRun(run, cfg)
+			continue
 		case !ran:
 			gone = true
 			notRun(run, "the interactor")
@@ -97,8 +109,16 @@ func interactiveTests(ctx context.Context, cfg runargs.Args, req protocol.Reques
 		run.stdout, run.stderr = s.stdout, s.stderr
 		run.result.Step = s.step(2 * spec.keep)
 		run.result.Verdict = verdictOf(run.result.Step, nil)
+		run.result.Stopped = stoppedAtEnd(s)
 	}
 	return shareOutput(runs, budget), nil
+}
+
+// stoppedAtEnd reports whether the step was stopped at the interactor's
+// end, not at a limit of its own: the one stop that is never the
+// program's failure.
+func stoppedAtEnd(s stepRun) bool {
+	return s.s.timedOut && errors.Is(s.s.timedOutBy, errInteractorEnded) && s.s.oom == "" && s.s.cpu == ""
 }
 
 // interactRun runs an interactor's request (protocol.Request's
@@ -142,6 +162,10 @@ func interactRun(ctx context.Context, cfg runargs.Args, req protocol.Request, da
 		switch {
 		case s.failed != nil:
 			return *s.failed
+		case !ran && ctx.Err() != nil:
+			gone = true
+			deadlineNotRun(run, cfg)
+			continue
 		case !ran:
 			gone = true
 			notRun(run, "the program")

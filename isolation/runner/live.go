@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +20,10 @@ import (
 // ends it (its onEnd). It never blocks on a test that is gone: a test's
 // stdin is a pipe whose read end only the test's processes hold, so a
 // write to it fails once they are dead, and clear closes the write end,
-// which wakes a write that waits.
+// which wakes a write that waits. Frames are read in order: while the
+// running test's process is alive and not reading a full pipe, the
+// frames after its =in (an =end among them) wait with it, until it reads
+// or is stopped at its own limit.
 type liveIn struct {
 	goes chan started  // each test =go started, in order
 	gone chan struct{} // closed once the host's stream ended or broke
@@ -174,10 +178,13 @@ func (l *liveIn) broke(err error) {
 }
 
 // await waits for test i's =go and returns its stdin's read end; nil
-// when the host's stream ended first (the other side is gone) or broke.
-func (l *liveIn) await(i int) (*os.File, error) {
+// when the host's stream ended first (the other side is gone) or broke,
+// or ctx (the request's deadline) ended.
+func (l *liveIn) await(ctx context.Context, i int) (*os.File, error) {
 	var s started
 	select {
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
 	case s = <-l.goes:
 	case <-l.gone:
 		select {
@@ -196,8 +203,8 @@ func (l *liveIn) await(i int) (*os.File, error) {
 	return s.stdin, nil
 }
 
-// onEndOf sets what test i's =end does, called with l.mu held; an =end
-// that came already applies at once.
+// onEndOf sets what test i's =end does (onEnd runs with l.mu held); an
+// =end that came already applies at once.
 func (l *liveIn) onEndOf(i int, onEnd func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

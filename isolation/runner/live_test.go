@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"testing"
 
@@ -31,14 +32,14 @@ func TestLiveInDropsWhatAGoneTestMisses(t *testing.T) {
 		pw.Close()
 	}()
 	l := readLive(pr)
-	in0, err := l.await(0)
+	in0, err := l.await(context.Background(), 0)
 	assert.NilError(t, err)
 	var head [10]byte
 	_, err = io.ReadFull(in0, head[:])
 	assert.NilError(t, err)
 	in0.Close() // the test's process is gone: what follows fails to reach it
 	l.onEndOf(0, l.clearLocked)
-	in1, err := l.await(1)
+	in1, err := l.await(context.Background(), 1)
 	assert.NilError(t, err, "broken: %v", l.brokenBy())
 	l.onEndOf(1, l.clearLocked) // the stream's end ends it
 	got, err := io.ReadAll(in1)

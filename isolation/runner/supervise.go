@@ -65,7 +65,9 @@ type child struct {
 // startChild starts cmd (with its stdin set) in its own process group,
 // copying its stdout into stdout and, when stderr is not nil, its stderr
 // into stderr, each through a pipe of its own: sinks that never fail a
-// write (capture's), so a flood is drained, not blocked on. It reads the
+// write (capture's), so a flood is drained, not blocked on; an
+// interactive test's stdout (liveOut) waits while the other side does
+// not read, which holds the test to the other side's pace. It reads the
 // cgroup's OOM-kill counter first, so a kill during the run shows. cmd is
 // the runner itself, re-executed as the Starlark child or the exec
 // trampoline, each of which raises its own OOM score.

@@ -18,6 +18,9 @@ type LiveSink interface {
 	IO(test int, b []byte)
 	Shut(test int)
 	Done(test int)
+	// Break is told once why the frames broke the wire's rules;
+	// nothing follows it.
+	Break(err error)
 }
 
 // live splits the live frames that come before an interactive run's
@@ -72,7 +75,7 @@ func (l *live) feed(p []byte) []byte {
 				take = p[:i]
 			}
 			if len(l.head)+len(take) > protocol.MaxLiveHeader {
-				l.err = errors.Join(errors.New("live frames"), protocol.ErrLiveHeader)
+				l.fail(errors.Join(errors.New("live frames"), protocol.ErrLiveHeader))
 				break
 			}
 			l.head = append(l.head, take...)
@@ -93,16 +96,22 @@ func (l *live) feed(p []byte) []byte {
 	return p
 }
 
+// fail breaks the stream, and tells the sink.
+func (l *live) fail(err error) {
+	l.err = err
+	l.sink.Break(err)
+}
+
 // begin takes the frame whose line was read.
 func (l *live) begin() {
 	kind, i, n, err := protocol.ParseLiveHeader(l.head, protocol.LiveReady, protocol.LiveIO, protocol.LiveShut, protocol.LiveDone)
 	l.head = nil
 	switch {
 	case err != nil:
-		l.err = errors.Join(errors.New("live frames"), err)
+		l.fail(errors.Join(errors.New("live frames"), err))
 		return
 	case i >= l.tests:
-		l.err = fmt.Errorf("live frames: test %d, of %d tests", i, l.tests)
+		l.fail(fmt.Errorf("live frames: test %d, of %d tests", i, l.tests))
 		return
 	}
 	switch kind {

@@ -19,6 +19,7 @@ func (l *liveLog) Ready(i int)        { l.events = append(l.events, fmt.Sprintf(
 func (l *liveLog) IO(i int, b []byte) { l.events = append(l.events, fmt.Sprintf("io %d %q", i, b)) }
 func (l *liveLog) Shut(i int)         { l.events = append(l.events, fmt.Sprintf("shut %d", i)) }
 func (l *liveLog) Done(i int)         { l.events = append(l.events, fmt.Sprintf("done %d", i)) }
+func (l *liveLog) Break(err error)    { l.events = append(l.events, "break") }
 func (l *liveLog) joined() string     { return strings.Join(l.events, "; ") }
 func live1(kind string, i int) string { return string(protocol.LiveHeader(kind, i, 0)) }
 
@@ -65,5 +66,6 @@ func TestLiveFramesBreak(t *testing.T) {
 		_, _ = r.Write([]byte(stream + `{"v":8}` + "\n"))
 		assert.Check(t, r.LiveErr() != nil && strings.Contains(r.LiveErr().Error(), want), "%q: %v", stream, r.LiveErr())
 		assert.Check(t, is.Len(r.Bytes(), 0), "%q", stream)
+		assert.Check(t, is.Equal(log.joined(), "break"), "%q: the sink is told", stream)
 	}
 }
