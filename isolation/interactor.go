@@ -137,8 +137,9 @@ func interactorOptions(o Options, image string, n int) Options {
 // was stopped by its runner at the interactor's end (Stopped, never its
 // failure), takes the interactor's grade, testlib's exits (gradeOf; a
 // score from its stderr alone: its stdout went to the program). A test
-// either side did not run, or the interactor did not grade, is the
-// judge's failure, never the program's.
+// the request's timeout left unrun is a timeout, as in any judge's
+// request; one either side did not run for the other's end, or the
+// interactor did not grade, is the judge's failure, never the program's.
 func interactive(res *Result, ires Result) {
 	graded := len(ires.Tests) == len(res.Tests)
 	for i := range res.Tests {
@@ -152,6 +153,9 @@ func interactive(res *Result, ires Result) {
 			it.Output = ""
 		}
 		switch {
+		case t.NotRun && t.Verdict == Timeout:
+			// The request's --timeout came before its turn, as in any
+			// judge's request: the run's timeout.
 		case t.NotRun:
 			cause := "the program's side did not run the test"
 			if t.Error != nil {

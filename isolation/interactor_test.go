@@ -158,6 +158,7 @@ func TestInteractiveDecides(t *testing.T) {
 		{"the interactor hung", TestResult{Verdict: OK}, interactorStep(0, protocol.ErrTimeout, false), JudgeFailure, false, true},
 		{"the interactor failed", TestResult{Verdict: OK}, interactorStep(3, "", false), JudgeFailure, false, true},
 		{"the interactor did not run it", TestResult{Verdict: OK}, interactorStep(0, "", true), JudgeFailure, false, false},
+		{"the request's timeout came first", TestResult{Verdict: Timeout, NotRun: true, Step: Step{Error: &ErrorDetail{Type: protocol.ErrTimeout, Message: "not run: the request's deadline of 10s came first"}}}, interactorStep(0, "", true), Timeout, true, false},
 		{"the program's side did not run it", TestResult{Verdict: ProgramError, NotRun: true, Step: Step{Error: &ErrorDetail{Type: protocol.ErrInternal, Message: "not run: the interactor ended before it"}}}, interactorStep(0, "", false), JudgeFailure, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
