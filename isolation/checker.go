@@ -101,22 +101,35 @@ type checkedRun struct {
 // source out of the request's rules, an image that is no sha256 ID; and
 // a request it could not grade: no tests, or a compare mode beside it.
 func checkChecker(req Request) error {
-	c := req.Checker
-	reject := func(format string, args ...any) error {
-		return &Error{Verdict: Rejected, Err: fmt.Errorf("checker: "+format, args...)}
-	}
+	reject := rejecter("checker")
 	switch {
 	case req.Tests == nil:
 		return reject("a checker grades tests, and there are none")
 	case req.Compare != "":
 		return reject("compare %q: with a checker, the checker compares", req.Compare)
-	case strings.TrimSpace(c.Source) == "":
+	}
+	return checkGrader(reject, req.Checker.Source, req.Checker.Image)
+}
+
+// rejecter is a refusal of the request's what (its checker, its
+// interactor), named.
+func rejecter(what string) func(format string, args ...any) error {
+	return func(format string, args ...any) error {
+		return &Error{Verdict: Rejected, Err: fmt.Errorf(what+": "+format, args...)}
+	}
+}
+
+// checkGrader refuses a checker's or an interactor's program that could
+// never run, by reject: no source, a source out of the request's rules,
+// an image that is no sha256 ID.
+func checkGrader(reject func(format string, args ...any) error, source, image string) error {
+	if strings.TrimSpace(source) == "" {
 		return reject("no source")
 	}
-	if err := protocol.CheckRequest(Request{Source: c.Source}, false); err != nil {
+	if err := protocol.CheckRequest(Request{Source: source}, false); err != nil {
 		return reject("%v", err)
 	}
-	if err := limits.CheckImageID(c.Image); err != nil {
+	if err := limits.CheckImageID(image); err != nil {
 		return reject("image: %v", err)
 	}
 	return nil

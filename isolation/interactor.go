@@ -2,8 +2,6 @@ package isolation
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -90,10 +88,7 @@ func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, err
 // checkInteractor refuses an interactor that could never run, as
 // checkChecker does a checker, and one beside a checker.
 func checkInteractor(req Request) error {
-	c := req.Interactor
-	reject := func(format string, args ...any) error {
-		return &Error{Verdict: Rejected, Err: fmt.Errorf("interactor: "+format, args...)}
-	}
+	reject := rejecter("interactor")
 	switch {
 	case req.Checker != nil:
 		return reject("a checker beside it: the interactor grades")
@@ -101,16 +96,8 @@ func checkInteractor(req Request) error {
 		return reject("an interactor grades tests, and there are none")
 	case req.Compare != "":
 		return reject("compare %q: with an interactor, the interactor grades", req.Compare)
-	case strings.TrimSpace(c.Source) == "":
-		return reject("no source")
 	}
-	if err := protocol.CheckRequest(Request{Source: c.Source}, false); err != nil {
-		return reject("%v", err)
-	}
-	if err := limits.CheckImageID(c.Image); err != nil {
-		return reject("image: %v", err)
-	}
-	return nil
+	return checkGrader(reject, req.Interactor.Source, req.Interactor.Image)
 }
 
 // interactorOptions are the interactor's run: o's engine and runtime, its

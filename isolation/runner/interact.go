@@ -57,6 +57,29 @@ func (x interaction) test(ctx context.Context, g *guard, spec startSpec, i int, 
 	return r, true, err
 }
 
+// take puts how test run ended into it: its step s (each stream kept
+// within keep), or, when it never ran (ran false), why: the request's
+// deadline, or the other side (who) ending first, err its cause. It
+// reports whether the test ran; after one that did not, none will.
+func (x interaction) take(ctx context.Context, cfg runargs.Args, run *testRun, s stepRun, ran bool, err error, keep int, who string) bool {
+	switch {
+	case !ran && ctx.Err() != nil:
+		deadlineNotRun(run, cfg)
+		return false
+	case !ran:
+		notRun(run, who)
+		if err != nil {
+			run.result.Error.Message += ": " + err.Error()
+		}
+		return false
+	}
+	run.stdout, run.stderr = s.stdout, s.stderr
+	run.result.Step = s.step(2 * keep)
+	run.result.Verdict = verdictOf(run.result.Step, nil)
+	run.result.Stopped = stoppedAtEnd(s) // only ever the program's: an interactor's =end ends its stdin alone
+	return true
+}
+
 // deadlineNotRun marks a test the request's deadline came before: it
 // waited for the other side (its =go) until then.
 func deadlineNotRun(run *testRun, cfg runargs.Args) {
@@ -91,25 +114,10 @@ func interactiveTests(ctx context.Context, cfg runargs.Args, req protocol.Reques
 		wall, cpu := testLimits(cfg, time.Until(deadlineOf(ctx)), n-i)
 		run.result.TimeLimitMS, run.result.CPUTimeLimitMS = wall.Milliseconds(), cpu.Milliseconds()
 		s, ran, err := x.test(ctx, g, spec, i, wall, cpu)
-		switch {
-		case s.failed != nil:
+		if s.failed != nil {
 			return nil, s.failed
-		case !ran && ctx.Err() != nil:
-			gone = true
-			deadlineNotRun(run, cfg)
-			continue
-		case !ran:
-			gone = true
-			notRun(run, "the interactor")
-			if err != nil {
-				run.result.Error.Message += ": " + err.Error()
-			}
-			continue
 		}
-		run.stdout, run.stderr = s.stdout, s.stderr
-		run.result.Step = s.step(2 * spec.keep)
-		run.result.Verdict = verdictOf(run.result.Step, nil)
-		run.result.Stopped = stoppedAtEnd(s)
+		gone = !x.take(ctx, cfg, run, s, ran, err, spec.keep, "the interactor")
 	}
 	return shareOutput(runs, budget), nil
 }
@@ -159,24 +167,10 @@ func interactRun(ctx context.Context, cfg runargs.Args, req protocol.Request, da
 		ts.argv = append(spec.argv[:len(spec.argv):len(spec.argv)], paths[:]...)
 		s, ran, err := x.test(ctx, g, ts, i, wall, cfg.CPUTime)
 		os.RemoveAll(dir)
-		switch {
-		case s.failed != nil:
+		if s.failed != nil {
 			return *s.failed
-		case !ran && ctx.Err() != nil:
-			gone = true
-			deadlineNotRun(run, cfg)
-			continue
-		case !ran:
-			gone = true
-			notRun(run, "the program")
-			if err != nil {
-				run.result.Error.Message += ": " + err.Error()
-			}
-			continue
 		}
-		run.stdout, run.stderr = s.stdout, s.stderr
-		run.result.Step = s.step(2 * spec.keep)
-		run.result.Verdict = verdictOf(run.result.Step, nil)
+		gone = !x.take(ctx, cfg, run, s, ran, err, spec.keep, "the program")
 	}
 	resp.Tests, resp.OK = shareOutput(runs, budget), true
 	resp.Usage = g.cpu.usage(nil)
