@@ -82,6 +82,14 @@ func runChecked(ctx context.Context, req Request, p checkedRun) (Result, error) 
 	cres := ca.result(cerr)
 	res.Checker = &CheckerPass{RunID: cres.RunID, Image: cres.Image, Verdict: passVerdict(cres, len(graded)), Error: passError(cres, len(graded)),
 		Compile: cres.Compile, DurationMS: cres.DurationMS}
+	if cres.Verdict == Interrupted {
+		// The caller stopped the run (a signal, a cancelled context) while
+		// the checker ran: no test was graded, and that is no failure of
+		// the checker's.
+		res.Verdict, res.Error = Interrupted, cres.Error
+		res.DurationMS = time.Since(a.start).Milliseconds()
+		return res, cerr
+	}
 	grade(&res, graded, cres)
 	res.DurationMS = time.Since(a.start).Milliseconds()
 	return res, nil

@@ -1,14 +1,21 @@
 package tests
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+	"gotest.tools/v3/poll"
 )
 
 // A judge's checker, live: the program's container, then the checker's.
@@ -388,4 +395,58 @@ func TestCheckerInBatch(t *testing.T) {
 	assert.Check(t, got[1].Checker == nil, "a line without a checker is compared")
 	assert.Check(t, is.DeepEqual(verdictsByName(got[2]), map[string]string{"1": "ok", "2": "wrong_answer"}), r.stdout)
 	assert.Check(t, is.Equal(r.code, 4), r.stderr)
+}
+
+// TestCheckerPassInterrupted: SIGINT or SIGTERM while the checker runs
+// (the program's container already gone) is the caller's stop, not the
+// checker's failure: interrupted, 130 or 143, both runs' containers gone
+// and the outputs kept for the checker removed.
+func TestCheckerPassInterrupted(t *testing.T) {
+	needEngine(t)
+	t.Parallel()
+	dir := testDir(t, [3]string{"a", "5", "x"})
+	const checker = "import time\ntime.sleep(60)\n"
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		work, tmp := t.TempDir(), t.TempDir()
+		prog, chk := filepath.Join(work, "pair.c"), filepath.Join(work, "check.py")
+		assert.NilError(t, os.WriteFile(prog, []byte(pairProgram), 0o644))
+		assert.NilError(t, os.WriteFile(chk, []byte(checker), 0o644))
+		cmd := exec.Command(toolBin, "run", "--image", cImage, "--file", prog, "--tests", dir,
+			"--checker", chk, "--checker-image", pythonImage, "--timeout", "60s")
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		var stdout bytes.Buffer
+		cmd.Stdout = &stdout
+		assert.NilError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		// The checker's container: the python image's, started by this
+		// supervisor (its owner label names its pid).
+		owner := fmt.Sprintf(":%d:", cmd.Process.Pid)
+		poll.WaitOn(t, func(poll.LogT) poll.Result {
+			out, _ := exec.Command("docker", "ps", "--filter", "ancestor="+pythonImage, "--filter", "status=running",
+				"--format", `{{.Label "io.synapse-isolation.owner"}}`).Output()
+			if strings.Contains(string(out), owner) {
+				return poll.Success()
+			}
+			return poll.Continue("no checker container of pid %d yet", cmd.Process.Pid)
+		}, poll.WithTimeout(90*time.Second), poll.WithDelay(100*time.Millisecond))
+		time.Sleep(time.Second) // into the checker's sleep
+		assert.NilError(t, cmd.Process.Signal(tc.sig))
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		assert.Assert(t, errors.As(err, &ee), "%v: %s", err, stdout.String())
+		assert.Check(t, is.Equal(ee.ExitCode(), tc.code), "%s: %s", tc.sig, stdout.String())
+		var res checkedResult
+		assert.NilError(t, json.Unmarshal(stdout.Bytes(), &res), stdout.String())
+		assert.Check(t, is.Equal(res.Verdict, "interrupted"), stdout.String())
+		assertRunGone(t, res.RunID)
+		if assert.Check(t, res.Checker != nil, stdout.String()) {
+			assertRunGone(t, res.Checker.RunID)
+		}
+		left, err := os.ReadDir(tmp)
+		assert.NilError(t, err)
+		assert.Check(t, is.Len(left, 0), "the checker's outputs were left in TMPDIR")
+	}
 }

@@ -66,7 +66,7 @@ func run(ctx context.Context, args, env []string, stdin io.Reader, stdout, stder
 	}
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintf(stderr, "synapse-isolation: %s\n", message(err))
+		fmt.Fprintf(stderr, "synapse-isolation: %s\n", oneLine(message(err)))
 	}
 	return exitCode(err)
 }

@@ -139,7 +139,7 @@ func writeAudit(w io.Writer, format string, r dockerargs.Report) {
 		return
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "%-9s %-22s %s\n", strings.ToUpper(string(f.Status)), f.Boundary, f.Detail)
+		fmt.Fprintf(w, "%-9s %-22s %s\n", strings.ToUpper(string(f.Status)), f.Boundary, oneLine(f.Detail)) // the detail quotes the argv audited
 	}
 	if r.Compliant() {
 		fmt.Fprintln(w, "compliant")

@@ -58,7 +58,7 @@ func batchCommand(s *session) *cli.Command {
 			&cli.StringFlag{Name: "input", Usage: "read requests from `FILE` instead of stdin", TakesFile: true, Destination: &o.input},
 			&cli.BoolFlag{Name: "ordered", Usage: "write results in input order (default: as they complete)", DisableDefaultText: true, Destination: &o.ordered},
 			&cli.BoolFlag{Name: "fail-fast", Usage: "stop reading at the first result that is not ok", DisableDefaultText: true, Destination: &o.failFast},
-			&cli.StringFlag{Name: "output-dir", Usage: "write the files a line's \"collect\" returned into `DIR`/ID (its id, when a plain name) or DIR/line-N, " +
+			&cli.StringFlag{Name: "output-dir", Usage: "write the files a line's \"collect\" returned into `DIR`/ID (its id, when a plain name not spelled line-N) or DIR/line-N, " +
 				"after an ok or program_error verdict, as run --output-dir does", TakesFile: true, Destination: &o.outputDir},
 			&cli.BoolFlag{Name: "force", Usage: "--output-dir: replace a file of the same name (else the line is an engine_failure)", Destination: &o.force},
 		),
@@ -112,7 +112,7 @@ func (o *batchOptions) invocation(c *cli.Context, s *session) (batchInvocation, 
 			if e.Context != "" {
 				where = "context " + e.Context
 			}
-			fmt.Fprintf(s.stderr, "batch: dropping %s: %s\n", where, message(err))
+			fmt.Fprintf(s.stderr, "batch: dropping %s: %s\n", oneLine(where), oneLine(message(err)))
 		},
 	}}
 	for _, name := range o.contexts.Value() {
@@ -141,7 +141,7 @@ func (inv batchInvocation) act(ctx context.Context, s *session) error {
 	}
 	out := newBatchOutput(s.stdout, s.stderr, inv.ordered, inv.pool.Parallel, func(v isolation.Verdict) int { return resultStatus(ctx, v) })
 	out.total, out.output = total, inv.output
-	sch := &scheduler{out: out, pool: pool, failFast: inv.failFast, starlark: pool.Exec() == nil, ids: batchline.IDs{}}
+	sch := &scheduler{out: out, pool: pool, failFast: inv.failFast, starlark: pool.Exec() == nil, ids: batchline.IDs{}, dirs: lineDirs{}}
 	readErr := sch.run(ctx, in)
 	pool.Drain() // the input is done: start no container nobody will use
 	sch.wg.Wait()
@@ -194,6 +194,7 @@ type scheduler struct {
 	failFast bool
 	starlark bool // no interpreter named: the source's Starlark rules apply
 	ids      batchline.IDs
+	dirs     lineDirs // --output-dir: each line's directory, claimed before it runs
 	wg       sync.WaitGroup
 }
 
@@ -252,6 +253,9 @@ func (s *scheduler) take(ctx context.Context, line int, l batchline.Line) (end b
 	}
 	if repeat := s.ids.See(id, line); err == nil && repeat != nil {
 		err = fmt.Errorf("line %d: %w", line, repeat)
+	}
+	if err == nil && s.out.outputDir != "" {
+		err = s.dirs.claim(line, id)
 	}
 	if err != nil {
 		s.out.emit(line, id, rejectedResult(err))

@@ -15,7 +15,6 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/batchline"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // batchOutput writes one result line per input line, in input order or as
@@ -85,8 +84,9 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 	}
 	if b.outputDir != "" {
 		if err := writeFiles(b.errw, filepath.Join(b.outputDir, lineDir(line, id)), b.force, res); err != nil {
-			// The line's files were not delivered: the tool's failure.
-			failed := errorResult(isolation.EngineFailure, message(err))
+			// The line's files were not delivered, and the directory
+			// is the operator's to fix: the line is rejected.
+			failed := errorResult(isolation.Rejected, message(err))
 			failed.RunID, failed.Container, failed.Image = res.RunID, res.Container, res.Image
 			res = failed
 		}
@@ -252,14 +252,4 @@ func (b *batchOutput) summary(wall time.Duration) {
 func percentile(s []int64, p int) int64 {
 	rank := (p*len(s) + 99) / 100 // ceil(p/100 * n)
 	return s[max(rank, 1)-1]
-}
-
-// lineDir is the subdirectory of --output-dir a line's files go to: its
-// id when that is a string and a plain name, else line-N.
-func lineDir(line int, id json.RawMessage) string {
-	var s string
-	if json.Unmarshal(id, &s) == nil && protocol.CheckName(s) == nil {
-		return s
-	}
-	return "line-" + strconv.Itoa(line)
 }

@@ -91,7 +91,7 @@ func writeDoctor(w io.Writer, format string, checks []isolation.Check) (ok bool)
 		case ch.Skipped:
 			status = "SKIP"
 		}
-		fmt.Fprintf(w, "%s  %-18s %s\n", status, ch.Name, ch.Detail)
+		fmt.Fprintf(w, "%s  %-18s %s\n", status, ch.Name, oneLine(ch.Detail)) // the detail quotes what the container said
 	}
 	return ok
 }

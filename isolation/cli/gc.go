@@ -61,6 +61,7 @@ func writeGC(w io.Writer, format string, dryRun bool, found []isolation.Leftover
 		case !l.Removed:
 			verb = "not removed"
 		}
-		fmt.Fprintf(w, "%s %s (run %s, %s, %s, deadline %s)\n", verb, l.Name, l.RunID, l.State, l.Why, l.Deadline.Format(time.RFC3339))
+		// Names and labels are the engine's record, which any client of it may have set.
+		fmt.Fprintf(w, "%s %s (run %s, %s, %s, deadline %s)\n", verb, oneLine(l.Name), oneLine(l.RunID), oneLine(l.State), oneLine(l.Why), l.Deadline.Format(time.RFC3339))
 	}
 }

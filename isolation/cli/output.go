@@ -155,11 +155,6 @@ func position(e *isolation.ErrorDetail) string {
 	return ""
 }
 
-// oneLine keeps a diagnostic on one line, control characters escaped.
-func oneLine(s string) string {
-	return strings.ReplaceAll(escapeControl(s), "\n", `\n`)
-}
-
 // writeText prints for a terminal and for a judge's diff: the program's
 // stdout to w, its stderr to errW, then its value to w. A newline is added
 // to a stream only where something follows it there (the value line; on
@@ -188,25 +183,6 @@ func writeStream(w io.Writer, s string, more bool) {
 	if more && s != "" && !strings.HasSuffix(s, "\n") {
 		fmt.Fprintln(w)
 	}
-}
-
-// escapeControl escapes every control character except newline and tab,
-// and the Unicode bidirectional overrides that can disguise text.
-func escapeControl(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0xfeff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // record is the JSON form of a result that run, eval and batch print: the

@@ -42,8 +42,9 @@ func runCommand(s *session) *cli.Command {
 			"compared with the test's expected output line by line, each line's trailing spaces, tabs and CRs\n" +
 			"and the trailing empty lines ignored (--compare exact: byte for byte; --compare float:1e-6:1e-9:\n" +
 			"token by token, each number within 1e-6 or within 1e-9 times the expected one, as checkers of\n" +
-			"real-valued answers do). \"tests\" has each test's verdict, match, first differing line, usage\n" +
-			"and output; the run's verdict is its worst test's.\n" +
+			"real-valued answers do, each as the float64 it rounds to; two integers are compared exactly).\n" +
+			"\"tests\" has each test's verdict, match, first differing line, usage and output; the run's\n" +
+			"verdict is its worst test's.\n" +
 			fmt.Sprintf("The tests' data is at most %s in all. An image that declares a language (its\n", limits.Bytes(limits.MaxTestData)) +
 			"io.synapse-isolation.language label: C, C++, Java, whose class is Main, Go, TypeScript, Rust)\n" +
 			fmt.Sprintf("compiles the source once, at most %s of wall-clock and %s of CPU time within --timeout,\n",

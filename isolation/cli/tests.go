@@ -59,8 +59,9 @@ func (o *testsOptions) flags() []cli.Flag {
 func compareFlag(dst *oneOf) cli.Flag {
 	f := enumFlag(dst, "compare", "how a test's stdout is compared with its expected output: `MODE`, lines (each line's "+
 		"trailing spaces, tabs and CRs and the trailing empty lines ignored), exact (byte for byte) or float:ABS[:REL] "+
-		"(token by token, lines as lines: a number within ABS, or REL times the expected one, of it; NaN and infinities only "+
-		"themselves; any other token exactly)", protocol.CompareLines, protocol.CompareExact)
+		"(token by token, lines as lines: two integers exactly; another number within ABS, or REL times the expected one, of "+
+		"it, each number as the float64 it rounds to, so digits past its 15 to 17 significant ones do not count; NaN and "+
+		"infinities only themselves; any other token exactly)", protocol.CompareLines, protocol.CompareExact)
 	dst.form = "float:ABS[:REL]"
 	f.Usage = f.Usage[:strings.LastIndex(f.Usage, ": ")] + ": " + orList([]string{protocol.CompareLines, protocol.CompareExact, dst.form})
 	dst.check = func(s string) error {

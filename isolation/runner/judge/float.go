@@ -18,6 +18,10 @@ const maxNumberToken = 1 << 10
 // two tokens of a line does not count. Where the expected token is a
 // number, the output's must be a number within Abs of it or within Rel
 // times its magnitude; NaN matches only NaN and an infinity only itself.
+// Two integers ([+-] digits) must be equal, digit for digit: no epsilon
+// makes a count right. Other numbers compare as the float64 each rounds
+// to, so decimals that differ only past float64's 15 to 17 significant
+// digits are one value.
 // Any other expected token must be matched byte for byte. A number is
 // decimal: [+-] digits [. digits] [e [+-] digits], or nan, inf or
 // infinity in any case.
@@ -182,12 +186,19 @@ func (f *Float) endLine() {
 	f.line++
 }
 
-// same says whether out matches want: within the epsilons where want is a
-// number, byte for byte otherwise.
+// same says whether out matches want: two integers by their exact
+// values, within the epsilons where want is another number, byte for byte
+// otherwise.
 func (f *Float) same(out, want []byte) bool {
 	w, isNum := number(want)
 	if !isNum {
 		return bytes.Equal(out, want)
+	}
+	if isInteger(want) && isInteger(out) {
+		// A count or an id is exact: as float64s, 9007199254740993 and
+		// 9007199254740992 are one value, and every integer of 17 digits
+		// or more shares its value with its neighbours.
+		return sameInteger(out, want)
 	}
 	o, ok := number(out)
 	switch {
@@ -229,6 +240,40 @@ func (f *Float) Line() int64 {
 	}
 	f.pos = len(f.exp) + 1 // settled: asking again answers the same
 	return 0
+}
+
+// isInteger says whether tok is spelt [+-] digits.
+func isInteger(tok []byte) bool {
+	if len(tok) > 0 && (tok[0] == '+' || tok[0] == '-') {
+		tok = tok[1:]
+	}
+	if len(tok) == 0 {
+		return false
+	}
+	for _, b := range tok {
+		if b < '0' || b > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// sameInteger says whether two integer tokens have one value: their signs
+// and digits compared without leading zeros, a zero whatever its sign.
+// The tokens are at most maxNumberToken bytes, so no number is built.
+func sameInteger(a, b []byte) bool {
+	signA, digitsA := integerParts(a)
+	signB, digitsB := integerParts(b)
+	return bytes.Equal(digitsA, digitsB) && (signA == signB || len(digitsA) == 0)
+}
+
+// integerParts splits an integer token into whether it is negative and
+// its digits without leading zeros (none for a zero).
+func integerParts(tok []byte) (negative bool, digits []byte) {
+	if tok[0] == '+' || tok[0] == '-' {
+		negative, tok = tok[0] == '-', tok[1:]
+	}
+	return negative, bytes.TrimLeft(tok, "0")
 }
 
 // number reads a decimal number token: [+-] digits [. digits] [e [+-]

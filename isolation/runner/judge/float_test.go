@@ -36,10 +36,19 @@ func TestFloat(t *testing.T) {
 		line        int64
 	}{
 		{"1.0 2.0\n", "1.000000001 1.999999999\n", 1e-6, 0, 0},
-		{"3.141592653589793\n", "3.141592654", 1e-9, 0, 0},  // 1e-9 differences accepted
-		{"3.141592653589793\n", "3.142", 1e-9, 0, 1},        // 1e-3 ones refused
-		{"1000000\n", "1000001\n", 0, 1e-6, 0},              // relative
-		{"1000000\n", "1000002\n", 0, 1e-6, 1},              //
+		{"3.141592653589793\n", "3.141592654", 1e-9, 0, 0},     // 1e-9 differences accepted
+		{"3.141592653589793\n", "3.142", 1e-9, 0, 1},           // 1e-3 ones refused
+		{"1000000.0\n", "1000001\n", 0, 1e-6, 0},               // relative
+		{"1000000.0\n", "1000002\n", 0, 1e-6, 1},               //
+		{"1000000\n", "1000001\n", 0, 1e-6, 1},                 // two integers exactly, whatever the epsilons
+		{"100\n", "101", 1e9, 1e9, 1},                          //
+		{"9007199254740993\n", "9007199254740992", 1e-6, 0, 1}, // one float64, two integers
+		{"123456789012345678901234567890\n", "123456789012345678901234567891", 1e-6, 1e-6, 1},
+		{"123456789012345678901234567890\n", "+000123456789012345678901234567890", 0, 0, 0},
+		{"007 +5 -0 0\n", "7 5 0 -000", 0, 0, 0},            // an integer's spellings
+		{"-5\n", "5", 0, 0, 1},                              //
+		{"3\n", "3.0000001", 1e-6, 0, 0},                    // an integer and a decimal: within the epsilons
+		{"3.0\n", "4", 1e-6, 0, 1},                          //
 		{"1 2\n3 4\n", "1 2\n3 5\n", 1e-6, 0, 2},            // the line of the difference
 		{"1 2\n", "1   2  \t\r\n\n\n", 0, 0, 0},             // spacing, CRs and trailing empty lines
 		{"1\n\n2\n", "1\n\n2", 0, 0, 0},                     // inner empty lines count
@@ -112,7 +121,7 @@ func referenceFloat(expect, out string, abs, rel float64) int64 {
 func TestFloatAgreesWithItsReference(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewSource(1))
-	pieces := []string{"1", "1.0", "1.0000001", "2", "-1", "x", "nan", "inf", " ", "  ", "\t", "\n", "\n", "\r\n"}
+	pieces := []string{"1", "1.0", "1.0000001", "2", "-1", "01", "9007199254740993", "9007199254740992", "x", "nan", "inf", " ", "  ", "\t", "\n", "\n", "\r\n"}
 	text := func() string {
 		var b strings.Builder
 		for range rng.Intn(12) {
