@@ -101,7 +101,7 @@ func chooseOne(r requirement, dir string, wheels []wheelName, others []string, t
 }
 
 func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"regexp"
 	"strings"
 )
@@ -123,4 +125,19 @@ func parseLine(n int, logical string) (requirement, error) {
 		return requirement{}, fmt.Errorf("%s: no --hash=sha256:...; every line names the digests its wheel may have", text)
 	}
 	return requirement{line: n, text: text, name: normalize(m[1]), version: m[4], hashes: hashes}, nil
+}
+
+// readRequirementsFile reads the requirements file, within
+// maxRequirementsBytes.
+func readRequirementsFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	text, err := io.ReadAll(io.LimitReader(f, maxRequirementsBytes+1))
+	if err == nil && len(text) > maxRequirementsBytes {
+		err = fmt.Errorf("%s: over %d MiB", path, maxRequirementsBytes>>20)
+	}
+	return string(text), err
 }

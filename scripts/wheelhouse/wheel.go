@@ -40,6 +40,7 @@ func targetFor(python, arch string) (target, error) {
 // tag a set written with dots.
 type wheelName struct {
 	file, name, version   string // name normalized
+	dist                  string // the name as the file spells it
 	python, abi, platform []string
 }
 
@@ -53,7 +54,7 @@ func parseWheelName(file string) (wheelName, error) {
 	}
 	n := len(parts)
 	return wheelName{
-		file: file, name: normalize(parts[0]), version: parts[1],
+		file: file, name: normalize(parts[0]), version: parts[1], dist: parts[0],
 		python: strings.Split(parts[n-3], "."), abi: strings.Split(parts[n-2], "."), platform: strings.Split(parts[n-1], "."),
 	}, nil
 }

@@ -3,13 +3,8 @@ package main
 import (
 	"archive/zip"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,83 +12,6 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 )
-
-// makeWheel writes NAME-VERSION-TAG.whl into dir holding files (path to
-// text) and a dist-info with WHEEL, METADATA and a RECORD of them all;
-// tamper, if set, changes a file after RECORD was written. It returns
-// the wheel's SHA-256.
-func makeWheel(t *testing.T, dir, name, version, tag string, files map[string]string, tamper func(map[string]string)) string {
-	t.Helper()
-	info := name + "-" + version + ".dist-info"
-	all := map[string]string{
-		info + "/WHEEL":    "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: " + tag + "\n",
-		info + "/METADATA": "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n",
-	}
-	for k, v := range files {
-		all[k] = v
-	}
-	var record strings.Builder
-	for _, k := range sortedKeys(all) {
-		fmt.Fprintf(&record, "%s,%s,%d\n", k, recordHash([]byte(all[k])), len(all[k]))
-	}
-	record.WriteString(info + "/RECORD,,\n")
-	all[info+"/RECORD"] = record.String()
-	if tamper != nil {
-		tamper(all)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, k := range sortedKeys(all) {
-		w, err := zw.Create(k)
-		assert.NilError(t, err)
-		_, err = w.Write([]byte(all[k]))
-		assert.NilError(t, err)
-	}
-	assert.NilError(t, zw.Close())
-	assert.NilError(t, os.WriteFile(filepath.Join(dir, name+"-"+version+"-"+tag+".whl"), buf.Bytes(), 0o644))
-	sum := sha256.Sum256(buf.Bytes())
-	return hex.EncodeToString(sum[:])
-}
-
-func sortedKeys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
-
-// house is a wheelhouse of two pure wheels and the requirements that
-// pin them, as pip-compile --generate-hashes writes them.
-type house struct {
-	dir, alpha, beta string
-}
-
-func newHouse(t *testing.T) house {
-	dir := t.TempDir()
-	h := house{dir: dir}
-	h.alpha = makeWheel(t, dir, "alpha_pkg", "1.0", "py3-none-any", map[string]string{"alpha_pkg/__init__.py": "X = 1\n"}, nil)
-	h.beta = makeWheel(t, dir, "beta", "2.3.1", "py2.py3-none-any", map[string]string{
-		"beta.py":                          "Y = 2\n",
-		"beta-2.3.1.data/purelib/beta2.py": "Z = 3\n",
-	}, nil)
-	return h
-}
-
-func (h house) requirements(t *testing.T, text string) string {
-	path := filepath.Join(t.TempDir(), "requirements.txt")
-	assert.NilError(t, os.WriteFile(path, []byte(text), 0o644))
-	return path
-}
-
-func (h house) run(t *testing.T, command, reqs, site string) (int, string, string) {
-	var out, errs bytes.Buffer
-	args := []string{command, "--wheels", h.dir, "--requirements", reqs, "--python", "3.11", "--arch", "amd64"}
-	if site != "" {
-		args = append(args, "--site", site)
-	}
-	code := run(args, &out, &errs)
-	return code, out.String(), errs.String()
-}
-
-func (h house) goodRequirements() string {
-	return "# generated\nalpha-pkg==1.0 \\\n    --hash=sha256:" + h.alpha + "\n    # via -r requirements.in\nbeta==2.3.1 \\\n    --hash=sha256:" +
-		strings.Repeat("0", 64) + " \\\n    --hash=sha256:" + h.beta + "\n"
-}
 
 func TestInstallsTheListedWheels(t *testing.T) {
 	h := newHouse(t)
@@ -128,6 +46,7 @@ func TestRefusesBeforeWriting(t *testing.T) {
 	scripts := makeWheel(t, h.dir, "delta", "1.0", "py3-none-any", map[string]string{"delta-1.0.data/scripts/delta": "#!python\n"}, nil)
 	platform := makeWheel(t, h.dir, "eps", "1.0", "cp311-cp311-manylinux_2_17_aarch64", map[string]string{"eps.py": ""}, nil)
 	newer := makeWheel(t, h.dir, "zeta", "1.0", "cp312-cp312-manylinux_2_17_x86_64", map[string]string{"zeta.py": ""}, nil)
+	shadow := makeWheel(t, h.dir, "theta", "1.0", "py3-none-any", map[string]string{"theta": "", "theta/a.py": ""}, nil)
 	assert.NilError(t, os.WriteFile(filepath.Join(h.dir, "eta-1.0.tar.gz"), []byte("sdist"), 0o644))
 	for _, c := range []struct{ name, text, want string }{
 		{"unpinned", "alpha-pkg>=1.0 " + a + "\n", "line 1: alpha-pkg>=1.0: not pinned"},
@@ -147,6 +66,7 @@ func TestRefusesBeforeWriting(t *testing.T) {
 		{"tampered", "gamma==1.0 --hash=sha256:" + tampered + "\n", "line 1: gamma==1.0: gamma-1.0-py3-none-any.whl: gamma.py: its sha256 is not RECORD's"},
 		{"scripts", "delta==1.0 --hash=sha256:" + scripts + "\n", "installs into the image's scripts, outside the site directory"},
 		{"other arch", "eps==1.0 --hash=sha256:" + platform + "\n", "line 1: eps==1.0: eps-1.0-cp311-cp311-manylinux_2_17_aarch64.whl: not for this image (CPython 3.11 on glibc 2.36, x86_64)"},
+		{"a file where a directory goes", "theta==1.0 --hash=sha256:" + shadow + "\n", "theta-1.0-py3-none-any.whl installs the file theta, where theta-1.0-py3-none-any.whl needs a directory"},
 		{"other python", "zeta==1.0 --hash=sha256:" + newer + "\n", "zeta-1.0-cp312-cp312-manylinux_2_17_x86_64.whl: not for this image"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -211,12 +131,11 @@ func TestWheelTagsFitTheImage(t *testing.T) {
 
 // TestRefusesHostileArchives: a wheel's archive is the operator's, but a
 // bad one still cannot write outside the site directory: a path that
-// climbs or is absolute, a link, a file larger than the bound, or a
-// directory of the image that is a link; and a link or a FIFO named as a
-// wheel in the directory is no wheel (never opened, never waited on).
+// climbs or is absolute, a link, a wheel past its bound, or a directory
+// of the image that is a link; and a link or a FIFO named as a wheel in
+// the directory is no wheel (never opened, never waited on).
 func TestRefusesHostileArchives(t *testing.T) {
-	defer func(was uint64) { maxFile = was }(maxFile)
-	maxFile = 1 << 20
+	small := bounds{wheel: 1 << 20, set: 4 << 20, files: 100, directory: 64 << 10}
 	for _, c := range []struct {
 		name  string
 		entry func(zw *zip.Writer) error
@@ -236,10 +155,10 @@ func TestRefusesHostileArchives(t *testing.T) {
 		{"oversize", func(zw *zip.Writer) error {
 			w, err := zw.Create("big.bin")
 			if err == nil {
-				_, err = w.Write(make([]byte, maxFile+1))
+				_, err = w.Write(make([]byte, small.wheel+1))
 			}
 			return err
-		}, "big.bin: over 1 MiB"},
+		}, "big.bin: decompresses past 1 MiB, the bound of a wheel"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -259,7 +178,7 @@ func TestRefusesHostileArchives(t *testing.T) {
 			assert.NilError(t, os.WriteFile(file, buf.Bytes(), 0o644))
 			sum, err := fileSHA256(file)
 			assert.NilError(t, err)
-			h := house{dir: dir}
+			h := house{dir: dir, bounds: small}
 			site := t.TempDir()
 			code, _, errs := h.run(t, "install", h.requirements(t, "bad==1.0 --hash=sha256:"+sum+"\n"), site)
 			assert.Check(t, is.Equal(code, 1))
