@@ -69,10 +69,15 @@
 // package protocol), both sides starting each test together; the
 // interactor's compile step counts in the program's timeout. When the
 // program ends, the interactor's stdin ends; when the interactor ends,
-// the program is stopped (TestResult.Stopped). The interactor's exit
-// grades the test as a checker's does, unless the program failed on its
-// own (a limit, a crash, a nonzero exit): that verdict stands, whatever
-// the interactor said. Each test it has the
+// the program is stopped (TestResult.Stopped). The side that ended
+// first, in the order the host relayed their ends, decides
+// (InteractorRun.EndedFirst): an interactor that ended first with any
+// exit but 0 grades the test as a checker's does, whatever the program
+// did after; the program's own failure (a limit, a crash, a nonzero
+// exit) stands when it came first or after the interactor accepted. The
+// program's stdout is given to the interactor up to
+// limits.MaxInteractedOutput a test; past it the program is stopped and
+// the test is a WrongAnswer. Each test the interactor has the
 // program's timeout and limits.CheckerTimeout of wall-clock time,
 // CheckerTimeout of CPU time and CheckerMemory. Result.Interactor is its
 // run, TestResult.Interactor how it graded each test and what it wrote,

@@ -17,13 +17,18 @@ type Interactor = protocol.Interactor
 // test and graded it: a checker's account of its run (CheckerRun), and
 // what it wrote to the program, head and tail (the program's own words
 // are the test's output). Graded: the interactor's run of the test
-// decided it (its exit, or its failure: a judge's failure).
+// decided it (its exit, or its failure: a judge's failure). EndedFirst
+// is the side whose end the host relayed first, "program" or
+// "interactor" ("": it saw neither end): an interactor that ended
+// first with any grade but OK decides the test, whatever the program did
+// after.
 type InteractorRun struct {
 	CheckerRun
 	Output          string `json:"output"`
 	OutputBytes     int64  `json:"output_bytes"`
 	OutputTruncated bool   `json:"output_truncated"`
 	Graded          bool   `json:"graded"`
+	EndedFirst      string `json:"ended_first,omitempty"`
 }
 
 // runInteractive runs a judge's request with an interactor: the program
@@ -31,14 +36,15 @@ type InteractorRun struct {
 // interactor is trusted, the program is not: they share no process or
 // file, and the test's files are in the interactor's alone), the host
 // relaying each one's stdout to the other's stdin, test
-// by test (relay). Each test's verdict is then decided by interactive.
+// by test (relay), what the program sends bounded. Each test's verdict
+// is then decided by interactive, on who ended it first.
 func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, error) {
 	if err := checkInteractor(req); err != nil {
 		a := &attempt{start: p.start}
 		return a.result(err), err
 	}
 	n := len(req.Tests)
-	rl := newRelay()
+	rl := newRelay(n)
 	prog := req
 	prog.Interactor, prog.Interactive = nil, true
 	prog.Tests = make([]Test, n)
@@ -58,11 +64,11 @@ func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, err
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		defer rl.gone()
+		defer rl.gone(interactorSide)
 		ierr = ia.run(ctx, inter, interactorOptions(p.options, req.Interactor.Image, n), p.in)
 	}()
 	err := func() error {
-		defer rl.gone()
+		defer rl.gone(programSide)
 		return p.program(a, prog)
 	}()
 	wg.Wait()
@@ -80,7 +86,7 @@ func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, err
 		r.Interactor = res.Interactor
 		return r, err
 	}
-	interactive(&res, ires)
+	interactive(&res, ires, rl.testEnds())
 	res.DurationMS = time.Since(a.start).Milliseconds()
 	return res, nil
 }
@@ -116,61 +122,4 @@ func interactorOptions(o Options, image string, n int) Options {
 		Memory: limits.CheckerMemory, Timeout: min(timeout, limits.MaxTimeout),
 		TestTimeout: min(wall, limits.MaxTimeout), CPUTime: limits.CheckerTimeout,
 	}}
-}
-
-// interactive decides each test of res from the interactor's run ires,
-// by what ended the program's side: its own failure (a limit, a crash)
-// stands, whatever the interactor said; a program that exited 0, or
-// was stopped by its runner at the interactor's end (Stopped, never its
-// failure), takes the interactor's grade, testlib's exits (gradeOf; a
-// score from its stderr alone: its stdout went to the program). A test
-// the request's timeout left unrun is a timeout, as in any judge's
-// request; one either side did not run for the other's end, or the
-// interactor did not grade, is the judge's failure, never the program's.
-func interactive(res *Result, ires Result) {
-	graded := len(ires.Tests) == len(res.Tests)
-	for i := range res.Tests {
-		t := &res.Tests[i]
-		run := &InteractorRun{}
-		t.Interactor = run
-		var it TestResult
-		if graded {
-			it = ires.Tests[i]
-			run.Output, run.OutputBytes, run.OutputTruncated = it.Output, it.OutputBytes, it.OutputTruncated
-			it.Output = ""
-		}
-		switch {
-		case t.NotRun && t.Verdict == Timeout:
-			// The request's --timeout came before its turn, as in any
-			// judge's request: the run's timeout.
-		case t.NotRun:
-			cause := "the program's side did not run the test"
-			if t.Error != nil {
-				cause += ": " + t.Error.Message
-			}
-			t.Verdict, run.Error = JudgeFailure, &ErrorDetail{Type: string(JudgeFailure), Message: cause}
-		case t.Verdict != OK && !t.Stopped:
-			// The program failed on its own: its verdict stands.
-			if graded && !it.NotRun {
-				_, _, c := gradeOf(it, "the interactor")
-				run.CheckerRun = *c
-			}
-		case !graded || it.NotRun:
-			cause := "the interactor's run ended " + string(ires.Verdict)
-			if ires.Error != nil {
-				cause = "the interactor's run: " + ires.Error.Message
-			} else if graded {
-				cause = "the interactor did not run the test"
-			}
-			t.Verdict, run.Error = JudgeFailure, &ErrorDetail{Type: string(JudgeFailure), Message: cause}
-		default:
-			var c *CheckerRun
-			t.Verdict, t.Points, c = gradeOf(it, "the interactor")
-			run.CheckerRun, run.Graded = *c, true
-			if t.Stopped {
-				t.Error = nil // its runner stopped it at the interactor's end: no failure of its own
-			}
-		}
-	}
-	retake(res)
 }

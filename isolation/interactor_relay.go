@@ -16,13 +16,16 @@ import (
 // relayQueue frames a side: a side that does not read makes the other
 // wait, never the host's memory grow. A side's frames out of their order
 // (a test that is not its next, or not going) break the relay: both
-// stdins end, and the run is the sandbox's failure (broken).
+// stdins end, and the run is the sandbox's failure (broken). It notes
+// each test's end as it relays it (testEnd: who ended first), and bounds
+// what the program gives the interactor (given).
 type relay struct {
 	feeds [2]*feed
 
 	mu     sync.Mutex
 	ready  [2]int // the last test each side was ready for; -1: none yet
 	going  [2]int // the test each side's frames are for: its =go came, its =done not; -1: none
+	ends   []testEnd
 	broke  error
 	closed bool
 }
@@ -40,8 +43,12 @@ var sideNames = [2]string{"the program's runner", "the interactor's runner"}
 // protocol.MaxLiveChunk bytes each.
 const relayQueue = 16
 
-func newRelay() *relay {
-	r := &relay{ready: [2]int{-1, -1}, going: [2]int{-1, -1}}
+// newRelay is the relay of an interactive request of n tests.
+func newRelay(n int) *relay {
+	r := &relay{ready: [2]int{-1, -1}, going: [2]int{-1, -1}, ends: make([]testEnd, n)}
+	for i := range r.ends {
+		r.ends[i].first = -1
+	}
 	for k := range r.feeds {
 		r.feeds[k] = &feed{ch: make(chan []byte, relayQueue), went: -1}
 	}
@@ -52,11 +59,18 @@ func newRelay() *relay {
 // the writer of its stdin.
 func (r *relay) side(k int) *relaySide { return &relaySide{r: r, k: k} }
 
-// gone ends the relay once either run ended: the other side's stdin then
-// reaches EOF after what was queued for it, which ends the test it runs
-// and leaves the rest unrun.
-func (r *relay) gone() {
+// gone ends the relay once side k's run ended: the other side's stdin
+// then reaches EOF after what was queued for it, which ends the test it
+// runs and leaves the rest unrun. A test going on either side that no
+// side had ended, side k ended first: its run's end is what ends the
+// other's stdin.
+func (r *relay) gone(k int) {
 	r.mu.Lock()
+	if !r.closed {
+		for _, i := range r.going {
+			r.endedLocked(i, k)
+		}
+	}
 	r.closed = true
 	r.mu.Unlock()
 	for _, f := range r.feeds {
@@ -78,7 +92,7 @@ func (r *relay) fail(k int, err error) {
 		r.broke = fmt.Errorf("live frames of %s: %w", sideNames[k], err)
 	}
 	r.mu.Unlock()
-	r.gone()
+	r.gone(k)
 }
 
 // relaySide is one side's end of a relay (frames.LiveSink).
@@ -122,16 +136,28 @@ func (s *relaySide) check(kind string, i int) bool {
 	return ok
 }
 
-// IO sends what side k's test i wrote to the other side's stdin.
+// IO sends what side k's test i wrote to the other side's stdin, what
+// the program sends within its bound (given). Once it passes it, the
+// interactor's stdin ends there and the program is stopped, as at the
+// interactor's end.
 func (s *relaySide) IO(i int, b []byte) {
-	if s.check(protocol.LiveIO, i) {
+	if !s.check(protocol.LiveIO, i) {
+		return
+	}
+	b, send, cut := s.r.given(s.k, i, b)
+	if send {
 		s.r.feeds[1-s.k].send(i, append(protocol.LiveHeader(protocol.LiveIn, i, len(b)), b...))
+	}
+	if cut {
+		s.r.feeds[interactorSide].send(i, protocol.LiveHeader(protocol.LiveEOF, i, 0))
+		s.r.feeds[programSide].send(i, protocol.LiveHeader(protocol.LiveEnd, i, 0))
 	}
 }
 
 // Shut ends the other side's stdin in test i: side k's stdout ended.
 func (s *relaySide) Shut(i int) {
 	if s.check(protocol.LiveShut, i) {
+		s.r.ended(i, s.k) // before the other side can read its EOF
 		s.r.feeds[1-s.k].send(i, protocol.LiveHeader(protocol.LiveEOF, i, 0))
 	}
 }
@@ -143,6 +169,7 @@ func (s *relaySide) Done(i int) {
 	}
 	s.r.mu.Lock()
 	s.r.going[s.k] = -1
+	s.r.endedLocked(i, s.k) // before the other side can see its end
 	s.r.mu.Unlock()
 	s.r.feeds[1-s.k].send(i, protocol.LiveHeader(protocol.LiveEnd, i, 0))
 }

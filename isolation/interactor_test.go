@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -29,7 +27,7 @@ func relayed(t *testing.T, rl *relay, drive func(prog, inter *relaySide)) [2]str
 		}()
 	}
 	drive(rl.side(programSide), rl.side(interactorSide))
-	rl.gone()
+	rl.gone(programSide)
 	wg.Wait()
 	return [2]string{got[0].String(), got[1].String()}
 }
@@ -39,7 +37,7 @@ func relayed(t *testing.T, rl *relay, drive func(prog, inter *relaySide)) [2]str
 // and its =done as =end; the relay's end ends both stdins after what was
 // queued.
 func TestRelayCarriesFrames(t *testing.T) {
-	rl := newRelay()
+	rl := newRelay(2)
 	got := relayed(t, rl, func(prog, inter *relaySide) {
 		prog.Ready(0)
 		inter.Ready(0)
@@ -59,7 +57,7 @@ func TestRelayCarriesFrames(t *testing.T) {
 // other side, ready last, is queuing it) gets it before the first frame
 // of the test, never after, and once.
 func TestRelayGoComesFirst(t *testing.T) {
-	rl := newRelay()
+	rl := newRelay(2)
 	got := relayed(t, rl, func(prog, inter *relaySide) {
 		prog.Ready(0)
 		rl.mu.Lock() // as Ready does, the moment both are ready, before it queues the =go
@@ -94,7 +92,7 @@ func TestRelayRefusesFramesOutOfOrder(t *testing.T) {
 		"a broken wire": {func(prog, inter *relaySide) { prog.Break(errors.New("a live frame's line that is none")) },
 			"live frames of the program's runner: a live frame's line that is none"},
 	} {
-		rl := newRelay()
+		rl := newRelay(2)
 		relayed(t, rl, c.drive)
 		assert.Check(t, is.Error(rl.broken(), c.want), name)
 	}
@@ -108,7 +106,7 @@ func (f *failingWriter) Write(p []byte) (int, error) { f.n++; return 0, errors.N
 // TestRelayNeverWaitsOnASideThatIsGone: once a side's stdin fails, what
 // is sent to it is dropped, however much, so the other side never waits.
 func TestRelayNeverWaitsOnASideThatIsGone(t *testing.T) {
-	rl := newRelay()
+	rl := newRelay(2)
 	w := &failingWriter{}
 	done := make(chan error)
 	go func() { done <- rl.side(interactorSide).stdin(nil)(w) }()
@@ -118,82 +116,9 @@ func TestRelayNeverWaitsOnASideThatIsGone(t *testing.T) {
 	for range 10 * relayQueue {
 		rl.side(programSide).IO(0, []byte("x"))
 	}
-	rl.gone()
+	rl.gone(programSide)
 	assert.Check(t, is.ErrorContains(<-done, "gone"))
 	assert.Check(t, is.Equal(w.n, 1))
-}
-
-// interactorStep is an interactor's run on a test: exited code, or
-// stopped by a limit (errType), or not run.
-func interactorStep(code int, errType string, notRun bool) TestResult {
-	t := checkerStep(code, errType, "100\nlower\n", "found it\n")
-	t.NotRun = notRun
-	return t
-}
-
-// TestInteractiveDecides: the program's own failure stands, whatever
-// the interactor said; a program that exited 0, or that its runner
-// stopped at the interactor's end, takes the interactor's grade (a score
-// from its stderr alone); a test either side did not run, or the
-// interactor did not grade, is the judge's failure.
-func TestInteractiveDecides(t *testing.T) {
-	stopped := &ErrorDetail{Type: protocol.ErrTimeout, Message: "stopped at the interactor's end"}
-	crashed := &ErrorDetail{Type: protocol.ErrExec, Message: "signal: segmentation fault"}
-	points := checkerStep(7, "", "100\nlower\n", "points 0.5\n")
-	for _, c := range []struct {
-		name    string
-		program TestResult
-		inter   TestResult
-		verdict Verdict
-		err     bool // the test keeps an error of the program's
-		graded  bool
-	}{
-		{"both ok", TestResult{Verdict: OK}, interactorStep(0, "", false), OK, false, true},
-		{"a wrong answer", TestResult{Verdict: OK}, interactorStep(1, "", false), WrongAnswer, false, true},
-		{"points from stderr", TestResult{Verdict: OK}, points, Points, false, true},
-		{"stopped at the interactor's end", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), OK, false, true},
-		{"stopped, the interactor gone", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrTimeout, false), JudgeFailure, false, true},
-		{"the program crashed", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", false), ProgramError, true, false},
-		{"the program's own limit", TestResult{Verdict: Timeout, Step: Step{Error: &ErrorDetail{Type: protocol.ErrTimeout, Message: "stopped at its wall-clock limit of 2s"}}}, interactorStep(1, "", false), Timeout, true, false},
-		{"the interactor hung", TestResult{Verdict: OK}, interactorStep(0, protocol.ErrTimeout, false), JudgeFailure, false, true},
-		{"the interactor failed", TestResult{Verdict: OK}, interactorStep(3, "", false), JudgeFailure, false, true},
-		{"the interactor did not run it", TestResult{Verdict: OK}, interactorStep(0, "", true), JudgeFailure, false, false},
-		{"the request's timeout came first", TestResult{Verdict: Timeout, NotRun: true, Step: Step{Error: &ErrorDetail{Type: protocol.ErrTimeout, Message: "not run: the request's deadline of 10s came first"}}}, interactorStep(0, "", true), Timeout, true, false},
-		{"the program's side did not run it", TestResult{Verdict: ProgramError, NotRun: true, Step: Step{Error: &ErrorDetail{Type: protocol.ErrInternal, Message: "not run: the interactor ended before it"}}}, interactorStep(0, "", false), JudgeFailure, true, false},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			c.program.Name = "a"
-			res := Result{Tests: []TestResult{c.program}}
-			interactive(&res, Result{Verdict: OK, Tests: []TestResult{c.inter}})
-			got := res.Tests[0]
-			assert.Check(t, is.Equal(got.Verdict, c.verdict))
-			assert.Check(t, is.Equal(res.Verdict, c.verdict))
-			assert.Check(t, is.Equal(got.Error != nil, c.err), "%+v", got.Error)
-			assert.Assert(t, got.Interactor != nil)
-			assert.Check(t, is.Equal(got.Interactor.Output, "100\nlower\n"))
-			assert.Check(t, is.Equal(got.Interactor.Graded, c.graded))
-			if c.verdict == Points {
-				assert.Assert(t, got.Points != nil)
-				assert.Check(t, is.Equal(*got.Points, 0.5))
-			}
-			if c.verdict == JudgeFailure {
-				assert.Check(t, got.Interactor.Error != nil && strings.Contains(res.Error.Message, "interactor") || strings.Contains(res.Error.Message, "side"), "%+v", res.Error)
-			}
-		})
-	}
-}
-
-// TestInteractiveWithoutTheInteractorsTests: an interactor's run that
-// answered for no test (it failed to compile, say) makes every test the
-// program did not fail itself a judge's failure, its cause named.
-func TestInteractiveWithoutTheInteractorsTests(t *testing.T) {
-	res := Result{Tests: []TestResult{{Name: "a", Verdict: OK}, {Name: "b", Verdict: OK}}}
-	interactive(&res, Result{Verdict: CompileError, Error: &ErrorDetail{Type: "compile_error", Message: "compilation failed: x"}})
-	for _, tc := range res.Tests {
-		assert.Check(t, is.Equal(tc.Verdict, JudgeFailure))
-		assert.Check(t, is.Equal(tc.Interactor.Error.Message, "the interactor's run: compilation failed: x"))
-	}
-	assert.Check(t, is.Equal(res.Verdict, JudgeFailure))
 }
 
 // TestInteractorOptions: the interactor waits on the program, so each of

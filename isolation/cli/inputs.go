@@ -237,4 +237,3 @@ func (o *filesOptions) patterns() []string {
 	}
 	return nil
 }
-

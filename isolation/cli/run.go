@@ -69,8 +69,13 @@ func runCommand(s *session) *cli.Command {
 			"neither); the host relays its stdout to the program's stdin and the program's stdout to its\n" +
 			"stdin. Each test starts on both sides at once (the interactor's compile step counts in --timeout).\n" +
 			"When the program ends, the interactor's stdin ends; when the interactor ends, the program\n" +
-			"is stopped (\"stopped\"). Its exit grades the test as a checker's does, unless the program failed\n" +
-			"on its own (timeout, oom, program_error): that verdict stands. Each test it has --timeout and\n" +
+			"is stopped (\"stopped\"). Who ended first decides (\"ended_first\"): an interactor that ended\n" +
+			"first with any exit but 0 grades the test as a checker's does, whatever the program did after (a\n" +
+			"crash at the end of its input, a time limit); the program's own failure (timeout, oom,\n" +
+			"program_error) stands when it came first, or after the interactor accepted. The program's stdout\n" +
+			fmt.Sprintf("reaches the interactor up to %s a test; past it the program is stopped and the test is\n",
+				limits.Bytes(limits.MaxInteractedOutput)) +
+			"wrong_answer. Each test the interactor has --timeout and\n" +
 			fmt.Sprintf("%s of wall-clock time, %s of CPU time and %s of memory; \"interactor\" has its\n",
 				limits.CheckerTimeout, limits.CheckerTimeout, limits.Bytes(limits.CheckerMemory)) +
 			"message, exit and usage, and what it wrote (head and tail); the test's output is the program's.\n\n" +

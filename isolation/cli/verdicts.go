@@ -37,7 +37,7 @@ var verdicts = []verdictRow{
 	{isolation.OK, 0, 0, "valid response, the program succeeded (with tests: every test did)"},
 	{isolation.ProgramError, 1, 4, "valid response, the program raised (syntax or runtime error); with tests, a test did"},
 	{isolation.CompileError, 1, 5, "the image's compiler refused the source; \"compile\" holds what it said"},
-	{isolation.Rejected, 2, 6, "bad flags or input, before any container starts"},
+	{isolation.Rejected, 2, 6, "bad flags or input, before any container starts; or --output-dir could not take the files"},
 	{isolation.SandboxFailure, 3, 12, "the sandbox failed its hello (nothing was sent), or its response was bad"},
 	{isolation.WrongAnswer, 4, 3, "with tests: a test's stdout differs from its expected output (or its --checker or --interactor said so), and no test did worse"},
 	// As a wrong answer, as a judge counts them: the JSON verdict tells

@@ -37,6 +37,10 @@ type Interactor struct {
 //	                           interactor's stdin reaches EOF; the
 //	                           program is stopped
 //
+// The host also ends the program's test I with =end, and the
+// interactor's stdin with =eof, once the program's =io bytes of the test
+// pass limits.MaxInteractedOutput: the rest is never relayed.
+//
 // No response begins with '=': a response is a JSON object.
 const (
 	LiveReady = "ready"

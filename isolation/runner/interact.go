@@ -13,7 +13,9 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 )
 
-// errInteractorEnded stops a program whose interactor ended first.
+// errInteractorEnded stops a program at an =end: its interactor ended
+// first, or the host ended its test at the bound of what it may send
+// (the host then judges it).
 var errInteractorEnded = errors.New("the interactor's end")
 
 // interaction runs an interactive request's tests, or an interactor's,
@@ -122,9 +124,9 @@ func interactiveTests(ctx context.Context, cfg runargs.Args, req protocol.Reques
 	return shareOutput(runs, budget), nil
 }
 
-// stoppedAtEnd reports whether the step was stopped at the interactor's
-// end, not at a limit of its own: the one stop that is never the
-// program's failure.
+// stoppedAtEnd reports whether the step was stopped at an =end, not at a
+// limit of its own: at the interactor's end, the one stop that is never
+// the program's failure (the host, which sent the =end, knows which).
 func stoppedAtEnd(s stepRun) bool {
 	return s.s.timedOut && errors.Is(s.s.timedOutBy, errInteractorEnded) && s.s.oom == "" && s.s.cpu == ""
 }
