@@ -35,8 +35,12 @@ var lineDirName = regexp.MustCompile(`(?i)^line-[0-9]+$`)
 type lineDirs map[string]int
 
 // claim takes line's directory, or refuses it when an earlier line has it.
+// A line-N directory is its line's alone, so only ids are kept.
 func (d lineDirs) claim(line int, id json.RawMessage) error {
 	dir := lineDir(line, id)
+	if dir == "line-"+strconv.Itoa(line) {
+		return nil
+	}
 	key := strings.ToLower(strings.ToUpper(dir)) // folds ſ and K (Kelvin) too
 	if first, taken := d[key]; taken {
 		return fmt.Errorf("line %d: --output-dir: its files would go to %q, line %d's directory (ids that differ only in case share one on some file systems)", line, dir, first)
