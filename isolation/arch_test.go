@@ -1,0 +1,111 @@
+package isolation_test
+
+import (
+	"go/build"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gotest.tools/v3/assert"
+)
+
+// The module's import graph by side of the boundary, held as Go's own
+// deps_test.go holds the standard library's: a change that makes the
+// container side import the host side, or the policy import anything,
+// fails here rather than in a reviewer's memory.
+
+const module = "github.com/synapse-lang/synapse-isolation"
+
+// side is the side of the boundary a package of the module is on.
+type side string
+
+const (
+	policy    side = "policy"    // limits, dockerargs: pure, what an auditor reads
+	wire      side = "wire"      // the host-container contract
+	container side = "container" // what runs in the image
+	host      side = "host"      // the library, the command, what lies below them
+	tooling   side = "tooling"   // scripts and the live suite: anything
+)
+
+// sides places each package by its path's longest listed prefix.
+var sides = []struct {
+	prefix string
+	side   side
+}{
+	{"limits", policy},
+	{"dockerargs", policy},
+	{"isolation/protocol", wire},
+	{"isolation/internal/capture", wire}, // the head-and-tail capture rule both sides apply
+	{"isolation/runner", container},
+	{"isolation/interp", container},
+	{"isolation", host},
+	{"", host}, // main
+	{"scripts", tooling},
+	{"tests", tooling},
+}
+
+// allowed are the module's packages each side may import.
+var allowed = map[side][]side{
+	policy:    {policy},
+	wire:      {wire, policy},
+	container: {container, wire, policy},
+	host:      {host, wire, policy},
+	tooling:   {policy, wire, container, host, tooling},
+}
+
+// exceptions are imports across the rules, each with its reason.
+var exceptions = map[[2]string]string{
+	{"isolation/cli", "isolation/interp"}:             "eval runs trusted Starlark in-process",
+	{"isolation/internal/inproc", "isolation/interp"}: "eval runs trusted Starlark in-process",
+}
+
+func sideOf(pkg string) side {
+	best, s := -1, tooling
+	for _, e := range sides {
+		if (pkg == e.prefix || strings.HasPrefix(pkg, e.prefix+"/") || e.prefix == "") && len(e.prefix) > best {
+			best, s = len(e.prefix), e.side
+		}
+	}
+	return s
+}
+
+// TestArchitecture: every package of the module imports only what its
+// side may; limits imports nothing of the module but itself, and
+// dockerargs only limits.
+func TestArchitecture(t *testing.T) {
+	root := ".."
+	var checked int
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		rel, _ := filepath.Rel(root, path)
+		pkg := strings.TrimPrefix(filepath.ToSlash(rel), ".")
+		checked++
+		for _, imp := range p.Imports {
+			dep, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			if _, ok := exceptions[[2]string{pkg, dep}]; ok {
+				continue
+			}
+			from, to := sideOf(pkg), sideOf(dep)
+			if pkg == "limits" || (pkg == "dockerargs" && dep != "limits") || !slices.Contains(allowed[from], to) {
+				t.Errorf("%s (%s side) imports %s (%s side)", pkg, from, dep, to)
+			}
+		}
+		return nil
+	})
+	assert.NilError(t, err)
+	assert.Assert(t, checked > 30, "only %d packages found from %s", checked, root)
+}
