@@ -44,6 +44,9 @@ go vet ./...
 # amd64 has (dup2, fork, pause) comes back unseen.
 GOARCH=arm64 go vet ./...
 GOARCH=arm64 go build ./...
+# The sizes a change should not grow unseen (isolation/'s files, its go
+# doc, big files and functions): for the log's reader, not a gate.
+go run ./scripts/shape >&2
 lap "gofmt and vet"
 fi
 # From Debian's packages: runsc, gVisor's release 20221219, which the
