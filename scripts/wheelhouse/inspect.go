@@ -40,19 +40,43 @@ type plan struct {
 // headers and data would land elsewhere in the image and are refused.
 func inspect(c choice, m *meter, hooks bool) (plan, error) {
 	p := plan{choice: c, moved: map[string]string{}}
-	bad := func(format string, a ...any) (plan, error) {
-		return p, fmt.Errorf("%s: %s", c.wheel.file, fmt.Sprintf(format, a...))
+	bad := func(err error) (plan, error) {
+		return p, fmt.Errorf("%s: %w", c.wheel.file, err)
 	}
 	w, err := openWheel(c, m.directory)
 	if err != nil {
-		return bad("%v", err)
+		return bad(err)
 	}
 	defer w.Close()
 	distInfo, err := layout(w, c.wheel)
 	if err != nil {
-		return bad("%v", err)
+		return bad(err)
 	}
 	p.record = distInfo + "/RECORD"
+	if err := p.listMembers(w, distInfo, m, hooks); err != nil {
+		return bad(err)
+	}
+	record, wheelMeta, metadata, err := p.hashMembers(w, distInfo, m)
+	if err != nil {
+		return bad(err)
+	}
+	if err := checkWheelFile(wheelMeta); err != nil {
+		return bad(fmt.Errorf("%s/WHEEL: %w", distInfo, err))
+	}
+	if err := checkMetadata(metadata, c.wheel); err != nil {
+		return bad(fmt.Errorf("%s/METADATA: %w", distInfo, err))
+	}
+	if err := p.agreeWithRecord(record, distInfo); err != nil {
+		return bad(err)
+	}
+	return p, nil
+}
+
+// listMembers lists w's files as p's members, each with where it installs
+// (a .data directory's purelib and platlib files at the site's top),
+// refusing a file outside the site directory, two files of one
+// destination and, without hooks, a start-up hook.
+func (p *plan) listMembers(w wheelFile, distInfo string, m *meter, hooks bool) error {
 	dataDir := strings.TrimSuffix(distInfo, ".dist-info") + ".data/"
 	dests := map[string]string{}
 	for _, f := range w.File {
@@ -60,58 +84,55 @@ func inspect(c choice, m *meter, hooks bool) (plan, error) {
 			continue
 		}
 		if err := m.addFile(); err != nil {
-			return bad("%v", err)
+			return err
 		}
 		mb := member{name: f.Name, dest: f.Name, exec: f.Mode()&0o111 != 0}
 		if rest, ok := strings.CutPrefix(f.Name, dataDir); ok {
 			scheme, inner, _ := strings.Cut(rest, "/")
 			if scheme != "purelib" && scheme != "platlib" {
-				return bad("%s: installs into the image's %s, outside the site directory; only purelib and platlib files are installed", f.Name, scheme)
+				return fmt.Errorf("%s: installs into the image's %s, outside the site directory; only purelib and platlib files are installed", f.Name, scheme)
 			}
 			if inner == "" {
-				return bad("%s: not a file under %s", f.Name, scheme)
+				return fmt.Errorf("%s: not a file under %s", f.Name, scheme)
 			}
 			mb.dest = inner
 			p.moved[f.Name] = inner
 		}
 		if prev, dup := dests[mb.dest]; dup {
-			return bad("%s and %s both install %s", prev, f.Name, mb.dest)
+			return fmt.Errorf("%s and %s both install %s", prev, f.Name, mb.dest)
 		}
 		dests[mb.dest] = f.Name
 		if why := startupHook(mb.dest); why != "" && !hooks {
-			return bad("%s: %s; --startup-hooks installs it", f.Name, why)
+			return fmt.Errorf("%s: %s; --startup-hooks installs it", f.Name, why)
 		}
 		p.members = append(p.members, mb)
 	}
-	record, wheelMeta, metadata, err := p.hashMembers(w, distInfo, m)
-	if err != nil {
-		return bad("%v", err)
-	}
-	if err := checkWheelFile(wheelMeta); err != nil {
-		return bad("%s/WHEEL: %v", distInfo, err)
-	}
-	if err := checkMetadata(metadata, c.wheel); err != nil {
-		return bad("%s/METADATA: %v", distInfo, err)
-	}
+	return nil
+}
+
+// agreeWithRecord holds p's members, hashed, to RECORD's rows: each file
+// listed with its digest (RECORD itself and its signatures aside), and
+// nothing listed that the wheel lacks.
+func (p *plan) agreeWithRecord(record []byte, distInfo string) error {
 	listed, err := readRecord(record)
 	if err != nil {
-		return bad("%s: %v", p.record, err)
+		return fmt.Errorf("%s: %w", p.record, err)
 	}
 	for _, mb := range p.members {
 		want, ok := listed[mb.name]
 		switch {
 		case isRecord(mb.name) && path.Dir(mb.name) == distInfo:
 		case !ok:
-			return bad("%s is not in RECORD", mb.name)
+			return fmt.Errorf("%s is not in RECORD", mb.name)
 		case want != recordDigest(mb.sum[:]):
-			return bad("%s: its sha256 is not RECORD's", mb.name)
+			return fmt.Errorf("%s: its sha256 is not RECORD's", mb.name)
 		}
 		delete(listed, mb.name)
 	}
 	if len(listed) > 0 {
-		return bad("RECORD lists %s, which the wheel lacks", slices.Min(slices.Collect(maps.Keys(listed))))
+		return fmt.Errorf("RECORD lists %s, which the wheel lacks", slices.Min(slices.Collect(maps.Keys(listed))))
 	}
-	return p, nil
+	return nil
 }
 
 // layout checks every path of the archive and finds its one .dist-info
