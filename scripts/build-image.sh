@@ -5,7 +5,7 @@
 # any engine that loads docker-save archives: see scripts/reproducible.
 #
 # Usage: scripts/build-image.sh [KIND] [--arch ARCH] [--rebuild] [--update-lock] [--lock FILE]
-#            [--with PKG,...] [--wheels DIR --requirements FILE] [--preload MOD,...]
+#            [--with PKG,...] [--wheels DIR --requirements FILE [--startup-hooks]] [--preload MOD,...]
 #        scripts/build-image.sh KIND --base NAME@sha256:<64 hex>|sha256:<64 hex>
 #
 # KIND is a line of isolation/images/kinds (the first, the reference
@@ -45,15 +45,20 @@
 #                   that FILE's lines pin, each name==version with its
 #                   --hash=sha256:..., unpacked into the site directory by
 #                   scripts/wheelhouse, which refuses any line before
-#                   anything is built.
+#                   anything is built, and a wheel that installs what
+#                   Python's site runs at every start (a *.pth at the top
+#                   of the site directory, sitecustomize, usercustomize).
+#   --startup-hooks  (with --wheels) installs those too: they run in the
+#                   image's containers at every start, never at build
+#                   time, since the image's Python runs here without site.
 #   --preload MOD,...  (python, science) the modules a warm container of the
 #                   image imports ahead (its preload label, replacing the
 #                   kind's), each found in the image at build time.
 # The image's labels then record the lock's and the requirements file's
 # SHA-256 (io.synapse-isolation.debian-lock, .requirements; doctor shows
-# them), its tag is the kind's with own-<12 hex of them> (any --lock but
-# the kind's own makes such an image), and the same inputs give the same
-# ID.
+# them) and --startup-hooks (.startup-hooks), its tag is the kind's with
+# own-<12 hex of them> (any --lock but the kind's own makes such an
+# image), and the same inputs give the same ID.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 images=$root/isolation/images
@@ -65,7 +70,7 @@ if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   shift
 fi
 if ! prep=$(image_field "$kind" root 2>/dev/null) || ! tag=$(image_field "$kind" tag 2>/dev/null); then
-  echo "usage: scripts/build-image.sh [$(image_kinds | paste -sd '|' -)] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] [--with PKG,...] [--wheels DIR --requirements FILE] [--preload MOD,...] | KIND --base IMAGE" >&2
+  echo "usage: scripts/build-image.sh [$(image_kinds | paste -sd '|' -)] [--arch amd64|arm64] [--rebuild] [--update-lock] [--lock FILE] [--with PKG,...] [--wheels DIR --requirements FILE [--startup-hooks]] [--preload MOD,...] | KIND --base IMAGE" >&2
   exit 2
 fi
 tag=${SYNAPSE_IMAGE_TAG:-$tag}
@@ -73,8 +78,9 @@ if [ "$prep" != none ] && [ ! -x "$root/scripts/$prep-root.sh" ]; then
   echo "build-image: isolation/images/kinds says $kind's root is $prep, and there is no scripts/$prep-root.sh" >&2
   exit 2
 fi
-# --arch and --rebuild are taken out of the arguments; the rest are the
-# kind's. The lock they name (--lock) is noted for the inputs' hash.
+# --arch, --rebuild and the operator's flags are taken out of the
+# arguments; the rest are the kind's. The lock they name (--lock) is
+# noted for the inputs' hash.
 arch=""
 rebuild=false
 update=false
@@ -83,6 +89,7 @@ with=""
 wheels=""
 reqs=""
 preload=""
+hooks=false
 n=$#
 while [ "$n" -gt 0 ]; do
   n=$((n - 1))
@@ -101,6 +108,10 @@ while [ "$n" -gt 0 ]; do
       continue ;;
     --rebuild)
       rebuild=true
+      shift
+      continue ;;
+    --startup-hooks)
+      hooks=true
       shift
       continue ;;
     --update-lock) rebuild=true update=true ;;
@@ -163,6 +174,7 @@ if [ -n "$with" ] && $update; then
   done
 fi
 [ -z "$wheels" ] || set -- "$@" --wheels "$wheels" --requirements "$reqs" --wheelhouse "$work/wheelhouse"
+! $hooks || set -- "$@" --startup-hooks
 [ -z "$preload" ] || set -- "$@" --preload "$preload"
 # An image of an operator's set is not the kind's: its tag says which set.
 if [ -z "${SYNAPSE_IMAGE_TAG:-}" ] && own=$(operator_labels) && [ -n "$own" ]; then

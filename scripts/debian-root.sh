@@ -125,17 +125,107 @@ while read -r pkg _ _; do
 done <"$lock"
 
 rm -rf "$rootfs/usr/share/doc" "$rootfs/usr/share/man" "$rootfs/usr/share/info" "$rootfs/usr/share/lintian"
-# No image holds a shell or perl, whatever its lock says (an operator's
-# lock may be edited by hand): a file by such a name on the path fails the
-# build, naming it.
-for dir in bin sbin usr/bin usr/sbin usr/local/bin; do
-  for name in sh bash dash rbash zsh ksh mksh ash busybox tcsh csh fish yash posh sash perl; do
-    if [ -e "$rootfs/$dir/$name" ] || [ -L "$rootfs/$dir/$name" ]; then
-      echo "$kind image: /$dir/$name is a shell or perl, which no image may hold; take the package that ships it out of $lock" >&2
-      exit 1
+
+# No image holds a shell, a multi-call binary or perl, whatever its lock
+# says: an operator's lock may be edited by hand, and --with takes any of
+# Debian's packages. Refused are the command shells, which read command
+# lines and start programs by them: the Bourne family (sh, dash, bash, ksh,
+# mksh, posh, yash, zsh, klibc's sh), the C shells (csh, tcsh), fish, rc
+# and sash; the multi-call binaries that bundle a shell or the tools
+# around one (busybox, toybox); and perl, the command language of Debian's
+# own scripts. The interpreter that is an image's purpose (python3.11,
+# node, ruby, php, java) runs programs of its language, not command
+# lines, and stays, as do the compilers. A package is judged by what it
+# brings, not by its name, since a shell ships under many (bash-static,
+# zsh5, ksh93, klibc's /usr/lib/klibc/bin/sh). Any one of these refuses
+# it, naming it and its file:
+#   - it registers a shell as Debian's shells do: a list in
+#     /usr/share/debianutils/shells.d, add-shell in a maintainer script,
+#     or a Provides of a shell's name (ksh, c-shell, busybox);
+#   - a file of it, anywhere in the root and whatever its name or mode
+#     (the loader runs any ELF), is an ELF whose strings carry all the
+#     words of a family of shells (below): what a shell must know,
+#     read with NULs dropped so that wide strings count too;
+#   - a file of it that could run (an exec bit or an ELF, itself or the
+#     file a link of it names) bears a shell's name, with any suffix
+#     (zsh-static, sh.shared).
+# A script (#!) is only as able as its interpreter, which is judged
+# itself: without one of the above in the root it cannot run.
+shell_names='sh|r?bash|dash|zsh|ksh|ksh93|mksh|lksh|pdksh|oksh|ash|posh|yash|sash|csh|tcsh|fish|rc|busybox|toybox|perl'
+shell_words='a Bourne shell|PS1 PS2 IFS OPTIND getopts readonly
+a C shell|breaksw histchars savehist nonomatch
+fish|fish_prompt
+rc|whatis newpgrp
+sash|Stand-alone
+busybox|BusyBox
+toybox|toybox
+perl|PERL5LIB PERL5OPT'
+# Each family's words are all in every build of its shells in Debian 12
+# (bash, bash-static, dash, zsh, zsh-static, ksh93u+m, mksh, posh, yash,
+# klibc-utils; tcsh, csh; fish; rc; sash; busybox, toybox), and not all
+# in any file of the kinds' own packages (php has foreach, onintr and
+# unsetenv, hence the C shells' rarer words).
+refused=""
+# refuse PKG WHAT: a line naming PKG (the package that ships /PATH when
+# PKG is empty: the owner of PATH, the third argument) and what it brings.
+refuse() {
+  pkg=$1
+  if [ -z "$pkg" ]; then
+    pkg=$(while read -r p _ _; do
+      [ -n "$p" ] || continue
+      dpkg-deb -c "$debs/$p"/*.deb | awk -v f="./$3" '$6 == f { found = 1 } END { exit !found }' && { echo "$p"; break; }
+    done <"$lock")
+  fi
+  echo "$kind image: ${pkg:-a package of $lock}: $2, which no image may hold (a shell, a multi-call binary or perl); take it out of $lock" >&2
+  refused=true
+}
+step "looking for shells in what the packages bring"
+while read -r pkg _ _; do
+  [ -n "$pkg" ] || continue
+  control=$(dpkg-deb -I "$debs/$pkg"/*.deb control preinst postinst 2>/dev/null || true)
+  for p in $(printf '%s\n' "$control" | sed -n 's/^Provides://p' | tr ',' '\n' | sed 's/(.*//'); do
+    if printf '%s\n' "$p" | grep -Eqx "$shell_names|c-shell"; then
+      refuse "$pkg" "it provides $p"
     fi
   done
+  if printf '%s\n' "$control" | grep -q '^[^#]*add-shell'; then
+    refuse "$pkg" "it registers a shell (add-shell in its maintainer scripts)"
+  fi
+done <"$lock"
+for f in "$rootfs"/usr/share/debianutils/shells.d/*; do
+  [ -f "$f" ] || continue
+  refuse "" "it registers the shells $(paste -sd' ' "$f") (/${f#"$rootfs"/})" "${f#"$rootfs"/}"
 done
+# Read once, the whole root: the files with a family's first word, then
+# of those the ELFs, each read once more for all the words. A grep with
+# no -P would find nothing: it fails the build instead.
+echo x | grep -qP 'x\x00{0,3}' || { echo "$kind image: grep -P (PCRE) is needed to look for shells" >&2; exit 1; }
+anchors=$(printf '%s\n' "$shell_words" | cut -d'|' -f2 | cut -d' ' -f1 | sed 's/./&\\x00{0,3}/g' | paste -sd'|' -)
+all_words=$(printf '%s\n' "$shell_words" | cut -d'|' -f2 | tr ' ' '\n')
+LC_ALL=C grep -rlaP "$anchors" "$rootfs" 2>/dev/null | while read -r f; do
+  [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+  found=$(tr -d '\000' <"$f" | LC_ALL=C grep -aoF -- "$all_words" | sort -u)
+  printf '%s\n' "$shell_words" | while IFS='|' read -r family words; do
+    # shellcheck disable=SC2086 # the family's words, split on purpose
+    missing=$(printf '%s\n' $words | grep -vxF -- "$found" || true)
+    if [ -z "$missing" ]; then
+      echo "${f#"$rootfs"/}|$family|$words"
+      break
+    fi
+  done
+done >"$ctx/../shells"
+while IFS='|' read -r f family words; do
+  refuse "" "/$f is $family by its words ($words)" "$f"
+done <"$ctx/../shells"
+find "$rootfs" \( -type f -o -type l \) -regextype posix-extended -regex ".*/($shell_names)[0-9.]*([.-][^/]*)?" | while read -r f; do
+  if [ -x "$f" ] || [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+    echo "${f#"$rootfs"/}"
+  fi
+done >"$ctx/../shell-names"
+while read -r f; do
+  refuse "" "/$f bears a shell's name" "$f"
+done <"$ctx/../shell-names"
+[ -z "$refused" ] || exit 1
 mkdir -p "$rootfs/tmp"
 # The dynamic loader at the path programs name: the libc6 package ships
 # it in the triplet's directory, and dpkg's diversions and the link on

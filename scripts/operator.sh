@@ -1,9 +1,10 @@
 # Sourced by build-image.sh (sh has no imports): an operator's own
 # packages, --with PKG,... (Debian's, pinned in the operator's --lock
 # FILE), --wheels DIR --requirements FILE (Python wheels pinned by hash)
-# and --preload MOD,... It reads build-image.sh's variables: kind, prep,
-# arch, base, lock, project (the kind's own lock), update, with, wheels,
-# reqs, preload, work, root, images.
+# with --startup-hooks, and --preload MOD,... It reads build-image.sh's
+# variables: kind, prep, arch, base, lock, project (the kind's own lock),
+# update, with, wheels, reqs, hooks (true or false), preload, work, root,
+# images.
 #
 #   operator_check    refuses, before anything is made, what cannot be
 #                     built: exits 2 for a wrong use, 1 for a lock that
@@ -14,7 +15,8 @@
 #                     refusal names its package or line, and nothing is
 #                     built; the chosen wheels go to $work/wheels.chosen
 #   operator_labels   prints the Dockerfile's LABEL lines that record the
-#                     lock's and the requirements' SHA-256, and the preload
+#                     lock's and the requirements' SHA-256, --startup-hooks
+#                     and the preload
 
 operator_check() {
   if [ -n "$with" ]; then
@@ -50,6 +52,9 @@ operator_check() {
     fi
     [ -d "$wheels" ] || { echo "build-image: --wheels $wheels: not a directory" >&2; exit 2; }
     [ -f "$reqs" ] || { echo "build-image: --requirements $reqs: no such file" >&2; exit 2; }
+  elif $hooks; then
+    echo "build-image: --startup-hooks goes with --wheels DIR --requirements FILE: it lets their wheels install what Python runs at every start" >&2
+    exit 2
   fi
   if [ -n "$preload" ]; then
     case $prep in
@@ -82,7 +87,9 @@ operator_prepare() {
     # The image's Python, from its lock: python3.N-minimal.
     python=$(awk '$1 ~ /^python3\.[0-9]+-minimal$/ { sub(/^python/, "", $1); sub(/-minimal$/, "", $1); print $1 }' "$lock")
     step "checking the wheels of $wheels against $reqs (Python $python, $arch)"
-    if ! "$work/wheelhouse" check --wheels "$wheels" --requirements "$reqs" --python "$python" --arch "$arch" >"$work/wheels.chosen"; then
+    # shellcheck disable=SC2046 # --startup-hooks or nothing
+    if ! "$work/wheelhouse" check --wheels "$wheels" --requirements "$reqs" --python "$python" --arch "$arch" \
+      $($hooks && echo --startup-hooks) >"$work/wheels.chosen"; then
       echo "build-image: nothing was built" >&2
       exit 1
     fi
@@ -101,6 +108,11 @@ operator_labels() {
   fi
   if [ -n "$wheels" ]; then
     printf 'LABEL io.synapse-isolation.requirements="sha256:%s"\n' "$(sha256sum "$reqs" | cut -d' ' -f1)"
+  fi
+  if $hooks; then
+    # The wheels' *.pth, sitecustomize and usercustomize run at every
+    # start of the image's Python, before the program.
+    printf 'LABEL io.synapse-isolation.startup-hooks="true"\n'
   fi
   if [ -n "$preload" ]; then
     # A JSON array, its quotes escaped as the kinds' Dockerfiles write it.

@@ -11,13 +11,15 @@
 # the runner and builds it.
 #
 # Usage: science-root.sh KIND CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
-#          [--wheels DIR --requirements FILE --wheelhouse BIN] [--preload MOD,...]
+#          [--wheels DIR --requirements FILE --wheelhouse BIN [--startup-hooks]] [--preload MOD,...]
 #   --arch ARCH    amd64 or arm64, this machine's by default
 #   --update-lock  resolve and pin the packages anew first (debian-lock.sh,
 #                  from isolation/images/KIND/packages)
 #   --lock FILE    read (and with --update-lock write) FILE instead
-#   --wheels ..., --preload ...  an operator's wheels and preload, as
-#                  python-root.sh installs and finds them
+#   --wheels ..., --startup-hooks, --preload ...  an operator's wheels and
+#                  preload, as python-root.sh installs and finds them,
+#                  once matplotlib's font cache is built: no wheel is in
+#                  the root while the image's Python imports matplotlib
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kind=$1
@@ -30,6 +32,7 @@ wheels=""
 reqs=""
 wheelhouse=""
 preload=""
+hooks=""
 while [ $# -gt 0 ]; do
   case $1 in
     --arch) arch=$2; shift ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --requirements) reqs=$2; shift ;;
     --wheelhouse) wheelhouse=$2; shift ;;
     --preload) preload=$2; shift ;;
+    --startup-hooks) hooks=--startup-hooks ;;
     *) echo "$kind image: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -56,9 +60,8 @@ if $update; then
 fi
 # The fetch, the checks against the lock, the unpacking, /etc/passwd and
 # /etc/group, /tmp and the standard library's bytecode are the Python
-# image's, done the same way.
-"$top/scripts/python-root.sh" "$kind" "$ctx" --arch "$arch" --lock "$lock" \
-  ${wheels:+--wheels "$wheels" --requirements "$reqs" --wheelhouse "$wheelhouse"} ${preload:+--preload "$preload"}
+# image's, done the same way; the wheels come after matplotlib's steps.
+"$top/scripts/python-root.sh" "$kind" "$ctx" --arch "$arch" --lock "$lock"
 rootfs=$ctx/root
 libdir=$rootfs/usr/lib/$triplet
 
@@ -93,34 +96,47 @@ grep -qx 'backend: Agg' "$rootfs/etc/matplotlibrc" || { echo "$kind image: /etc/
 # to its cache only when the cache is missing or stale, or for TeX, which
 # is not installed. A program can still set MPLCONFIGDIR itself.
 mkdir -p "$rootfs/var/cache/matplotlib"
-# Run in the image's root, since matplotlib looks for fonts by absolute
-# paths: chroot as root, else as root of a user namespace. Sorted and with
-# a fixed hash seed, the cache is the same bytes on every build. For
-# another architecture, qemu-user runs the interpreter, copied into the
-# root for that step alone.
+# The patch is text: no Python runs for it.
+init=$rootfs/usr/lib/python3/dist-packages/matplotlib/__init__.py
+old='    # If the config or cache directory cannot be created or is not a writable'
+if [ "$(grep -cxF -- "$old" "$init")" != 1 ]; then
+  echo "$kind image: matplotlib/__init__.py has changed, patch it anew" >&2
+  exit 1
+fi
+awk -v old="$old" '$0 == old {
+  print "    # synapse-isolation: HOME cannot be written on the read-only root of"
+  print "    # the image; its directory, with the font cache built with it, is used."
+  print "    if not os.environ.get(\"MPLCONFIGDIR\") and os.path.isdir(\"/var/cache/matplotlib\"):"
+  print "        return \"/var/cache/matplotlib\""
+} { print }' "$init" >"$init.new"
+cat "$init.new" >"$init"
+rm "$init.new"
+# The cache is built by the image's Python importing matplotlib, in the
+# image's root, since matplotlib looks for fonts by absolute paths: no
+# wheel of the operator's is there yet, it runs as nobody (a chroot as
+# nobody, else a user namespace whose one user is nobody: never root,
+# which could leave a chroot), and nobody may write only the cache's
+# directory and /tmp, emptied after. Python runs without site (-S, no
+# *.pth, no sitecustomize), user site (-s) or the script's directory
+# (-P), its path the standard library's and the packages' directory;
+# env -i is its whole environment, which -I would drop along with
+# PYTHONHASHSEED: sorted and with a fixed hash seed, the cache is the
+# same bytes on every build. For another architecture, qemu-user runs
+# the interpreter, copied into the root for that step alone.
 if [ "$(id -u)" = 0 ]; then
-  set -- chroot "$rootfs"
+  chown 65534:65534 "$rootfs/var/cache/matplotlib"
+  set -- chroot --userspec=65534:65534 "$rootfs"
 else
-  set -- unshare --map-root-user --root="$rootfs"
+  set -- unshare --user --map-user=65534 --map-group=65534 --root="$rootfs"
 fi
 if [ -n "$run_prefix" ]; then
   cp "$run_prefix" "$rootfs/.qemu"
   set -- "$@" /.qemu
 fi
 env -i PATH=/usr/bin:/usr/sbin:/bin:/sbin HOME=/nonexistent PYTHONHASHSEED=0 MPLCONFIGDIR=/var/cache/matplotlib \
-  "$@" /usr/bin/python3.11 -B -s -c '
-init = "/usr/lib/python3/dist-packages/matplotlib/__init__.py"
-old = "    # If the config or cache directory cannot be created or is not a writable\n"
-new = """    # synapse-isolation: HOME cannot be written on the read-only root of
-    # the image; its directory, with the font cache built with it, is used.
-    if not os.environ.get("MPLCONFIGDIR") and os.path.isdir("/var/cache/matplotlib"):
-        return "/var/cache/matplotlib"
-"""
-src = open(init).read()
-if src.count(old) != 1:
-    raise SystemExit("science image: matplotlib/__init__.py has changed, patch it anew")
-open(init, "w").write(src.replace(old, new + old))
-
+  "$@" /usr/bin/python3.11 -S -s -P -B -c '
+import sys
+sys.path.append("/usr/lib/python3/dist-packages")
 import matplotlib
 from matplotlib import font_manager as fm
 m = fm.fontManager
@@ -129,26 +145,19 @@ m.afmlist.sort(key=lambda f: f.fname)
 fm.json_dump(m, f"{matplotlib.get_cachedir()}/fontlist-v{fm.FontManager.__version__}.json")
 '
 rm -f "$rootfs/.qemu"
+[ "$(id -u)" != 0 ] || chown -R 0:0 "$rootfs/var/cache/matplotlib"
+find "$rootfs/tmp" -mindepth 1 -delete
 
 # The packages' test suites: no module of theirs imports them, most need
 # pytest, which is not here, and they are a fifth of the image.
 find "$rootfs/usr/lib/python3/dist-packages" -type d -name tests -prune -exec rm -rf {} +
 
-# As python-root.sh does for the standard library (see there why one file
-# per interpreter, with UNCHECKED_HASH): the installed modules, patched
-# matplotlib included, since nothing can write their bytecode at run time.
-step "compiling the installed modules ahead of time, one file per interpreter"
-compile='import importlib.util as u, py_compile as p, sys
-for f in sys.argv[1:]:
-    p.compile(f, cfile=u.cache_from_source(f), dfile="/" + f, doraise=True,
-              invalidation_mode=p.PycInvalidationMode.UNCHECKED_HASH)'
-(
-  cd "$rootfs"
-  # shellcheck disable=SC2086
-  find usr/lib/python3/dist-packages -name '*.py' | sort | xargs -n 1 -P "$(nproc)" $run_prefix \
-    "$rootfs$loader" --library-path "$rootfs/lib/$triplet:$rootfs/usr/lib/$triplet" \
-    "$rootfs/usr/bin/python3.11" -E -s -c "$compile"
-)
+# As python-root.sh does for the standard library: the operator's wheels
+# installed, the preload found, and every installed module compiled ahead
+# of time, patched matplotlib included, since nothing can write their
+# bytecode at run time.
+"$top/scripts/python-root.sh" "$kind" "$ctx" --site-only --arch "$arch" \
+  ${wheels:+--wheels "$wheels" --requirements "$reqs" --wheelhouse "$wheelhouse"} $hooks ${preload:+--preload "$preload"}
 
 # scripts/reproducible reads each layer whole and refuses one over 256 MiB;
 # the root is larger, so the biggest trees are layers of their own,

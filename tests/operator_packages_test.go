@@ -209,8 +209,9 @@ func TestOwnWheels(t *testing.T) {
 
 // TestOwnSetRefused: what cannot be baked in is refused before anything
 // is built, naming its requirements line or its package: a wrong hash, an
-// unpinned line, a wheel not in the directory, and Debian packages that
-// are or would bring a shell, or that the mirror lacks.
+// unpinned line, a wheel not in the directory, Debian packages that are
+// or would bring a shell, or that the mirror lacks, and --startup-hooks
+// with no wheels.
 func TestOwnSetRefused(t *testing.T) {
 	needEngine(t)
 	dir, _, sums := wheelhouse(t)
@@ -239,6 +240,8 @@ func TestOwnSetRefused(t *testing.T) {
 			"--with no-such-package-here: not in the mirror's"},
 		{"the kind's own lock", []string{"--with", "python3-requests"},
 			"--with needs --lock FILE, a lock of your own"},
+		{"startup hooks without wheels", []string{"--startup-hooks"},
+			"--startup-hooks goes with --wheels DIR --requirements FILE"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tag := "synapse-python:refusal-check"
