@@ -1,9 +1,7 @@
 package tests
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,16 +82,7 @@ func TestInteractorStreamBound(t *testing.T) {
 func toolPeak(t *testing.T, args ...string) (toolResult, int64) {
 	t.Helper()
 	cmd := exec.Command(toolBin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := toolResult{stdout: stdout.String(), stderr: stderr.String()}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		r.code = ee.ExitCode()
-	} else {
-		assert.NilError(t, err)
-	}
+	r := runTool(t, cmd)
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	assert.Assert(t, ok)
 	return r, ru.Maxrss << 10 // kilobytes on Linux

@@ -56,6 +56,16 @@ func tool(t testing.TB, env []string, stdin string, args ...string) toolResult {
 	cmd := exec.Command(toolBin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
+	r := runTool(t, cmd)
+	if strings.HasPrefix(r.stdout, "{") && strings.Count(r.stdout, "\n") == 1 { // one result object (batch prints several)
+		assert.NilError(t, json.Unmarshal([]byte(r.stdout), &r.res), r.stdout)
+	}
+	return r
+}
+
+// runTool runs cmd, the tool, to its end: its output and exit status.
+func runTool(t testing.TB, cmd *exec.Cmd) toolResult {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -65,9 +75,6 @@ func tool(t testing.TB, env []string, stdin string, args ...string) toolResult {
 		r.code = ee.ExitCode()
 	} else {
 		assert.NilError(t, err)
-	}
-	if strings.HasPrefix(r.stdout, "{") && strings.Count(r.stdout, "\n") == 1 { // one result object (batch prints several)
-		assert.NilError(t, json.Unmarshal(stdout.Bytes(), &r.res), r.stdout)
 	}
 	return r
 }
