@@ -116,7 +116,7 @@ const (
 	retKill   = seccompRetKillThread
 )
 
-// probeCalls are the runner's probes (isolation/runner/probes.go) with
+// probeCalls are the runner's probes (isolation/container/runner/probes.go) with
 // the arguments it passes, on arch.
 func probeCalls(arch *syscallArch) map[string]seccompData {
 	call := func(name string, args ...uint64) seccompData { return callOn(arch, name, args...) }

@@ -31,8 +31,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-for pkg in limits dockerargs isolation/protocol isolation/interp isolation/runner/judge \
-  isolation/internal/batchline isolation/protocol/strict isolation/internal/capture isolation/internal/environ; do
+for pkg in limits dockerargs isolation/protocol isolation/container/interp isolation/container/runner/judge \
+  isolation/cli/internal/batchline isolation/protocol/strict isolation/protocol/capture isolation/internal/environ; do
   GOARCH=arm64 go test -c -o "$tmp/test" "./$pkg"
   # shellcheck disable=SC2086 # empty on an arm64 machine: run natively
   if ! (cd "$pkg" && $run_prefix "$tmp/test" -test.count=1 >"$tmp/log" 2>&1); then

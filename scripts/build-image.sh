@@ -8,13 +8,13 @@
 #            [--with PKG,...] [--wheels DIR --requirements FILE [--startup-hooks]] [--preload MOD,...]
 #        scripts/build-image.sh KIND --base NAME@sha256:<64 hex>|sha256:<64 hex>
 #
-# KIND is a line of isolation/images/kinds (the first, the reference
-# Starlark image, when none is named); isolation/images/KIND/Dockerfile
+# KIND is a line of isolation/container/images/kinds (the first, the reference
+# Starlark image, when none is named); isolation/container/images/KIND/Dockerfile
 # builds it from the runner and, unless its root is none, the root/ that
 # scripts/ROOT-root.sh unpacks from the Debian packages pinned in
-# isolation/images/KIND/ARCH.lock (--lock FILE: another lock;
+# isolation/container/images/KIND/ARCH.lock (--lock FILE: another lock;
 # --update-lock: pin the mirror's current versions first, resolving them
-# anew from isolation/images/KIND/packages where the kind has one).
+# anew from isolation/container/images/KIND/packages where the kind has one).
 # --base puts the runner, /tmp 1777 and KIND's labels on a pinned image
 # that has KIND's interpreter or compiler instead (never pulled).
 #
@@ -30,7 +30,7 @@
 # engine holds the tag synapse-inputs:KIND-<hash>: the hash of the kind,
 # the architecture, the runner's bytes (reproducible, so they are its
 # source's and its toolchain's), the lock's contents, every other file of
-# isolation/images and the build scripts. Then nothing is built and its
+# isolation/container/images and the build scripts. Then nothing is built and its
 # ID is printed. --rebuild builds anyway (a reproducibility check must);
 # --update-lock always builds.
 #
@@ -61,7 +61,7 @@
 # image), and the same inputs give the same ID.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-images=$root/isolation/images
+images=$root/isolation/container/images
 . "$root/scripts/kinds.sh"
 . "$root/scripts/operator.sh"
 kind=$(image_kinds | head -n 1)
@@ -75,7 +75,7 @@ if ! prep=$(image_field "$kind" root 2>/dev/null) || ! tag=$(image_field "$kind"
 fi
 tag=${SYNAPSE_IMAGE_TAG:-$tag}
 if [ "$prep" != none ] && [ ! -x "$root/scripts/$prep-root.sh" ]; then
-  echo "build-image: isolation/images/kinds says $kind's root is $prep, and there is no scripts/$prep-root.sh" >&2
+  echo "build-image: isolation/container/images/kinds says $kind's root is $prep, and there is no scripts/$prep-root.sh" >&2
   exit 2
 fi
 # --arch, --rebuild and the operator's flags are taken out of the
@@ -185,11 +185,11 @@ step "building the runner for linux/$arch (static, reproducible)"
 
 # Static, path-free, build-id-free: the same source gives the same bytes.
 CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' \
-  -o "$work/runner" ./isolation/runner
+  -o "$work/runner" ./isolation/container/runner
 CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$work/reproducible" ./scripts/reproducible
 
 # inputs prints the hash of everything the image is made from: the lock
-# it is built from, and every other file of isolation/images by name (any
+# it is built from, and every other file of isolation/container/images by name (any
 # kind's Dockerfile or data, as any build script, may be shared).
 inputs() {
   {

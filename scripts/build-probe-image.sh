@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT INT TERM
-CGO_ENABLED=0 go build -trimpath -o "$work/runner" ./isolation/runner
+CGO_ENABLED=0 go build -trimpath -o "$work/runner" ./isolation/container/runner
 CGO_ENABLED=0 go build -trimpath -o "$work/probe" ./tests/probe
 cp tests/testdata/probe.Dockerfile "$work/Dockerfile"
 docker build -q "$work" 2>/dev/null

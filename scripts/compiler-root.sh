@@ -1,10 +1,10 @@
 #!/bin/sh
 # Prepares the build context of a compiler's image in CONTEXT (c, cpp,
 # java, go, typescript, rust, and the node, ruby and php interpreters: the
-# kinds whose root is compiler in isolation/images/kinds): the .debs pinned in
-# isolation/images/KIND/ARCH.lock unpacked by debian-root.sh (checked
+# kinds whose root is compiler in isolation/container/images/kinds): the .debs pinned in
+# isolation/container/images/KIND/ARCH.lock unpacked by debian-root.sh (checked
 # against their SHA-256, no maintainer scripts, /tmp 1777, /etc/passwd and
-# /etc/group), then the steps of isolation/images/KIND/root-steps: what
+# /etc/group), then the steps of isolation/container/images/KIND/root-steps: what
 # must be there, what the image's compile and run commands never use, the
 # links update-alternatives would make, the trees that are layers of
 # their own. build-image.sh adds the Dockerfile and the runner and builds
@@ -13,14 +13,14 @@
 # Usage: compiler-root.sh KIND CONTEXT [--arch ARCH] [--update-lock] [--lock FILE]
 #   --arch ARCH    amd64 or arm64, this machine's by default
 #   --update-lock  resolve and pin the packages anew first (debian-lock.sh,
-#                  from isolation/images/KIND/packages)
+#                  from isolation/container/images/KIND/packages)
 #   --lock FILE    read (and with --update-lock write) FILE instead
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 kind=$1
 ctx=$2
 shift 2
-steps=$top/isolation/images/$kind/root-steps
+steps=$top/isolation/container/images/$kind/root-steps
 arch=$(dpkg --print-architecture)
 lock=""
 update=false
@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-lock=${lock:-$top/isolation/images/$kind/$arch.lock}
+lock=${lock:-$top/isolation/container/images/$kind/$arch.lock}
 step() { echo "$kind image: $*" >&2; }
 . "$top/scripts/debian-apt.sh"
 triplet=$(debian_triplet "$arch" | cut -d' ' -f1)

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Renews isolation/images/KIND/ARCH.lock (or FILE), the Debian packages
-# pinned for an image: those that isolation/images/KIND/packages wants
+# Renews isolation/container/images/KIND/ARCH.lock (or FILE), the Debian packages
+# pinned for an image: those that isolation/container/images/KIND/packages wants
 # (its `want` lines, in order) and what they need, resolved from the
 # packages' own dependencies (Depends and Pre-Depends, recursively, as apt
 # would install them without recommends), but for those it leaves out
@@ -40,13 +40,13 @@ while [ $# -gt 1 ]; do
   esac
   shift 2
 done
-packages=$top/isolation/images/$kind/packages
-if [ $# -ne 0 ] || [ -z "$kind" ] || { [ ! -f "$packages" ] && [ -z "$with" ]; } || [ ! -d "$top/isolation/images/$kind" ]; then
-  echo "usage: scripts/debian-lock.sh KIND [--arch ARCH] [--lock FILE] [--with PKG,... [--from FROM]], KIND one whose isolation/images/KIND/packages says what to pin (with --with, any kind with a lock)" >&2
+packages=$top/isolation/container/images/$kind/packages
+if [ $# -ne 0 ] || [ -z "$kind" ] || { [ ! -f "$packages" ] && [ -z "$with" ]; } || [ ! -d "$top/isolation/container/images/$kind" ]; then
+  echo "usage: scripts/debian-lock.sh KIND [--arch ARCH] [--lock FILE] [--with PKG,... [--from FROM]], KIND one whose isolation/container/images/KIND/packages says what to pin (with --with, any kind with a lock)" >&2
   exit 2
 fi
-lock=${lock:-$top/isolation/images/$kind/$arch.lock}
-from=${from:-$top/isolation/images/$kind/$arch.lock}
+lock=${lock:-$top/isolation/container/images/$kind/$arch.lock}
+from=${from:-$top/isolation/container/images/$kind/$arch.lock}
 # field WORD: the packages of the lines that start with WORD, in order.
 field() { [ ! -f "$packages" ] || awk -v w="$1" '$1 == w { for (i = 2; i <= NF; i++) print $i }' "$packages"; }
 wanted=$(field want)
@@ -102,7 +102,7 @@ if [ -n "$with" ]; then
       refused=true
     elif printf '%s\n' $excluded | grep -qx "$pkg"; then
       if printf '%s\n' $(field leave) | grep -qx "$pkg"; then
-        echo "$kind lock: --with $pkg: the $kind image leaves it out (isolation/images/$kind/packages says why)" >&2
+        echo "$kind lock: --with $pkg: the $kind image leaves it out (isolation/container/images/$kind/packages says why)" >&2
       elif printf '%s\n' $forbidden | grep -qx "$pkg"; then
         echo "$kind lock: --with $pkg: a shell or perl, which no image may hold" >&2
       else

@@ -10,7 +10,7 @@
 #
 # Usage: debian-root.sh KIND CONTEXT [--arch ARCH] [--update-lock [--only-lock]] [--lock FILE]
 #   KIND           names the image in messages; the lock is
-#                  isolation/images/KIND/ARCH.lock
+#                  isolation/container/images/KIND/ARCH.lock
 #   --arch ARCH    the image's architecture, amd64 or arm64 (this machine's
 #                  by default); another's packages come through debian-apt.sh
 #   --update-lock  pin the mirror's current versions in the lock first
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-lock=${lock:-$top/isolation/images/$kind/$arch.lock}
+lock=${lock:-$top/isolation/container/images/$kind/$arch.lock}
 . "$top/scripts/debian-apt.sh"
 debian_arch "$arch"
 # step TEXT: one line on stderr per step, so the minute this takes is

@@ -1,5 +1,5 @@
 # Sourced by the scripts that build or test images (sh has no imports):
-# the registry of image kinds, isolation/images/kinds, a table whose
+# the registry of image kinds, isolation/container/images/kinds, a table whose
 # first line that is not a comment names its columns.
 #
 #   $images                   the directory of the kinds' files: the
@@ -11,7 +11,7 @@
 
 # From $0, every script that sources this one being in scripts/; one
 # that changed directory before sets $images itself.
-images=${images:-$(cd "$(dirname "$0")/../isolation/images" && pwd)}
+images=${images:-$(cd "$(dirname "$0")/../isolation/container/images" && pwd)}
 
 # image_table prints the rows as "KIND VALUE", VALUE being COL's (the
 # kind's own name for an empty COL); it fails if there is no such column.
@@ -29,7 +29,7 @@ image_kinds() {
 
 image_field() {
   if ! value=$(image_table "$2" | awk -v kind="$1" '$1 == kind { print $2; found = 1 } END { exit !found }'); then
-    echo "no $2 of an image kind \"$1\" in isolation/images/kinds (kinds: $(image_kinds | paste -sd ' ' -))" >&2
+    echo "no $2 of an image kind \"$1\" in isolation/container/images/kinds (kinds: $(image_kinds | paste -sd ' ' -))" >&2
     return 1
   fi
   echo "$value"

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Prepares the build context of a Python image in CONTEXT (the kinds
-# whose root is python in isolation/images/kinds): Debian's python3.11 and
+# whose root is python in isolation/container/images/kinds): Debian's python3.11 and
 # the libraries it loads, and its time zone data (tzdata), unpacked from
-# the .debs pinned in isolation/images/KIND/ARCH.lock (versions and
+# the .debs pinned in isolation/container/images/KIND/ARCH.lock (versions and
 # SHA-256), the standard library compiled ahead of time, /tmp 1777,
 # /etc/passwd and /etc/group naming the sandbox user; build-image.sh adds
 # the Dockerfile and the runner and builds it. No shell, no package

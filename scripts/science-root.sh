@@ -1,8 +1,8 @@
 #!/bin/sh
 # Prepares the build context of the scientific Python image in CONTEXT
-# (the kinds whose root is science in isolation/images/kinds): a Python
+# (the kinds whose root is science in isolation/container/images/kinds): a Python
 # image's root (python-root.sh, from the packages pinned in
-# isolation/images/KIND/ARCH.lock: python3.11 with numpy, scipy, sympy,
+# isolation/container/images/KIND/ARCH.lock: python3.11 with numpy, scipy, sympy,
 # pandas, matplotlib, networkx and what they load), then what the skipped
 # maintainer scripts and a writable root would otherwise do: BLAS and
 # LAPACK bound to OpenBLAS, matplotlib drawing with Agg and finding its
@@ -14,7 +14,7 @@
 #          [--wheels DIR --requirements FILE --wheelhouse BIN [--startup-hooks]] [--preload MOD,...]
 #   --arch ARCH    amd64 or arm64, this machine's by default
 #   --update-lock  resolve and pin the packages anew first (debian-lock.sh,
-#                  from isolation/images/KIND/packages)
+#                  from isolation/container/images/KIND/packages)
 #   --lock FILE    read (and with --update-lock write) FILE instead
 #   --wheels ..., --startup-hooks, --preload ...  an operator's wheels and
 #                  preload, as python-root.sh installs and finds them,
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-lock=${lock:-$top/isolation/images/$kind/$arch.lock}
+lock=${lock:-$top/isolation/container/images/$kind/$arch.lock}
 step() { echo "$kind image: $*" >&2; }
 . "$top/scripts/debian-apt.sh"
 debian_arch "$arch"
@@ -161,7 +161,7 @@ find "$rootfs/usr/lib/python3/dist-packages" -type d -name tests -prune -exec rm
 
 # scripts/reproducible reads each layer whole and refuses one over 256 MiB;
 # the root is larger, so the biggest trees are layers of their own,
-# COPY'd by isolation/images/science/Dockerfile in this order: the
+# COPY'd by isolation/container/images/science/Dockerfile in this order: the
 # architecture's libraries (usr/lib/TRIPLET) in layers/libraries.
 for tree in usr/lib/$triplet usr/lib/python3/dist-packages/scipy usr/lib/python3/dist-packages; do
   layer=$ctx/layers/$(echo "$tree" | sed "s|^usr/lib/$triplet\$|libraries|" | tr / _)

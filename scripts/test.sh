@@ -1,7 +1,7 @@
 #!/bin/sh
 # The project's test command: formatting, vet for amd64 and arm64, the
 # unit tests with the race detector, then the live boundary suite on the
-# images of the quick kinds (isolation/images/kinds' tier) under runc and
+# images of the quick kinds (isolation/container/images/kinds' tier) under runc and
 # gVisor (its quick part). The suite builds its own images and needs a
 # Docker engine; under CI=true a missing engine fails it.
 #
@@ -19,7 +19,7 @@ esac
 began=$(date +%s)
 # The image kinds of this part: the quick ones, or all (the heavy part
 # tests the quick part's images too).
-images=$PWD/isolation/images
+images=$PWD/isolation/container/images
 . scripts/kinds.sh
 if [ "$part" = quick ]; then
   kinds=$(image_kinds tier quick)
@@ -89,7 +89,7 @@ if command -v apt-get >/dev/null 2>&1; then
   arch=$(dpkg --print-architecture)
   for kind in $kinds; do
     [ "$(image_field "$kind" root)" != none ] || continue
-    lock=isolation/images/$kind/$arch.lock
+    lock=isolation/container/images/$kind/$arch.lock
     stale=""
     # One question for the whole lock; only if the mirror lacks one
     # package, one per package, to name each.

@@ -12,7 +12,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 )
 
-// TestImageKindsRegistry holds isolation/images to its registry, with no
+// TestImageKindsRegistry holds isolation/container/images to its registry, with no
 // engine: each kind's directory has its Dockerfile, a kind unpacked from
 // Debian's packages has its root script and a lock per architecture
 // (`package version sha256` a line), and no directory is left unlisted.
@@ -52,7 +52,7 @@ func TestImageKindsRegistry(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	assert.NilError(t, err)
 	for _, e := range entries {
-		assert.Check(t, !e.IsDir() || listed[e.Name()], "isolation/images/%s is no kind of isolation/images/kinds", e.Name())
+		assert.Check(t, !e.IsDir() || listed[e.Name()], "isolation/container/images/%s is no kind of isolation/container/images/kinds", e.Name())
 	}
 }
 

@@ -4,7 +4,7 @@
 // Without a reachable engine it skips loudly; under CI=true it fails.
 //
 // SYNAPSE_SUITE picks a part: "quick" (scripts/test.sh) is every boundary
-// on the images of the quick kinds of isolation/images/kinds (its tier
+// on the images of the quick kinds of isolation/container/images/kinds (its tier
 // column) under runc and gVisor; "heavy" (scripts/test.sh --heavy) is the
 // heavy kinds' images and every image's second, reproducibility build.
 // Unset, both run. A test of the other part skips, naming the command
@@ -27,7 +27,7 @@ import (
 
 var (
 	toolBin      string            // the built synapse-isolation binary
-	kinds        []imageKind       // isolation/images/kinds, in its order
+	kinds        []imageKind       // isolation/container/images/kinds, in its order
 	images       map[string]string // by kind, the images of this part: $(imageEnv(kind)) or built by scripts/build-image.sh KIND
 	refImage     string            // the reference image, the first kind's
 	probeImage   string            // runner + static probe
@@ -107,7 +107,7 @@ func build(dir string) error {
 	}
 	toolBin = filepath.Join(dir, "synapse-isolation")
 	for _, b := range []struct{ out, pkg string }{
-		{toolBin, "."}, {filepath.Join(dir, "runner"), "./isolation/runner"}, {filepath.Join(dir, "probe"), "./tests/probe"},
+		{toolBin, "."}, {filepath.Join(dir, "runner"), "./isolation/container/runner"}, {filepath.Join(dir, "probe"), "./tests/probe"},
 	} {
 		cmd := exec.Command("go", "build", "-trimpath", "-o", b.out, b.pkg)
 		cmd.Dir = root
@@ -161,7 +161,7 @@ func build(dir string) error {
 	return nil
 }
 
-// imageKind is a line of isolation/images/kinds, the registry of the
+// imageKind is a line of isolation/container/images/kinds, the registry of the
 // images scripts/build-image.sh builds.
 type imageKind struct {
 	name string // build-image.sh's argument, and the kind's directory
@@ -259,7 +259,7 @@ func kindNamed(t testing.TB, name string) imageKind {
 			return k
 		}
 	}
-	t.Fatalf("no image kind %q in isolation/images/kinds", name)
+	t.Fatalf("no image kind %q in isolation/container/images/kinds", name)
 	return imageKind{}
 }
 

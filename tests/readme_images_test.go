@@ -45,7 +45,7 @@ var versionCell = regexp.MustCompile("`([^`]+)` ([^ `]+)$")
 
 // TestReadmeImages holds the README's table of the runtime images to the
 // files it is a view of, with no engine: one row per kind of
-// isolation/images/kinds, in its order; a row's version is its package's
+// isolation/container/images/kinds, in its order; a row's version is its package's
 // in the kind's amd64.lock (one its packages file wants, where it has
 // one), or for a kind with no root go.mod's Starlark; its source, compile
 // and run commands and time factor are what the kind's Dockerfile labels
@@ -68,13 +68,13 @@ func TestReadmeImages(t *testing.T) {
 		want = append(want, k.name)
 		listed[k.name] = true
 		if _, ok := byKind[k.name]; !ok {
-			t.Errorf("README.md: the images table has no row for kind %q of isolation/images/kinds", k.name)
+			t.Errorf("README.md: the images table has no row for kind %q of isolation/container/images/kinds", k.name)
 		}
 	}
 	var readmeOrder []string
 	for _, kind := range order {
 		if !listed[kind] {
-			t.Errorf("README.md:%d: a row for kind %q, which isolation/images/kinds does not list", byKind[kind].line, kind)
+			t.Errorf("README.md:%d: a row for kind %q, which isolation/container/images/kinds does not list", byKind[kind].line, kind)
 			continue
 		}
 		readmeOrder = append(readmeOrder, kind)
@@ -85,7 +85,7 @@ func TestReadmeImages(t *testing.T) {
 			registryOrder = append(registryOrder, kind)
 		}
 	}
-	assert.Check(t, is.DeepEqual(readmeOrder, registryOrder), "README.md: the images table's rows are not in isolation/images/kinds' order")
+	assert.Check(t, is.DeepEqual(readmeOrder, registryOrder), "README.md: the images table's rows are not in isolation/container/images/kinds' order")
 
 	for _, k := range kinds {
 		r, ok := byKind[k.name]
@@ -215,7 +215,7 @@ func inBackticks(s string) string {
 }
 
 // dockerfileLabels reads the io.synapse-isolation labels of a Dockerfile
-// whose LABEL instructions are on one line each (isolation/images/kinds
+// whose LABEL instructions are on one line each (isolation/container/images/kinds
 // says so), each value a double-quoted string, as JSON writes one.
 func dockerfileLabels(path string) (map[string]string, error) {
 	data, err := os.ReadFile(path)

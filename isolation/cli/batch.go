@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/batchline"
+	"github.com/synapse-lang/synapse-isolation/isolation/cli/internal/batchline"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/batchline"
+	"github.com/synapse-lang/synapse-isolation/isolation/cli/internal/batchline"
 )
 
 // batchOutput writes one result line per input line, in input order or as

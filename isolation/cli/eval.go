@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/inproc"
+	"github.com/synapse-lang/synapse-isolation/isolation/cli/internal/inproc"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/strict"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )

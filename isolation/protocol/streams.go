@@ -1,6 +1,6 @@
 package protocol
 
-import "github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+import "github.com/synapse-lang/synapse-isolation/isolation/protocol/capture"
 
 // Streams is what a process wrote to its standard output and standard
 // error, as kept within limits.MaxOutputBytes (capture.Shares splits the

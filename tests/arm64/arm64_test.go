@@ -252,7 +252,7 @@ func TestArm64Verdicts(t *testing.T) {
 func TestArm64RunnerFilter(t *testing.T) {
 	needEngine(t)
 	dir := t.TempDir()
-	build := exec.Command("go", "test", "-c", "-o", filepath.Join(dir, "runner.test"), "../../isolation/runner")
+	build := exec.Command("go", "test", "-c", "-o", filepath.Join(dir, "runner.test"), "../../isolation/container/runner")
 	build.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
 	out, err := build.CombinedOutput()
 	assert.NilError(t, err, string(out))

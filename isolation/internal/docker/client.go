@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/environ"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/capture"
 )
 
 // Client runs the docker CLI for one engine. Every call targets the

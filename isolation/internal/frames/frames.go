@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/capture"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/capture"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 

@@ -1,0 +1,398 @@
+// Command runner is the in-container entrypoint of the reference image. It
+// speaks protocol v3: first it reads its own view of the sandbox and writes
+// it as the hello line, before it reads anything; then it reads one request
+// from stdin (which the host writes only if the hello passed), evaluates it
+// (Starlark by default, an operator's interpreter with --exec, or nothing
+// with --selfcheck), and writes exactly one JSON response to stdout. It
+// never writes to stderr, so anything on the stderr of `docker run` is
+// Docker's own. It exits 0 whenever it wrote a response, whatever the
+// program did; 2 means it could not write one.
+//
+// Usage: runner [--timeout D] [--exec CMD ARGS... | --selfcheck]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/container/interp"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
+)
+
+// hardStopGrace is how long after its deadline the runner waits for a
+// program that ignores cancellation (a long builtin call) before it answers
+// and exits anyway.
+const hardStopGrace = time.Second
+
+// responder writes the single response exactly once, whichever of the
+// program or the hard-stop watchdog finishes first, and before it a
+// checked request's output frames (frame), never one of them within
+// another or after the response.
+type responder struct {
+	once      sync.Once
+	mu        sync.Mutex // held while out is written; after the response, closed is set
+	closed    bool
+	out       io.Writer
+	handshake time.Duration // from the hello written to the request read; set before the watchdog is armed
+	received  time.Time     // when the request arrived; set before the watchdog is armed
+	ok        bool          // set inside once; read after a Do call returns
+}
+
+// send writes resp unless a response was already attempted; it reports
+// whether this call wrote it.
+func (r *responder) send(resp protocol.Response) bool {
+	sent := false
+	r.once.Do(func() {
+		if !r.received.IsZero() {
+			resp.ElapsedMicros = time.Since(r.received).Microseconds()
+			resp.HandshakeMicros = max(r.handshake.Microseconds(), 1)
+		}
+		b, err := json.Marshal(resp)
+		if err == nil {
+			r.mu.Lock()
+			_, err = r.out.Write(append(b, '\n'))
+			r.closed = true
+			r.mu.Unlock()
+		}
+		r.ok, sent = err == nil, err == nil
+	})
+	return sent
+}
+
+// errResponded: the response was written, and nothing may follow it.
+var errResponded = errors.New("the response was written already")
+
+// frame writes test i's output frame (protocol.OutputHeader), b its
+// bytes, unless the response was written.
+func (r *responder) frame(i int, b []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errResponded
+	}
+	if _, err := r.out.Write(protocol.OutputHeader(i, int64(len(b)))); err != nil {
+		return err
+	}
+	_, err := r.out.Write(b)
+	return err
+}
+
+func (r *responder) sentOK() bool {
+	r.once.Do(func() {}) // orders this read after any completed send
+	return r.ok
+}
+
+func main() {
+	switch {
+	case isProbe():
+		os.Exit(probeMain(os.Args[2]))
+	case isTrampoline():
+		os.Exit(trampoline(os.Args[2], os.Args[3:]))
+	case isChild():
+		raiseOOMScore() // while still dumpable: see there
+		protect()
+		silenceStderr()
+		probe := os.NewFile(probeFD, "probe")
+		_ = writeProbe(probe, strconv.Itoa(os.Getppid()))
+		probe.Close()
+		os.Exit(starlarkChild(os.Args[2:], os.Stdin, os.Stdout))
+	}
+	protect()
+	silenceStderr()
+	// Before any thread is reserved and any child started: the filter,
+	// installed on every thread at once, is inherited by all of them.
+	seccompBy := ensureFilter(filterInForce, installFilter)
+	reserveThreads(spareThreads)
+	os.Exit(run(os.Args[1:], seccompBy, os.Stdin, os.Stdout))
+}
+
+// silenceStderr points fd 2 at /dev/null, so not even a Go runtime crash
+// report can mix runner text into Docker's own stderr.
+func silenceStderr() {
+	if f, err := os.OpenFile("/dev/null", os.O_WRONLY, 0); err == nil {
+		_ = unix.Dup3(int(f.Fd()), 2, 0) // dup3: arm64 has no dup2
+		_ = f.Close()
+	}
+}
+
+func failure(typ, msg string) protocol.Response {
+	return protocol.Response{V: protocol.Version, Result: []byte("null"), Error: &protocol.Error{Type: typ, Message: msg}}
+}
+
+// run is the runner's whole exchange: its arguments, the hello, the
+// request, the program under its limits, the response. Its exit code is 0
+// when a response was written (exit answers for a panic too), 2 when none
+// could be. seccompBy is who installed the filter in force (ensureFilter).
+func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (code int) {
+	r := &responder{out: stdout}
+	defer r.exit(&code)
+	cfg, err := runargs.Parse(args)
+	if err != nil {
+		r.send(failure(protocol.ErrRequest, "runner: "+err.Error()))
+		return
+	}
+	_ = lockText() // best effort; see there
+	cg := newCgroup(cgroupRoot)
+	a, err := startAhead(cfg, cg)
+	defer a.end()
+	if err != nil {
+		r.send(failure(protocol.ErrInternal, "starting the evaluator: "+err.Error()))
+		return
+	}
+	// The hello: read and written before anything is read from stdin, so
+	// the host judges the sandbox before the source exists in it, and
+	// nothing a program does can change what the host is told.
+	sc, helloAt, err := attest(stdout, a.probe, cg, seccompBy)
+	a.probe.end()
+	if err != nil {
+		return // no hello, no response: the host refuses the container
+	}
+	var pre *preloaded
+	if cfg.Preload != nil {
+		// Only once the host says the hello passed (one newline): then
+		// the image's interpreter starts and imports what it declares,
+		// while the request has yet to come. Nothing of it exists here.
+		if err := awaitReady(stdin, cfg.Idle); err != nil {
+			r.send(failure(protocol.ErrRequest, err.Error()))
+			return
+		}
+		pre, _ = startPreload(cfg.Exec, cfg.Preload, cfg.Threads, cg) // nil: the program starts cold
+		defer pre.abortUnused()
+	}
+	req, stop, data, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
+	if err != nil {
+		r.send(failure(protocol.ErrRequest, err.Error()))
+		return
+	}
+	// The deadline counts from the request, so a container started ahead
+	// of it (a warm pool) gives the program its whole time.
+	r.received = time.Now()
+	r.handshake = r.received.Sub(helloAt)
+	if cfg.Selfcheck {
+		r.send(protocol.Response{V: protocol.Version, OK: true, Result: []byte("null")})
+		return
+	}
+	g := &guard{cg: cg, limit: sc.MemoryMax, gvisor: sc.GVisor(), cpu: &meter{cg: cg, limit: cfg.CPUTime, gvisor: sc.GVisor(), memLimit: sc.MemoryMax, own: ownMicros}}
+	if err := g.cpu.open(); err != nil {
+		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
+		return
+	}
+	r.send(serve(cfg, incoming{req, stop, data}, g, a.handOver(), pre.handOver(), r))
+	return
+}
+
+// exit, deferred first in run and so run last, answers for a panic and
+// sets run's exit code.
+func (r *responder) exit(code *int) {
+	if p := recover(); p != nil {
+		r.send(failure(protocol.ErrInternal, fmt.Sprint("runner panic: ", p)))
+	}
+	*code = 0
+	if !r.sentOK() {
+		*code = 2
+	}
+}
+
+// ahead is what the runner starts before its hello: the /proc probe, and
+// in Starlark mode the idle evaluator, which is the probe too.
+type ahead struct {
+	starlark bool
+	sl       *starlarkChildProc // nil once handed over
+	probe    *procProbe
+}
+
+// startAhead starts them. The Starlark child is started now, idle until
+// it is given the source: its start-up overlaps the attestation and the
+// wait for the request.
+func startAhead(cfg runargs.Args, cg cgroup) (*ahead, error) {
+	a := &ahead{starlark: cfg.Exec == nil && !cfg.Selfcheck}
+	if !a.starlark {
+		a.probe = startProcProbe()
+		return a, nil
+	}
+	var err error
+	a.sl, a.probe, err = startStarlarkChild(cfg.Timeout, cg)
+	return a, err
+}
+
+// end aborts an evaluator that was never handed its program, then ends
+// the probe.
+func (a *ahead) end() {
+	if a.sl != nil {
+		a.sl.abort()
+	}
+	a.probe.end()
+}
+
+// handOver gives the evaluator away: serve's eval reaps it.
+func (a *ahead) handOver() *starlarkChildProc {
+	sl := a.sl
+	a.sl = nil
+	return sl
+}
+
+// serve runs the program under the runner's deadline, or the host's stop
+// if that comes first (protocol.WithStop), whose watchdog answers for it
+// if it cannot be stopped, and the guard's limits, and returns the
+// response.
+// incoming is the request as read: its frame, the host's stop, and for
+// a check the tests' data still to read, test by test.
+type incoming struct {
+	req  protocol.Request
+	stop time.Duration
+	data io.Reader
+}
+
+func serve(cfg runargs.Args, in incoming, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
+	req, stop := in.req, in.stop
+	timeout, why := cfg.Timeout, fmt.Errorf("runner deadline of %s", cfg.Timeout)
+	if stop > 0 && stop < timeout {
+		timeout, why = stop, fmt.Errorf("the host's stop, %s after the request", stop)
+	}
+	ctx, cancel := context.WithTimeoutCause(context.Background(), timeout, why)
+	defer cancel()
+	watchdog := time.AfterFunc(timeout+hardStopGrace, func() {
+		if r.send(failure(protocol.ErrTimeout, fmt.Sprintf("%s: program did not stop", why))) {
+			os.Exit(0)
+		}
+	})
+	defer watchdog.Stop()
+
+	if req.Check {
+		return checkRun(ctx, cfg, req, in.data, g)
+	}
+	if req.Interact {
+		return interactRun(ctx, cfg, req, in.data, g, r)
+	}
+	if judged(cfg, req) {
+		return judgeRun(ctx, cfg, req, in.data, g, pre, r) // a decoy for each of its steps
+	}
+	if os.Getpid() == 1 && !g.gvisor {
+		// Only now, with a program to run: nothing but the idle
+		// evaluator is forked before the host has judged the hello.
+		// killLeftovers, as PID 1, ends it. Not under gVisor: there the
+		// host's OOM killer sees gVisor's processes, never the runner
+		// alone, and the guard stops the program before the limit; a
+		// fork of the runner's address space is the costliest call the
+		// sentry makes for it (and one forked before the hello made the
+		// runner's writes to stdout fail in about half the runs).
+		startDecoy()
+	}
+	if cfg.Exec != nil {
+		return execute(ctx, cfg.Exec, cfg.Threads, req, g, pre)
+	}
+	return sl.eval(ctx, req, g)
+}
+
+// fromEval puts an evaluation result into the wire format.
+func fromEval(r interp.Result) protocol.Response {
+	resp := protocol.Response{
+		V: protocol.Version, OK: r.Err == nil, Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
+		Streams: r.Streams,
+	}
+	if resp.Result == nil {
+		resp.Result = []byte("null")
+	}
+	if r.Err != nil {
+		resp.Error = r.Err.Wire()
+	}
+	return resp
+}
+
+// attest reads the sandbox as the runner sees it and writes it as the
+// hello line, in one write; it returns what it saw and when the hello was
+// written.
+func attest(stdout io.Writer, probe *procProbe, cg cgroup, seccompBy string) (hello.Selfcheck, time.Time, error) {
+	began := time.Now()
+	sc := selfcheck(probe, cg, seccompBy)
+	sc.TookMicros = time.Since(began).Microseconds()
+	b, err := json.Marshal(hello.Frame{V: protocol.Version, Selfcheck: &sc})
+	if err != nil {
+		return sc, time.Time{}, err
+	}
+	_, err = stdout.Write(append(b, '\n'))
+	return sc, time.Now(), err
+}
+
+// readRequestWithin waits at most idle (timeout when idle is zero) for the
+// request: a runner nobody sends work to ends on its own.
+func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bool) (protocol.Request, time.Duration, io.Reader, error) {
+	if idle <= 0 {
+		idle = timeout
+	}
+	type read struct {
+		req  protocol.Request
+		stop time.Duration
+		data io.Reader
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		req, stop, data, err := readRequest(stdin, starlark)
+		got <- read{req, stop, data, err}
+	}()
+	select {
+	case r := <-got:
+		return r.req, r.stop, r.data, r.err
+	case <-time.After(idle):
+		return protocol.Request{}, 0, nil, fmt.Errorf("request: none within %s", idle)
+	}
+}
+
+// readRequest reads the request frame: one JSON object ending at its
+// newline, or at EOF; then, for a request with tests, their data, the
+// bytes the request announced (protocol.ReadTestData), except a check's,
+// whose data is returned unread (data), to be read test by test. An
+// interactive request's or an interactor's stdin goes on after its data
+// with the host's live frames: data is what follows. It does
+// not wait for EOF after the newline: the end
+// of stdin crosses the docker client, the daemon and the shim, and costs
+// milliseconds the request itself does not. It reads at most one byte more
+// than the limit (protocol.MaxFrameBytes, the request's and room for the
+// host's stop), so an oversized request is detected without reading it
+// all; the frame's own decoding holds the request to its bound.
+func readRequest(stdin io.Reader, starlark bool) (protocol.Request, time.Duration, io.Reader, error) {
+	b := make([]byte, 0, 4<<10)
+	buf := make([]byte, 4<<10)
+	for len(b) <= protocol.MaxFrameBytes {
+		n, err := stdin.Read(buf[:min(len(buf), protocol.MaxFrameBytes+1-len(b))])
+		b = append(b, buf[:n]...)
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i <= protocol.MaxFrameBytes {
+			req, stop, err := protocol.DecodeFrame(b[:i], starlark)
+			data := io.MultiReader(bytes.NewReader(b[i+1:]), stdin)
+			if err == nil && req.Check {
+				return req, stop, data, nil
+			}
+			if err == nil && req.Tests != nil {
+				err = protocol.ReadTestData(data, req.Tests)
+				if err != nil {
+					err = fmt.Errorf("request: %w", err)
+				}
+			}
+			if err == nil && (req.Interactive || req.Interact) {
+				return req, stop, data, nil // the live frames follow
+			}
+			return req, stop, nil, err
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return protocol.Request{}, 0, nil, fmt.Errorf("request: reading stdin: %w", err)
+		}
+	}
+	req, stop, err := protocol.DecodeFrame(b, starlark) // refuses b over the limit
+	return req, stop, nil, err
+}
