@@ -189,8 +189,9 @@ CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -C "$root" -trimpath -buildvcs=fa
 CGO_ENABLED=0 go build -C "$root" -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$work/reproducible" ./scripts/reproducible
 
 # inputs prints the hash of everything the image is made from: the lock
-# it is built from, and every other file of isolation/container/images by name (any
-# kind's Dockerfile or data, as any build script, may be shared).
+# it is built from, and every other file of isolation/container/images
+# by name (any kind's Dockerfile or data, as any build script, may be
+# shared).
 inputs() {
   {
     printf 'kind %s arch %s base %s\n' "$kind" "$arch" "$base"
