@@ -12,15 +12,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -35,64 +32,6 @@ import (
 // program that ignores cancellation (a long builtin call) before it answers
 // and exits anyway.
 const hardStopGrace = time.Second
-
-// responder writes the single response exactly once, whichever of the
-// program or the hard-stop watchdog finishes first, and before it a
-// checked request's output frames (frame), never one of them within
-// another or after the response.
-type responder struct {
-	once      sync.Once
-	mu        sync.Mutex // held while out is written; after the response, closed is set
-	closed    bool
-	out       io.Writer
-	handshake time.Duration // from the hello written to the request read; set before the watchdog is armed
-	received  time.Time     // when the request arrived; set before the watchdog is armed
-	ok        bool          // set inside once; read after a Do call returns
-}
-
-// send writes resp unless a response was already attempted; it reports
-// whether this call wrote it.
-func (r *responder) send(resp protocol.Response) bool {
-	sent := false
-	r.once.Do(func() {
-		if !r.received.IsZero() {
-			resp.ElapsedMicros = time.Since(r.received).Microseconds()
-			resp.HandshakeMicros = max(r.handshake.Microseconds(), 1)
-		}
-		b, err := json.Marshal(resp)
-		if err == nil {
-			r.mu.Lock()
-			_, err = r.out.Write(append(b, '\n'))
-			r.closed = true
-			r.mu.Unlock()
-		}
-		r.ok, sent = err == nil, err == nil
-	})
-	return sent
-}
-
-// errResponded: the response was written, and nothing may follow it.
-var errResponded = errors.New("the response was written already")
-
-// frame writes test i's output frame (protocol.OutputHeader), b its
-// bytes, unless the response was written.
-func (r *responder) frame(i int, b []byte) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return errResponded
-	}
-	if _, err := r.out.Write(protocol.OutputHeader(i, int64(len(b)))); err != nil {
-		return err
-	}
-	_, err := r.out.Write(b)
-	return err
-}
-
-func (r *responder) sentOK() bool {
-	r.once.Do(func() {}) // orders this read after any completed send
-	return r.ok
-}
 
 func main() {
 	switch {
@@ -191,18 +130,6 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 	}
 	r.send(serve(cfg, incoming{req, stop, data}, g, a.handOver(), pre.handOver(), r))
 	return
-}
-
-// exit, deferred first in run and so run last, answers for a panic and
-// sets run's exit code.
-func (r *responder) exit(code *int) {
-	if p := recover(); p != nil {
-		r.send(failure(protocol.ErrInternal, fmt.Sprint("runner panic: ", p)))
-	}
-	*code = 0
-	if !r.sentOK() {
-		*code = 2
-	}
 }
 
 // ahead is what the runner starts before its hello: the /proc probe, and
@@ -324,75 +251,4 @@ func attest(stdout io.Writer, probe *procProbe, cg cgroup, seccompBy string) (he
 	}
 	_, err = stdout.Write(append(b, '\n'))
 	return sc, time.Now(), err
-}
-
-// readRequestWithin waits at most idle (timeout when idle is zero) for the
-// request: a runner nobody sends work to ends on its own.
-func readRequestWithin(stdin io.Reader, idle, timeout time.Duration, starlark bool) (protocol.Request, time.Duration, io.Reader, error) {
-	if idle <= 0 {
-		idle = timeout
-	}
-	type read struct {
-		req  protocol.Request
-		stop time.Duration
-		data io.Reader
-		err  error
-	}
-	got := make(chan read, 1)
-	go func() {
-		req, stop, data, err := readRequest(stdin, starlark)
-		got <- read{req, stop, data, err}
-	}()
-	select {
-	case r := <-got:
-		return r.req, r.stop, r.data, r.err
-	case <-time.After(idle):
-		return protocol.Request{}, 0, nil, fmt.Errorf("request: none within %s", idle)
-	}
-}
-
-// readRequest reads the request frame: one JSON object ending at its
-// newline, or at EOF; then, for a request with tests, their data, the
-// bytes the request announced (protocol.ReadTestData), except a check's,
-// whose data is returned unread (data), to be read test by test. An
-// interactive request's or an interactor's stdin goes on after its data
-// with the host's live frames: data is what follows. It does
-// not wait for EOF after the newline: the end
-// of stdin crosses the docker client, the daemon and the shim, and costs
-// milliseconds the request itself does not. It reads at most one byte more
-// than the limit (protocol.MaxFrameBytes, the request's and room for the
-// host's stop), so an oversized request is detected without reading it
-// all; the frame's own decoding holds the request to its bound.
-func readRequest(stdin io.Reader, starlark bool) (protocol.Request, time.Duration, io.Reader, error) {
-	b := make([]byte, 0, 4<<10)
-	buf := make([]byte, 4<<10)
-	for len(b) <= protocol.MaxFrameBytes {
-		n, err := stdin.Read(buf[:min(len(buf), protocol.MaxFrameBytes+1-len(b))])
-		b = append(b, buf[:n]...)
-		if i := bytes.IndexByte(b, '\n'); i >= 0 && i <= protocol.MaxFrameBytes {
-			req, stop, err := protocol.DecodeFrame(b[:i], starlark)
-			data := io.MultiReader(bytes.NewReader(b[i+1:]), stdin)
-			if err == nil && req.Check {
-				return req, stop, data, nil
-			}
-			if err == nil && req.Tests != nil {
-				err = protocol.ReadTestData(data, req.Tests)
-				if err != nil {
-					err = fmt.Errorf("request: %w", err)
-				}
-			}
-			if err == nil && (req.Interactive || req.Interact) {
-				return req, stop, data, nil // the live frames follow
-			}
-			return req, stop, nil, err
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return protocol.Request{}, 0, nil, fmt.Errorf("request: reading stdin: %w", err)
-		}
-	}
-	req, stop, err := protocol.DecodeFrame(b, starlark) // refuses b over the limit
-	return req, stop, nil, err
 }
