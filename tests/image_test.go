@@ -17,7 +17,7 @@ import (
 // Debian's packages has its root script and a lock per architecture
 // (`package version sha256` a line), and no directory is left unlisted.
 func TestImageKindsRegistry(t *testing.T) {
-	dir := filepath.Join("..", "isolation", "images")
+	dir := filepath.Join("..", "isolation", "container", "images")
 	listed := map[string]bool{}
 	tags := map[string]string{}
 	pin := regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]+ [^ ]+ [0-9a-f]{64}$`)

@@ -57,7 +57,7 @@ func setup(m *testing.M) int {
 		return 1
 	}
 	var err error
-	if kinds, err = readKinds(filepath.Join("..", "isolation", "images", "kinds")); err != nil {
+	if kinds, err = readKinds(filepath.Join("..", "isolation", "container", "images", "kinds")); err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
 		return 1
 	}

@@ -91,10 +91,10 @@ func TestOwnDebianPackages(t *testing.T) {
 	assert.Equal(t, first.code, 0, first.stderr)
 	own, err := os.ReadFile(lock)
 	assert.NilError(t, err)
-	project, err := os.ReadFile(filepath.Join("..", "isolation", "images", "python", "amd64.lock"))
+	project, err := os.ReadFile(filepath.Join("..", "isolation", "container", "images", "python", "amd64.lock"))
 	assert.NilError(t, err)
 	if out, err := exec.Command("docker", "version", "--format", "{{.Server.Arch}}").Output(); err == nil && strings.TrimSpace(string(out)) == "arm64" {
-		project, err = os.ReadFile(filepath.Join("..", "isolation", "images", "python", "arm64.lock"))
+		project, err = os.ReadFile(filepath.Join("..", "isolation", "container", "images", "python", "arm64.lock"))
 		assert.NilError(t, err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(own)), "\n")

@@ -93,7 +93,7 @@ func TestReadmeImages(t *testing.T) {
 			continue
 		}
 		t.Run(k.name, func(t *testing.T) {
-			dir := filepath.Join("..", "isolation", "images", k.name)
+			dir := filepath.Join("..", "isolation", "container", "images", k.name)
 			labels, err := dockerfileLabels(filepath.Join(dir, "Dockerfile"))
 			assert.NilError(t, err)
 			facts, err := declaredFacts(labels)
