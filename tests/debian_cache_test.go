@@ -24,7 +24,7 @@ func TestDebianCacheIsChecked(t *testing.T) {
 	dpkg, err := exec.Command("dpkg", "--print-architecture").Output()
 	assert.NilError(t, err)
 	arch := strings.TrimSpace(string(dpkg))
-	project, err := os.ReadFile(filepath.Join(root, "isolation", "images", "python", arch+".lock"))
+	project, err := os.ReadFile(filepath.Join(root, "isolation", "container", "images", "python", arch+".lock"))
 	assert.NilError(t, err)
 	var line string
 	for _, l := range strings.Split(string(project), "\n") {
