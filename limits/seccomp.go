@@ -23,13 +23,6 @@ const (
 	cmpMaskedEq = "SCMP_CMP_MASKED_EQ"
 )
 
-// FilterErrno is the errno the filter answers for each syscall the runner
-// probes (SeccompProbes). No Linux syscall returns it itself (errnos end
-// at 133; libseccomp takes values below MAX_ERRNO, 4095): a probe that gets
-// it was refused by this filter, not by the kernel (which answers EINVAL,
-// EFAULT or EPERM to the probes' arguments) nor by another profile.
-const FilterErrno = 4094
-
 // errnoEPERM answers every other syscall outside the table. Engines before
 // Docker 23 ignore defaultErrnoRet and answer EPERM anyway; the profile
 // says so itself rather than depend on it.

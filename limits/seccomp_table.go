@@ -97,12 +97,3 @@ var denied = []syscalls{
 	{[]string{"memfd_secret"}, "memory hidden from the kernel's own map: a young kernel surface no program here needs"},
 	{[]string{"modify_ldt"}, "16-bit segment tables: no 64-bit program needs them, and they were a way into the kernel (CVE-2017-17053)"},
 }
-
-// SeccompProbes are the denied syscalls the runner calls, with arguments
-// the kernel rejects anyway, to prove in its hello that this filter is the
-// one loaded: each must fail with FilterErrno.
-var SeccompProbes = []string{
-	"io_uring_setup", "ptrace", "personality", "userfaultfd", "bpf", "perf_event_open",
-	"keyctl", "add_key", "unshare", "mount", "kexec_load", "open_by_handle_at",
-	"socket(AF_ALG)", "socket(AF_VSOCK)", "process_vm_readv", "rt_sigqueueinfo", "memfd_secret",
-}
