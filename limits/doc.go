@@ -1,8 +1,9 @@
 // Package limits holds the isolation policy as data: the fixed bounds every
-// run gets, the few configurable ones with their ranges, the seccomp
-// allowlist, and the one size grammar that flags, the audit and the argv
-// share. It does no I/O; the argv (package dockerargs), the audit, the
-// runner's hello and the documentation are views of these values.
+// run gets, the few configurable ones with their ranges, the boundary
+// table, and the one size grammar that flags, the audit and the argv
+// share; the seccomp allowlist is its own package, limits/seccomp. It does
+// no I/O; the argv (package dockerargs), the audit, the runner's hello and
+// the documentation are views of these values.
 //
 // # The bounds
 //
@@ -31,11 +32,9 @@
 // host's judgement of the hello and the README's table of boundaries all
 // read it, so a new boundary, or a new runtime's column, is one edit.
 //
-// The syscall filter is a table too: the allowed groups (what Docker's
-// default profile allows a process without capabilities, on the native
-// 64-bit ABI) and the denied groups, each with its reason, refused with
-// FilterErrno so a refusal by this filter is told apart from the kernel's.
-// SeccompProfile renders it as docker receives it; SeccompProbes are the
+// The syscall filter's own table is package limits/seccomp's; the boundary
+// table's proof of it is here: FilterErrno, the errno by which a refusal
+// by the filter is told apart from the kernel's, and SeccompProbes, the
 // denied calls the runner makes harmlessly to prove, in its hello, that
-// this filter is the one in force.
+// the filter is the one in force.
 package limits

@@ -1,8 +1,8 @@
 package limits
 
-// The syscall filter's proof, as the boundary table states it (the
-// filter itself is seccomp.go's): the errno the filter
-// answers and the calls the runner's hello probes it with.
+// The syscall filter's proof, as the boundary table states it (the filter
+// itself is package limits/seccomp's): the errno the filter answers and
+// the calls the runner's hello probes it with.
 
 // FilterErrno is the errno the filter answers for each syscall the runner
 // probes (SeccompProbes). No Linux syscall returns it itself (errnos end

@@ -31,7 +31,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-for pkg in limits dockerargs isolation/protocol isolation/container/interp isolation/container/runner/judge \
+for pkg in limits limits/seccomp dockerargs isolation/protocol isolation/container/interp isolation/container/runner/judge \
   isolation/cli/internal/batchline isolation/protocol/strict isolation/protocol/capture isolation/internal/environ; do
   GOARCH=arm64 go test -c -o "$tmp/test" "./$pkg"
   # shellcheck disable=SC2086 # empty on an arm64 machine: run natively

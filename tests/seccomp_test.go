@@ -16,6 +16,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/limits/seccomp"
 )
 
 // TestSeccompRefusesTheKernelSurfaces: under run's argv, a static binary in
@@ -83,7 +84,7 @@ func TestSeccompAuditOfWhatRunExecutes(t *testing.T) {
 	assert.Equal(t, r.code, 0, r.stderr)
 	a := tool(t, env, r.stdout, "audit", "--input", "json")
 	assert.Equal(t, a.code, 0, a.stdout+a.stderr)
-	profile := filepath.Join(cache, "synapse-isolation", limits.SeccompFileName())
+	profile := filepath.Join(cache, "synapse-isolation", seccomp.SeccompFileName())
 	assert.Check(t, is.Contains(r.stdout, profile))
 	assert.NilError(t, os.WriteFile(profile, []byte(`{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[]}`), 0o600))
 	a = tool(t, env, r.stdout, "audit", "--input", "json")

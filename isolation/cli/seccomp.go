@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/limits/seccomp"
 )
 
 // seccompOptions are seccomp's flags.
@@ -30,10 +30,10 @@ func seccompCommand(s *session) *cli.Command {
 			if o.format.value == "json" {
 				// The profile's own bytes, as docker gets them: not
 				// re-encoded.
-				_, err := s.stdout.Write(limits.SeccompProfile())
+				_, err := s.stdout.Write(seccomp.SeccompProfile())
 				return err
 			}
-			return writeSeccompTable(s.stdout, limits.SeccompProfile())
+			return writeSeccompTable(s.stdout, seccomp.SeccompProfile())
 		},
 	}
 }
@@ -87,7 +87,7 @@ func writeSeccompTable(w io.Writer, profile []byte) error {
 		def = fmt.Sprintf("errno %d", *p.DefaultErrnoRet)
 	}
 	writeTableRule(&b, def, "(every other syscall)",
-		fmt.Sprintf("%d allowed in all, sha256 %s", len(limits.SeccompAllowed()), limits.SeccompSHA256()))
+		fmt.Sprintf("%d allowed in all, sha256 %s", len(seccomp.SeccompAllowed()), seccomp.SeccompSHA256()))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -12,10 +12,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/limits/seccomp"
 )
 
-// installFilter installs the policy's syscall filter (limits.SeccompFilter)
+// installFilter installs the policy's syscall filter (seccomp.SeccompFilter)
 // on every thread of the runner, and so on every process it starts: gVisor
 // ignores the OCI profile Docker passes, and the runner, PID 1 of the
 // container, applies the same table itself. Under runc the profile is
@@ -26,7 +26,7 @@ import (
 // once, or on none: a thread the kernel cannot synchronise (one with a
 // filter not an ancestor of this one) fails the call with its thread id.
 func installFilter() error {
-	prog, err := limits.SeccompFilter()
+	prog, err := seccomp.SeccompFilter()
 	if err != nil {
 		return err
 	}

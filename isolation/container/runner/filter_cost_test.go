@@ -13,7 +13,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
-	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/limits/seccomp"
 )
 
 // costChild measures costCalls on three locked threads, each installing
@@ -36,12 +36,12 @@ func costChild() costReport {
 			var err error
 			switch i {
 			case costPolicy:
-				var prog []limits.SockFilter
-				if prog, err = limits.SeccompFilter(); err == nil {
+				var prog []seccomp.SockFilter
+				if prog, err = seccomp.SeccompFilter(); err == nil {
 					err = installThreadFilter(prog)
 				}
 			case costAllowAll:
-				err = installThreadFilter([]limits.SockFilter{{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW}})
+				err = installThreadFilter([]seccomp.SockFilter{{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW}})
 			}
 			r.Mode[i], _ = statusSeccompOf("/proc/thread-self/status")
 			pid, _, _ := syscall.RawSyscall(unix.SYS_GETPID, 0, 0, 0)
@@ -82,7 +82,7 @@ var costCalls = [2]struct {
 
 // installThreadFilter installs prog on the calling thread only, for the
 // cost measurement.
-func installThreadFilter(prog []limits.SockFilter) error {
+func installThreadFilter(prog []seccomp.SockFilter) error {
 	filter := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
 		filter[i] = unix.SockFilter{Code: in.Code, Jt: in.Jt, Jf: in.Jf, K: in.K}
@@ -126,7 +126,7 @@ func TestFilterCost(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(r.Mode, [3]int{2, 2, before}), "the bare thread keeps the test's own mode")
 	assert.Check(t, r.Pid[0] > 0 && r.Pid[0] == r.Pid[1] && r.Pid[1] == r.Pid[2], "getpid: %v", r.Pid)
-	prog, err := limits.SeccompFilter()
+	prog, err := seccomp.SeccompFilter()
 	assert.NilError(t, err)
 	t.Logf("program %d instructions; medians of %d rounds of %d calls", len(prog), len(r.NS[0][costBare]), r.Calls)
 	for c, call := range costCalls {

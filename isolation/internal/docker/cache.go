@@ -9,7 +9,7 @@ import (
 	"syscall"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/environ"
-	"github.com/synapse-lang/synapse-isolation/limits"
+	"github.com/synapse-lang/synapse-isolation/limits/seccomp"
 )
 
 // cacheDirName is the directory of the user's cache dir that holds the
@@ -44,8 +44,8 @@ func writeSeccompFile(env []string) (string, error) {
 	if err := checkOwned(dir, true); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, limits.SeccompFileName())
-	want := limits.SeccompProfile()
+	path := filepath.Join(dir, seccomp.SeccompFileName())
+	want := seccomp.SeccompProfile()
 	if checkOwned(path, false) == nil {
 		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) {
 			return path, nil

@@ -1,4 +1,4 @@
-package limits
+package seccomp
 
 //go:generate go run gen_syscalls.go
 

@@ -1,11 +1,11 @@
-package limits
+package seccomp
 
 import "fmt"
 
 // SockFilter is one classic BPF instruction, laid out as Linux's struct
 // sock_filter (and golang.org/x/sys/unix.SockFilter, which the runner
-// copies it into). limits keeps its own type so the package builds on
-// every host, not only on Linux.
+// copies it into). The package keeps its own type so it builds on every
+// host, not only on Linux.
 type SockFilter struct {
 	Code uint16
 	Jt   uint8

@@ -1,4 +1,4 @@
-package limits
+package seccomp
 
 // syscalls is a group of syscalls with the one reason they share.
 type syscalls struct {
@@ -12,8 +12,8 @@ type syscalls struct {
 // them, minus the groups in denied. Changing identity, the clock, or
 // creating devices stays allowed as there: the kernel refuses it without
 // capabilities. clone, personality, socket, socketpair and
-// pidfd_send_signal are allowed with argument conditions (seccomp.go,
-// seccomp_conditions.go).
+// pidfd_send_signal are allowed with argument conditions (profile.go,
+// conditions.go).
 var allowed = []syscalls{
 	{[]string{"execve", "execveat", "fork", "vfork", "exit", "exit_group", "wait4", "waitid"},
 		"processes start, end and are waited for (clone has its own rule)"},
@@ -74,7 +74,7 @@ var allowed = []syscalls{
 		"System V and POSIX IPC, in the container's own IPC namespace"},
 }
 
-// denied are refused with FilterErrno, so the hello's probes can tell this
+// denied are refused with limits.FilterErrno, so the hello's probes can tell this
 // filter's refusal from the kernel's: kernel surfaces that no program here
 // needs and attackers use. Everything else outside allowed is refused with
 // EPERM.

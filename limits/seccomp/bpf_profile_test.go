@@ -1,4 +1,4 @@
-package limits
+package seccomp
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // refEval evaluates the profile Docker is given, as its JSON, on d: the
@@ -240,7 +242,7 @@ func TestSeccompFilterRefusesWhatItCannotCompile(t *testing.T) {
 		{"unknown comparison", []seccompSyscall{allow([]string{"socket"}, seccompArg{Index: 0, Op: "SCMP_CMP_LT"})}, `comparison "SCMP_CMP_LT" not compiled`},
 		{"argument 6", []seccompSyscall{allow([]string{"socket"}, seccompArg{Index: 6, Op: cmpEq})}, "argument 6 out of 0..5"},
 		{"unconditional beside conditional", []seccompSyscall{allow([]string{"socket"}),
-			{Names: []string{"socket"}, Action: actErrno, ErrnoRet: errno(FilterErrno), Args: []seccompArg{{Index: 0, Value: 38, Op: cmpEq}}}},
+			{Names: []string{"socket"}, Action: actErrno, ErrnoRet: errno(limits.FilterErrno), Args: []seccompArg{{Index: 0, Value: 38, Op: cmpEq}}}},
 			"unconditional rule beside 1 others"},
 		{"errno 4096", []seccompSyscall{{Names: []string{"read"}, Action: actErrno, ErrnoRet: errno(4096)}}, "errno 4096 out of 1..4095"},
 	} {

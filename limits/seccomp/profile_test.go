@@ -1,4 +1,4 @@
-package limits
+package seccomp
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // TestSeccompProfileRefusesTheKernelSurfaces: nothing the policy closes is
@@ -38,7 +40,7 @@ func TestSeccompProfileRefusesTheKernelSurfaces(t *testing.T) {
 		"socket(AF_ALG)":   {"socket", [6]uint64{38, ^uint64(0)}},
 		"socket(AF_VSOCK)": {"socket", [6]uint64{40, ^uint64(0)}},
 	}
-	for _, probe := range SeccompProbes {
+	for _, probe := range limits.SeccompProbes {
 		c, ok := calls[probe]
 		if !ok {
 			c.name = probe

@@ -1,4 +1,4 @@
-package limits
+package seccomp
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // The syscall filter is an allowlist: a syscall the table does not name is
@@ -103,7 +105,7 @@ func seccompRules() []seccompSyscall {
 			Args: []seccompArg{{Index: 0, Value: perQuery, Op: cmpEq}},
 		},
 		seccompSyscall{
-			Names: []string{"personality"}, Action: actErrno, ErrnoRet: errno(FilterErrno),
+			Names: []string{"personality"}, Action: actErrno, ErrnoRet: errno(limits.FilterErrno),
 			Comment: "PER_LINUX32, which Docker's own profile allows; the hello probes it",
 			Args:    []seccompArg{{Index: 0, Value: perLinux32, Op: cmpEq}},
 		},
@@ -115,7 +117,7 @@ func seccompRules() []seccompSyscall {
 	rules = append(rules, socketRules()...)
 	rules = append(rules, signalRules()...)
 	for _, d := range denied {
-		rules = append(rules, seccompSyscall{Names: d.names, Action: actErrno, ErrnoRet: errno(FilterErrno), Comment: d.why})
+		rules = append(rules, seccompSyscall{Names: d.names, Action: actErrno, ErrnoRet: errno(limits.FilterErrno), Comment: d.why})
 	}
 	return rules
 }
@@ -172,7 +174,7 @@ func SeccompSummary() string {
 	return fmt.Sprintf("%d syscalls allowed; socket and socketpair only for AF_UNIX, AF_INET, AF_INET6 and routing netlink "+
 		"(AF_VSOCK reaches a VM host, AF_ALG is the kernel crypto API); refused by name with errno %d: %s and the rest of their groups, "+
 		"and PER_LINUX32 and forged siginfo; each reason: synapse-isolation seccomp --format table",
-		len(SeccompAllowed()), FilterErrno, strings.Join(first, ", "))
+		len(SeccompAllowed()), limits.FilterErrno, strings.Join(first, ", "))
 }
 
 // SeccompAllowed returns the names of the syscalls the profile allows,

@@ -1,4 +1,4 @@
-package limits
+package seccomp
 
 import (
 	"testing"
@@ -8,8 +8,8 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 )
 
-// limits spells the kernel's constants itself so it builds on every host;
-// here they are checked against x/sys's, and the generated numbers
+// The package spells the kernel's constants itself so it builds on every
+// host; here they are checked against x/sys's, and the generated numbers
 // against x/sys's for the syscalls the filter's conditions and probes use.
 func TestSeccompFilterConstantsMatchTheKernel(t *testing.T) {
 	for _, c := range []struct {

@@ -1,4 +1,6 @@
-package limits
+package seccomp
+
+import "github.com/synapse-lang/synapse-isolation/limits"
 
 // Libseccomp's spellings of the comparisons the conditional rules use.
 const (
@@ -33,7 +35,7 @@ func socketRules() []seccompSyscall {
 	why := "other address families: AF_VSOCK reaches a VM host's own services, AF_ALG is the kernel crypto API " +
 		"(the way in of CVE-2026-31431), AF_PACKET, AF_BLUETOOTH and the rest serve no program here"
 	refuse := func(args ...seccompArg) seccompSyscall {
-		r := seccompSyscall{Names: names, Action: actErrno, ErrnoRet: errno(FilterErrno), Args: args, Comment: why}
+		r := seccompSyscall{Names: names, Action: actErrno, ErrnoRet: errno(limits.FilterErrno), Args: args, Comment: why}
 		why = "other address families, as above"
 		return r
 	}
@@ -66,7 +68,7 @@ func signalRules() []seccompSyscall {
 	return []seccompSyscall{
 		{Names: []string{"pidfd_send_signal"}, Action: actAllow, Comment: "signals to a process by pidfd, without a forged siginfo",
 			Args: []seccompArg{{Index: 2, Value: 0, Op: cmpEq}}},
-		{Names: []string{"pidfd_send_signal"}, Action: actErrno, ErrnoRet: errno(FilterErrno),
+		{Names: []string{"pidfd_send_signal"}, Action: actErrno, ErrnoRet: errno(limits.FilterErrno),
 			Comment: "a siginfo of the sender's choosing forges a fault signal",
 			Args:    []seccompArg{{Index: 2, Value: 0, Op: cmpNe}}},
 	}

@@ -1,4 +1,4 @@
-package limits
+package seccomp
 
 import (
 	"encoding/binary"
@@ -9,6 +9,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // The program is run here by a small interpreter of the classic BPF the
@@ -110,7 +112,7 @@ func callOn(arch *syscallArch, name string, args ...uint64) seccompData {
 
 const (
 	retAllow  = seccompRetAllow
-	retFilter = seccompRetErrno | FilterErrno
+	retFilter = seccompRetErrno | limits.FilterErrno
 	retEPERM  = seccompRetErrno | errnoEPERM
 	retENOSYS = seccompRetErrno | errnoENOSYS
 	retKill   = seccompRetKillThread
@@ -145,7 +147,7 @@ func TestSeccompFilterProbesGetFilterErrno(t *testing.T) {
 	for _, arch := range arches {
 		prog := filterOn(t, arch)
 		calls := probeCalls(arch)
-		probes := slices.Clone(SeccompProbes)
+		probes := slices.Clone(limits.SeccompProbes)
 		known := make([]string, 0, len(calls))
 		for n := range calls {
 			known = append(known, n)
@@ -162,7 +164,7 @@ func TestSeccompFilterProbesGetFilterErrno(t *testing.T) {
 }
 
 // TestSeccompFilterDeniesTheSameGroupsOnEachArch: every denied name an
-// architecture has gets FilterErrno on it, whatever its number there,
+// architecture has gets limits.FilterErrno on it, whatever its number there,
 // and a denied name it lacks is one the table says why of.
 func TestSeccompFilterDeniesTheSameGroupsOnEachArch(t *testing.T) {
 	for _, arch := range arches {
@@ -180,7 +182,7 @@ func TestSeccompFilterDeniesTheSameGroupsOnEachArch(t *testing.T) {
 				n++
 			}
 		}
-		t.Logf("%s: %d denied syscalls answer %d", arch.name, n, FilterErrno)
+		t.Logf("%s: %d denied syscalls answer %d", arch.name, n, limits.FilterErrno)
 	}
 }
 
