@@ -38,13 +38,13 @@ func TestAuditRuntimeAndSizes(t *testing.T) {
 // TestAuditSeccompContent: the profile an argv names must be the policy's,
 // byte for byte; a file that could not be read cannot be verified.
 func TestAuditSeccompContent(t *testing.T) {
-	tampered := append(slices.Clone(seccomp.SeccompProfile()), ' ')
+	tampered := append(slices.Clone(seccomp.Profile()), ' ')
 	for name, tc := range map[string]struct {
 		file   ProfileFile
 		want   Status
 		detail string
 	}{
-		"policy":     {ProfileFile{Content: seccomp.SeccompProfile()}, Enforced, "the policy's allowlist"},
+		"policy":     {ProfileFile{Content: seccomp.Profile()}, Enforced, "the policy's allowlist"},
 		"tampered":   {ProfileFile{Content: tampered}, Violated, "is not the policy's profile"},
 		"unreadable": {ProfileFile{Err: errors.New("permission denied")}, Violated, "cannot verify"},
 	} {

@@ -94,7 +94,7 @@ func judgeSeccomp(p *parsed) (Status, string) {
 			paths = append(paths, kv[1])
 		}
 	}
-	want := seccomp.SeccompSHA256()
+	want := seccomp.SHA256()
 	switch {
 	case len(paths) == 0:
 		return Missing, "no --security-opt seccomp=: the engine's default profile applies, which differs between engine versions"
@@ -115,7 +115,7 @@ func judgeSeccomp(p *parsed) (Status, string) {
 	if got := hex.EncodeToString(sum[:]); got != want {
 		return Violated, fmt.Sprintf("seccomp=%s is not the policy's profile (sha256 %s, want %s)", path, got, want)
 	}
-	return Enforced, fmt.Sprintf("seccomp=%s: the policy's allowlist (sha256 %s): %s", path, want, seccomp.SeccompSummary())
+	return Enforced, fmt.Sprintf("seccomp=%s: the policy's allowlist (sha256 %s): %s", path, want, seccomp.Summary())
 }
 
 func judgeTmpfs(p *parsed) (Status, string) {

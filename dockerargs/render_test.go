@@ -16,8 +16,8 @@ var testImage = "sha256:" + strings.Repeat("0123456789abcdef", 4)
 // testProfile is the seccomp profile's path with a placeholder for the
 // user's cache dir; policyProfile is that file as the CLI would read it.
 var (
-	testProfile   = "$CACHE/synapse-isolation/" + seccomp.SeccompFileName()
-	policyProfile = map[string]ProfileFile{testProfile: {Content: seccomp.SeccompProfile()}}
+	testProfile   = "$CACHE/synapse-isolation/" + seccomp.FileName()
+	policyProfile = map[string]ProfileFile{testProfile: {Content: seccomp.Profile()}}
 )
 
 // resolved is c resolved; the tests' configs are all in range.

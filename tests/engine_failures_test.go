@@ -143,7 +143,7 @@ func TestEngineRecordsThePolicy(t *testing.T) {
 	}
 	// The client sends the profile file's content, compacted.
 	var profile bytes.Buffer
-	assert.NilError(t, json.Compact(&profile, seccomp.SeccompProfile()))
+	assert.NilError(t, json.Compact(&profile, seccomp.Profile()))
 	want := []string{"65534:65534", "true", "[ALL]", "[]", "[no-new-privileges seccomp=" + profile.String() + "]", "none", "none", "64",
 		"536870912", "536870912", "1000000000", "map[/tmp:rw,noexec,nosuid,nodev,size=32m,mode=1777]", "none", "false",
 		"[]", "[]", "[]", "true", "core=0:0 nofile=64:64 ", "[PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin]"}

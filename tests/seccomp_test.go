@@ -84,7 +84,7 @@ func TestSeccompAuditOfWhatRunExecutes(t *testing.T) {
 	assert.Equal(t, r.code, 0, r.stderr)
 	a := tool(t, env, r.stdout, "audit", "--input", "json")
 	assert.Equal(t, a.code, 0, a.stdout+a.stderr)
-	profile := filepath.Join(cache, "synapse-isolation", seccomp.SeccompFileName())
+	profile := filepath.Join(cache, "synapse-isolation", seccomp.FileName())
 	assert.Check(t, is.Contains(r.stdout, profile))
 	assert.NilError(t, os.WriteFile(profile, []byte(`{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[]}`), 0o600))
 	a = tool(t, env, r.stdout, "audit", "--input", "json")

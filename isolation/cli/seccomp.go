@@ -30,10 +30,10 @@ func seccompCommand(s *session) *cli.Command {
 			if o.format.value == "json" {
 				// The profile's own bytes, as docker gets them: not
 				// re-encoded.
-				_, err := s.stdout.Write(seccomp.SeccompProfile())
+				_, err := s.stdout.Write(seccomp.Profile())
 				return err
 			}
-			return writeSeccompTable(s.stdout, seccomp.SeccompProfile())
+			return writeSeccompTable(s.stdout, seccomp.Profile())
 		},
 	}
 }
@@ -87,7 +87,7 @@ func writeSeccompTable(w io.Writer, profile []byte) error {
 		def = fmt.Sprintf("errno %d", *p.DefaultErrnoRet)
 	}
 	writeTableRule(&b, def, "(every other syscall)",
-		fmt.Sprintf("%d allowed in all, sha256 %s", len(seccomp.SeccompAllowed()), seccomp.SeccompSHA256()))
+		fmt.Sprintf("%d allowed in all, sha256 %s", len(seccomp.Allowed()), seccomp.SHA256()))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

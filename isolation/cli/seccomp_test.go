@@ -24,7 +24,7 @@ func TestSeccompTableIsReadableAndComplete(t *testing.T) {
 		assert.Check(t, len(l) <= tableWidth, "%d columns: %s", len(l), l)
 	}
 	words := " " + strings.Join(strings.Fields(out), " ") + " "
-	for _, name := range seccomp.SeccompAllowed() {
+	for _, name := range seccomp.Allowed() {
 		assert.Check(t, strings.Contains(words, " "+name+" "), name)
 	}
 	var p struct {
@@ -33,7 +33,7 @@ func TestSeccompTableIsReadableAndComplete(t *testing.T) {
 			Comment string   `json:"comment"`
 		} `json:"syscalls"`
 	}
-	assert.NilError(t, json.Unmarshal(seccomp.SeccompProfile(), &p))
+	assert.NilError(t, json.Unmarshal(seccomp.Profile(), &p))
 	for _, r := range p.Syscalls {
 		// The reason follows its syscalls, whole, however it was wrapped.
 		rule := strings.Join(r.Names, " ")

@@ -33,15 +33,15 @@ const (
 // the same, so runc and gVisor refuse them alike.
 const seccompRetBadArch = seccompRetKillThread
 
-// SeccompFilter returns the policy's syscall filter (the table of
-// SeccompProfile) compiled to a classic BPF program for the architecture
-// it runs on (x86_64 or aarch64; any other is an error), to install
-// with seccomp(SECCOMP_SET_MODE_FILTER). Under runc, libseccomp compiles the
+// Filter returns the policy's syscall filter (the table of Profile)
+// compiled to a classic BPF program for the architecture it runs on
+// (x86_64 or aarch64; any other is an error), to install with
+// seccomp(SECCOMP_SET_MODE_FILTER). Under runc, libseccomp compiles the
 // profile; under gVisor the engine ignores the profile, so the runner
 // installs this program itself, and both refuse the same calls with the
 // same errnos. The program is compiled once per process; the caller gets
 // its own copy.
-func SeccompFilter() ([]SockFilter, error) {
+func Filter() ([]SockFilter, error) {
 	p, err := compiledFilter()
 	return slices.Clone(p), err
 }

@@ -89,7 +89,7 @@ func TestSeccompFilterAgreesWithTheProfile(t *testing.T) {
 func agreesWithTheProfile(t *testing.T, arch *syscallArch) {
 	prog := filterOn(t, arch)
 	var p seccompProfile
-	assert.NilError(t, json.Unmarshal(SeccompProfile(), &p))
+	assert.NilError(t, json.Unmarshal(Profile(), &p))
 	var maxNr uint32
 	conds := map[string]map[uint][]seccompArg{} // name -> argument -> conditions on it
 	for _, r := range p.Syscalls {

@@ -82,7 +82,7 @@ func runBPF(prog []SockFilter, d seccompData) (ret uint32, steps int, err error)
 
 func mustFilter(t *testing.T) []SockFilter {
 	t.Helper()
-	prog, err := SeccompFilter()
+	prog, err := Filter()
 	assert.NilError(t, err)
 	return prog
 }

@@ -5,10 +5,9 @@
 // The table is the allowed groups (what Docker's default profile allows a
 // process without capabilities, on the native 64-bit ABIs) and the denied
 // groups, each with its reason, refused with limits.FilterErrno so a
-// refusal by this filter is told apart from the kernel's. SeccompProfile
-// renders it as Docker's JSON, the bytes docker sends the engine (runc
-// compiles them with libseccomp); SeccompFilter compiles it to the classic
-// BPF program the runner installs itself where the engine ignores the
-// profile (gVisor), with the same answers. Like package limits, it does no
-// I/O.
+// refusal by this filter is told apart from the kernel's. Profile renders
+// it as Docker's JSON, the bytes docker sends the engine (runc compiles
+// them with libseccomp); Filter compiles it to the classic BPF program the
+// runner installs itself where the engine ignores the profile (gVisor),
+// with the same answers. Like package limits, it does no I/O.
 package seccomp

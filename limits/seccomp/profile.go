@@ -122,10 +122,10 @@ func seccompRules() []seccompSyscall {
 	return rules
 }
 
-// SeccompProfile returns the policy's seccomp profile as Docker's JSON.
+// Profile returns the policy's seccomp profile as Docker's JSON.
 // The bytes are stable: the audit compares a captured profile with them
 // and the file run writes is named by their SHA-256.
-func SeccompProfile() []byte { return bytes.Clone(profile()) }
+func Profile() []byte { return bytes.Clone(profile()) }
 
 // profile and profileSHA256 render once per process: every run checks its
 // profile file against them.
@@ -137,11 +137,11 @@ var (
 	})
 )
 
-// SeccompLogProfile returns the same rules with one difference: a syscall
+// LogProfile returns the same rules with one difference: a syscall
 // outside the table is allowed and logged by the kernel (audit type 1326).
 // It measures what a workload needs beyond the table; it is never a
 // sandbox's profile.
-func SeccompLogProfile() []byte {
+func LogProfile() []byte {
 	return renderProfile(actLog, nil)
 }
 
@@ -156,17 +156,17 @@ func renderProfile(def string, defErrno *uint) []byte {
 	return append(b, '\n')
 }
 
-// SeccompSHA256 is the hex SHA-256 of SeccompProfile.
-func SeccompSHA256() string { return profileSHA256() }
+// SHA256 is the hex SHA-256 of Profile.
+func SHA256() string { return profileSHA256() }
 
-// SeccompFileName is the profile file's name: content-addressed, so a
-// changed policy never reuses an old file and an argv names the exact
-// profile it ran under.
-func SeccompFileName() string { return "seccomp-" + SeccompSHA256() + ".json" }
+// FileName is the profile file's name: content-addressed, so a changed
+// policy never reuses an old file and an argv names the exact profile it
+// ran under.
+func FileName() string { return "seccomp-" + SHA256() + ".json" }
 
-// SeccompSummary says in one line what the profile allows and refuses,
-// for the audit: each rule's reason is in the profile's comments.
-func SeccompSummary() string {
+// Summary says in one line what the profile allows and refuses, for the
+// audit: each rule's reason is in the profile's comments.
+func Summary() string {
 	first := make([]string, len(denied))
 	for i, d := range denied {
 		first[i] = d.names[0]
@@ -174,12 +174,12 @@ func SeccompSummary() string {
 	return fmt.Sprintf("%d syscalls allowed; socket and socketpair only for AF_UNIX, AF_INET, AF_INET6 and routing netlink "+
 		"(AF_VSOCK reaches a VM host, AF_ALG is the kernel crypto API); refused by name with errno %d: %s and the rest of their groups, "+
 		"and PER_LINUX32 and forged siginfo; each reason: synapse-isolation seccomp --format table",
-		len(SeccompAllowed()), limits.FilterErrno, strings.Join(first, ", "))
+		len(Allowed()), limits.FilterErrno, strings.Join(first, ", "))
 }
 
-// SeccompAllowed returns the names of the syscalls the profile allows,
-// with or without argument conditions, sorted.
-func SeccompAllowed() []string {
+// Allowed returns the names of the syscalls the profile allows, with or
+// without argument conditions, sorted.
+func Allowed() []string {
 	seen := map[string]bool{}
 	for _, r := range seccompRules() {
 		if r.Action == actAllow {

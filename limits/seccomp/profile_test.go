@@ -17,7 +17,7 @@ import (
 // allowed, on any rule, and each probed syscall is answered with the
 // filter's own errno.
 func TestSeccompProfileRefusesTheKernelSurfaces(t *testing.T) {
-	allowed := SeccompAllowed()
+	allowed := Allowed()
 	for _, name := range []string{
 		"io_uring_setup", "io_uring_enter", "io_uring_register", "ptrace", "userfaultfd", "bpf", "perf_event_open",
 		"keyctl", "add_key", "request_key", "unshare", "setns", "mount", "umount2", "pivot_root", "fsopen", "open_tree",
@@ -29,7 +29,7 @@ func TestSeccompProfileRefusesTheKernelSurfaces(t *testing.T) {
 		assert.Check(t, !slices.Contains(allowed, name), "%s is allowed", name)
 	}
 	var p seccompProfile
-	assert.NilError(t, json.Unmarshal(SeccompProfile(), &p))
+	assert.NilError(t, json.Unmarshal(Profile(), &p))
 	assert.Equal(t, p.DefaultAction, actErrno)
 	// Each probe with the arguments the runner gives it.
 	calls := map[string]struct {
@@ -105,7 +105,7 @@ func matches(conds []seccompArg, args [6]uint64) bool {
 // any value with bits beyond an int, gets the filter's errno.
 func TestSeccompSocketFamilies(t *testing.T) {
 	var p seccompProfile
-	assert.NilError(t, json.Unmarshal(SeccompProfile(), &p))
+	assert.NilError(t, json.Unmarshal(Profile(), &p))
 	for _, name := range []string{"socket", "socketpair"} {
 		for domain := uint64(0); domain < 300; domain++ {
 			for _, proto := range []uint64{0, 9, 15} {
@@ -126,7 +126,7 @@ func TestSeccompSocketFamilies(t *testing.T) {
 // personality only for the Linux persona and the query.
 func TestSeccompConditions(t *testing.T) {
 	var p seccompProfile
-	assert.NilError(t, json.Unmarshal(SeccompProfile(), &p))
+	assert.NilError(t, json.Unmarshal(Profile(), &p))
 	var clone, personality []seccompSyscall
 	for _, r := range p.Syscalls {
 		switch {
@@ -149,13 +149,13 @@ func TestSeccompConditions(t *testing.T) {
 // TestSeccompProfileIsStable: the bytes and so the file name never change
 // between calls; the logging profile differs only in its default action.
 func TestSeccompProfileIsStable(t *testing.T) {
-	assert.Check(t, bytes.Equal(SeccompProfile(), SeccompProfile()))
-	assert.Check(t, is.Len(SeccompSHA256(), 64))
-	assert.Check(t, is.Equal(SeccompFileName(), "seccomp-"+SeccompSHA256()+".json"))
+	assert.Check(t, bytes.Equal(Profile(), Profile()))
+	assert.Check(t, is.Len(SHA256(), 64))
+	assert.Check(t, is.Equal(FileName(), "seccomp-"+SHA256()+".json"))
 	var enforce, logging seccompProfile
-	assert.NilError(t, json.Unmarshal(SeccompProfile(), &enforce))
-	assert.NilError(t, json.Unmarshal(SeccompLogProfile(), &logging))
+	assert.NilError(t, json.Unmarshal(Profile(), &enforce))
+	assert.NilError(t, json.Unmarshal(LogProfile(), &logging))
 	assert.Equal(t, logging.DefaultAction, actLog)
 	assert.DeepEqual(t, logging.Syscalls, enforce.Syscalls)
-	t.Logf("%d syscalls allowed", len(SeccompAllowed()))
+	t.Logf("%d syscalls allowed", len(Allowed()))
 }

@@ -1,7 +1,7 @@
 // Command seccomplog measures which syscalls a workload needs beyond the
 // policy's seccomp table: it runs a command with a `docker` on PATH that
-// gives every `docker run` the logging profile (seccomp.SeccompLogProfile:
-// the table's rules, and everything else allowed and logged), reads the
+// gives every `docker run` the logging profile (seccomp.LogProfile: the
+// table's rules, and everything else allowed and logged), reads the
 // kernel's seccomp log from /dev/kmsg meanwhile, and prints each syscall
 // that was logged, how often, and by which programs.
 //
@@ -92,7 +92,7 @@ func run(command []string) error {
 // passes it into dir/bin.
 func prepare(dir string) error {
 	profile := filepath.Join(dir, "log.json")
-	if err := os.WriteFile(profile, seccomp.SeccompLogProfile(), 0o644); err != nil {
+	if err := os.WriteFile(profile, seccomp.LogProfile(), 0o644); err != nil {
 		return err
 	}
 	return wrapDocker(dir, profile)

@@ -15,7 +15,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits/seccomp"
 )
 
-// installFilter installs the policy's syscall filter (seccomp.SeccompFilter)
+// installFilter installs the policy's syscall filter (seccomp.Filter)
 // on every thread of the runner, and so on every process it starts: gVisor
 // ignores the OCI profile Docker passes, and the runner, PID 1 of the
 // container, applies the same table itself. Under runc the profile is
@@ -26,7 +26,7 @@ import (
 // once, or on none: a thread the kernel cannot synchronise (one with a
 // filter not an ancestor of this one) fails the call with its thread id.
 func installFilter() error {
-	prog, err := seccomp.SeccompFilter()
+	prog, err := seccomp.Filter()
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func costChild() costReport {
 			switch i {
 			case costPolicy:
 				var prog []seccomp.SockFilter
-				if prog, err = seccomp.SeccompFilter(); err == nil {
+				if prog, err = seccomp.Filter(); err == nil {
 					err = installThreadFilter(prog)
 				}
 			case costAllowAll:
@@ -126,7 +126,7 @@ func TestFilterCost(t *testing.T) {
 	assert.NilError(t, err)
 	assert.Check(t, is.Equal(r.Mode, [3]int{2, 2, before}), "the bare thread keeps the test's own mode")
 	assert.Check(t, r.Pid[0] > 0 && r.Pid[0] == r.Pid[1] && r.Pid[1] == r.Pid[2], "getpid: %v", r.Pid)
-	prog, err := seccomp.SeccompFilter()
+	prog, err := seccomp.Filter()
 	assert.NilError(t, err)
 	t.Logf("program %d instructions; medians of %d rounds of %d calls", len(prog), len(r.NS[0][costBare]), r.Calls)
 	for c, call := range costCalls {

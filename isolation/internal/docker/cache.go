@@ -44,8 +44,8 @@ func writeSeccompFile(env []string) (string, error) {
 	if err := checkOwned(dir, true); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, seccomp.SeccompFileName())
-	want := seccomp.SeccompProfile()
+	path := filepath.Join(dir, seccomp.FileName())
+	want := seccomp.Profile()
 	if checkOwned(path, false) == nil {
 		if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, want) {
 			return path, nil

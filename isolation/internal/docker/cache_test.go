@@ -23,20 +23,20 @@ func TestSeccompFile(t *testing.T) {
 	dir := filepath.Join(cache, "synapse-isolation")
 	path, err := seccompFile()
 	assert.NilError(t, err)
-	assert.Equal(t, path, filepath.Join(dir, seccomp.SeccompFileName()))
+	assert.Equal(t, path, filepath.Join(dir, seccomp.FileName()))
 	fi, err := os.Stat(dir)
 	assert.NilError(t, err)
 	assert.Equal(t, fi.Mode().Perm(), os.FileMode(0o700))
 	got, err := os.ReadFile(path)
 	assert.NilError(t, err)
-	assert.DeepEqual(t, got, seccomp.SeccompProfile())
+	assert.DeepEqual(t, got, seccomp.Profile())
 
 	// Tampered: rewritten with the policy's bytes.
 	assert.NilError(t, os.WriteFile(path, []byte(`{"defaultAction":"SCMP_ACT_ALLOW"}`), 0o600))
 	_, err = seccompFile()
 	assert.NilError(t, err)
 	got, _ = os.ReadFile(path)
-	assert.DeepEqual(t, got, seccomp.SeccompProfile())
+	assert.DeepEqual(t, got, seccomp.Profile())
 
 	// A symlink in its place: replaced by a file, its target untouched.
 	target := filepath.Join(t.TempDir(), "elsewhere.json")
