@@ -2,7 +2,6 @@ package isolation
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -63,15 +62,10 @@ type TestResult struct {
 	Step
 }
 
-// judgeOrder is a test's verdicts from the least serious
-// (protocol.TestOK and its kin): a judge's request takes its most serious
-// test's.
-var judgeOrder = []Verdict{OK, Points, PresentationError, WrongAnswer, ProgramError, Timeout, CPUTimeout, OOM, JudgeFailure}
-
 // graver is the more serious of a request's verdict so far and a test's
-// (judgeOrder).
+// (severity): a judge's request takes its most serious test's.
 func graver(v, w Verdict) Verdict {
-	if slices.Index(judgeOrder, w) > slices.Index(judgeOrder, v) {
+	if severity(w) > severity(v) {
 		return w
 	}
 	return v
