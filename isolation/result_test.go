@@ -82,15 +82,19 @@ func verdictConsts(t *testing.T, g *ast.GenDecl) []string {
 	return vs
 }
 
-// TestGraver: a judge's request takes its most serious test's verdict,
+// TestWorst: a judge's request takes its most serious test's verdict,
 // in the table's order.
-func TestGraver(t *testing.T) {
-	v := OK
-	for _, w := range []Verdict{Points, WrongAnswer, PresentationError, Timeout, ProgramError, JudgeFailure, OK} {
-		v = graver(v, w)
+func TestWorst(t *testing.T) {
+	tests := func(vs ...Verdict) []TestResult {
+		var ts []TestResult
+		for _, v := range vs {
+			ts = append(ts, TestResult{Verdict: v})
+		}
+		return ts
 	}
-	assert.Equal(t, v, JudgeFailure)
-	assert.Equal(t, graver(WrongAnswer, Points), WrongAnswer)
-	assert.Equal(t, graver(Timeout, OOM), OOM)
-	assert.Equal(t, graver(OK, "no-such"), OK)
+	assert.Equal(t, worst(nil), OK)
+	assert.Equal(t, worst(tests(Points, WrongAnswer, PresentationError, Timeout, ProgramError, JudgeFailure, OK)), JudgeFailure)
+	assert.Equal(t, worst(tests(WrongAnswer, Points)), WrongAnswer)
+	assert.Equal(t, worst(tests(Timeout, OOM, CPUTimeout)), OOM)
+	assert.Equal(t, worst(tests(OK, "no-such")), OK)
 }
