@@ -34,21 +34,29 @@ func passError(cres Result, n int) *ErrorDetail {
 }
 
 // grade puts the checker's grades (cres, the check's result, whose tests
-// are res's graded ones) into res's tests and takes res's verdict anew:
-// its most serious test's. A check that did not run to its end grades
-// every test it was to grade a JudgeFailure, its cause named.
+// are res's graded ones) into res's tests, each test's verdict decided by
+// its facts (decideTest), and takes res's verdict anew: its most serious
+// test's. A check that did not run to its end grades every test it was to
+// grade a JudgeFailure, its cause named.
 func grade(res *Result, graded []int, cres Result) {
 	for k, i := range graded {
 		t := &res.Tests[i]
-		if len(cres.Tests) != len(graded) {
+		f := testFacts{program: t.Verdict, notRun: t.NotRun, grade: JudgeFailure, first: programSide}
+		var points *float64
+		if len(cres.Tests) == len(graded) {
+			f.grade, points, t.Checker = gradeOf(cres.Tests[k], "the checker")
+		} else {
 			cause := "the checker's run ended " + string(cres.Verdict)
 			if cres.Error != nil {
 				cause = cres.Error.Message
 			}
-			t.Verdict, t.Checker = JudgeFailure, &CheckerRun{Error: &ErrorDetail{Type: string(JudgeFailure), Message: cause}}
-			continue
+			t.Checker = &CheckerRun{Error: &ErrorDetail{Type: string(JudgeFailure), Message: cause}}
 		}
-		t.Verdict, t.Points, t.Checker = gradeOf(cres.Tests[k], "the checker")
+		rule, verdict := decideTest(f)
+		t.Verdict = verdict
+		if rule == ruleGraded {
+			t.Points = points
+		}
 	}
 	retake(res)
 }
@@ -56,19 +64,15 @@ func grade(res *Result, graded []int, cres Result) {
 // retake takes res's verdict anew from its tests: its most serious
 // test's, and that test's error.
 func retake(res *Result) {
-	verdict := OK
-	for _, t := range res.Tests {
-		verdict = graver(verdict, t.Verdict)
-	}
-	j := judgement{verdict: verdict, tests: res.Tests}
-	res.Verdict, res.Error = verdict, j.judgedError(nil)
+	j := judgement{verdict: worst(res.Tests), tests: res.Tests}
+	res.Verdict, res.Error = j.verdict, j.judgedError(nil)
 }
 
-// overBound grades a wrong answer each test whose stdout was over what a
-// checker is given (limits.MaxCheckedOutput a test, MaxCheckedTotal in
-// all): a checker shown a cut output could accept what the program
-// never gave whole (the right answer, then anything), so none is shown
-// one; the result keeps both counts.
+// overBound decides each test whose stdout was over what a checker is
+// given (limits.MaxCheckedOutput a test, MaxCheckedTotal in all) by its
+// facts (decideTest: a wrong answer): a checker shown a cut output could
+// accept what the program never gave whole (the right answer, then
+// anything), so none is shown one; the result keeps both counts.
 func overBound(tests []TestResult, outputs *spool.Spool) {
 	for i := range tests {
 		t := &tests[i]
@@ -76,8 +80,9 @@ func overBound(tests []TestResult, outputs *spool.Spool) {
 		if !ok || t.Verdict != OK || n >= t.OutputBytes {
 			continue
 		}
-		t.Verdict, t.CheckedBytes = WrongAnswer, nil
-		t.Error = &ErrorDetail{Type: string(WrongAnswer), Message: fmt.Sprintf(
+		_, t.Verdict = decideTest(testFacts{program: t.Verdict, grade: JudgeFailure, first: programSide, cut: true})
+		t.CheckedBytes = nil
+		t.Error = &ErrorDetail{Type: string(t.Verdict), Message: fmt.Sprintf(
 			"its stdout, %d bytes, is over what a checker is given (%d bytes a test, %d in all); it was not graded",
 			t.OutputBytes, limits.MaxCheckedOutput, int64(limits.MaxCheckedTotal))}
 	}

@@ -125,7 +125,9 @@
 // EngineFailure (docker itself failed, a limit it dropped, a cleanup it
 // could not confirm), OOM (the memory limit, with its evidence named),
 // Interrupted (the context ended) and CommandNotFound (exec mode: the
-// interpreter is not in the image) are not.
+// interpreter is not in the image) are not. Each verdict's facts (the
+// CLI's exit status, its severity, whose it is, its errors' prefix) are
+// its row of the one table, protocol.Verdicts.
 //
 // # Error
 //

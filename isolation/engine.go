@@ -110,9 +110,3 @@ func engineFailure(ctx context.Context, err error) error {
 	}
 	return &Error{Verdict: EngineFailure, Err: err}
 }
-
-// dockerFailed is docker's own failure, told by its own exit status, in
-// docker's words: its stderr on one line (docker.StderrWatch.Quoted).
-func dockerFailed(code int, stderr string) error {
-	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", code, stderr)}
-}

@@ -4,7 +4,7 @@ import "github.com/synapse-lang/synapse-isolation/limits"
 
 // testEnd is what the relay saw of an interactive test's end: the facts
 // its verdict is decided on beside the two sides' own accounts
-// (interactiveFacts).
+// (testFacts).
 //
 // first is the side whose end the relay saw first: its =shut (its
 // stdout ended) or its =done (its processes are gone), whichever came

@@ -2,7 +2,6 @@ package isolation
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -63,16 +62,14 @@ type TestResult struct {
 	Step
 }
 
-// judgeOrder is a test's verdicts from the least serious
-// (protocol.TestOK and its kin): a judge's request takes its most serious
-// test's.
-var judgeOrder = []Verdict{OK, Points, PresentationError, WrongAnswer, ProgramError, Timeout, CPUTimeout, OOM, JudgeFailure}
-
-// graver is the more serious of a request's verdict so far and a test's
-// (judgeOrder).
-func graver(v, w Verdict) Verdict {
-	if slices.Index(judgeOrder, w) > slices.Index(judgeOrder, v) {
-		return w
+// worst is a judge's request's verdict from its tests: the most serious
+// test's (severity), OK for none.
+func worst(tests []TestResult) Verdict {
+	v := OK
+	for _, t := range tests {
+		if severity(t.Verdict) > severity(v) {
+			v = t.Verdict
+		}
 	}
 	return v
 }
@@ -113,14 +110,14 @@ func (a *attempt) judgement(resp protocol.Response) (j judgement, judged bool, e
 	if len(resp.Tests) != len(a.tests) {
 		return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: %d tests, for a request of %d", len(resp.Tests), len(a.tests))}
 	}
-	verdict := OK
 	for i, t := range resp.Tests {
 		if t.Name != a.tests[i] {
 			return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: test %d is %q, the request's is %q", i+1, t.Name, a.tests[i])}
 		}
-		verdict = graver(verdict, Verdict(t.Verdict))
 	}
-	j, err = a.steps(resp, verdict)
+	if j, err = a.steps(resp, ""); err == nil {
+		j.verdict = worst(j.tests)
+	}
 	return j, true, err
 }
 

@@ -103,10 +103,6 @@ type warningError struct{ line string }
 
 func (e *warningError) Error() string { return e.line }
 
-func (e *warningError) refusal() error {
-	return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", e.line)}
-}
-
 // launch starts `docker run` for plan with its stdin open. Its context
 // ends with ctx (a signal, say), or with abort.
 func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, error) {

@@ -10,43 +10,21 @@ import (
 )
 
 // refusalFacts are what a run whose hello did not pass learned once its
-// client was killed: why the hello did not pass, how docker run ended, why
-// the run was stopped, what the removal found and the daemon's start
-// evidence. refuse gathers them and decideRefusal turns them into one
-// verdict; nothing in decideRefusal asks the engine, so every rule is
-// tested in-process.
+// client was killed: why the hello did not pass, how docker run ended and
+// what the removal found (endFacts), and the daemon's start evidence.
+// refuse gathers them and decideRefusal turns them into one verdict;
+// nothing in decideRefusal asks the engine, so every rule is tested
+// in-process.
 type refusalFacts struct {
-	// cause is why the hello did not pass (judgeHello); arrived: a hello
-	// line came, and was refused.
-	cause   error
-	arrived bool
-	// waitErr: docker run could not be waited for; its state is unknown.
-	waitErr error
-	// code is docker run's exit status, -1 when a signal ended it.
-	code int
-	// stderr is docker's own stderr on one line, "(unknown)" for none
-	// (docker.StderrWatch.Quoted).
-	stderr string
-	// interrupted is the caller's context's end (a signal, say): its cause.
-	interrupted error
-	// warning is a WARNING line docker printed: it drops a limit it
-	// cannot apply, and says so only there.
-	warning string
-	// found: the removal found the container; rmErr: it could not confirm
-	// it gone.
+	endFacts
+	// cause is why the hello did not pass (judgeHello); endFacts.hello: a
+	// hello line came, and was refused.
+	cause error
+	// found: the removal found the container.
 	found bool
-	rmErr error
 	// start is the daemon's start event for the run's container, asked
 	// only when a rule needs it (errNeedStartEvidence).
 	start evidence
-}
-
-// unreached: docker run failed before any hello, so most likely reached no
-// engine (an unknown context, an unreachable daemon). One listing decides
-// such a run's removal; if the engine cannot be listed either, docker's
-// own failure is the verdict, said once.
-func (f *refusalFacts) unreached() bool {
-	return !f.arrived && f.code > 0
 }
 
 // timedOut: the hello's wait was the run's own deadline, which passed with
@@ -75,6 +53,19 @@ func neverSent(v Verdict, cause error) error {
 	return &Error{Verdict: v, Err: fmt.Errorf("%w; the program was never sent", cause)}
 }
 
+// refusalEnd is the shared rule endRules[i] in the refusal table: its
+// error, with docker run's exit status a container's once docker run was
+// waited for; an around keeps the rest's.
+func refusalEnd(i int) rule[refusalFacts, refusalVerdict] {
+	return lift(endRules[i], func(f *refusalFacts) *endFacts { return &f.endFacts },
+		func(f *refusalFacts, err error) refusalVerdict {
+			return refusalVerdict{err: err, exit: f.waitErr == nil}
+		},
+		func(rest refusalVerdict, wrap func(error) error) refusalVerdict {
+			return refusalVerdict{err: wrap(rest.err), exit: rest.exit}
+		})
+}
+
 // refusalRules are the refusal table, in order: the first that holds
 // decides. How docker run ended comes first: it could not be waited for;
 // the removal failed, which is said after the rest; docker's own exit
@@ -84,17 +75,13 @@ func neverSent(v Verdict, cause error) error {
 // failed with nothing else said, then a hello that never came: the run's
 // timeout, or the sandbox's failure only if a container ran.
 var refusalRules = []rule[refusalFacts, refusalVerdict]{
-	{name: "unwaited", when: func(f *refusalFacts) bool { return f.waitErr != nil }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: f.waitErr}
-	}},
+	refusalEnd(endUnwaited),
 	// Said once: no removal error after docker's own, and no container to
 	// have an exit status; the run's reaper goes on trying the removal.
 	{name: "engine unreached", when: func(f *refusalFacts) bool { return f.unreached() && f.rmErr != nil }, around: func(_ *refusalFacts, rest refusalVerdict) refusalVerdict {
 		return refusalVerdict{err: rest.err}
 	}},
-	{name: "removal failed", when: func(f *refusalFacts) bool { return !f.unreached() && f.rmErr != nil }, around: func(f *refusalFacts, rest refusalVerdict) refusalVerdict {
-		return refusalVerdict{err: fmt.Errorf("%v; then %w", rest.err, f.rmErr), exit: rest.exit}
-	}},
+	refusalEnd(endRemovalFailed),
 	// docker's own failure (a missing image, an unreachable daemon) has a
 	// container's exit only if the daemon recorded the start of this run's
 	// container: one created and never started has none, and an engine
@@ -113,18 +100,12 @@ var refusalRules = []rule[refusalFacts, refusalVerdict]{
 	}, around: func(_ *refusalFacts, rest refusalVerdict) refusalVerdict {
 		return refusalVerdict{err: rest.err}
 	}},
-	{name: "interrupted", when: func(f *refusalFacts) bool { return f.interrupted != nil }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: &Error{Verdict: Interrupted, Err: f.interrupted}, exit: true}
-	}},
-	{name: "policy dropped", when: func(f *refusalFacts) bool { return f.warning != "" }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: (&warningError{line: f.warning}).refusal(), exit: true}
-	}},
-	{name: "hello refused", when: func(f *refusalFacts) bool { return f.arrived }, then: func(f *refusalFacts) refusalVerdict {
+	refusalEnd(endInterrupted),
+	refusalEnd(endPolicyDropped),
+	{name: "hello refused", when: func(f *refusalFacts) bool { return f.hello }, then: func(f *refusalFacts) refusalVerdict {
 		return refusalVerdict{err: f.cause, exit: true}
 	}},
-	{name: "docker failed", when: func(f *refusalFacts) bool { return docker.OwnStatus(f.code) }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: dockerFailed(f.code, f.stderr), exit: true}
-	}},
+	refusalEnd(endDockerFailed),
 	{name: "engine unreached, unsaid", when: func(f *refusalFacts) bool { return f.unreached() && f.rmErr != nil }, then: func(f *refusalFacts) refusalVerdict {
 		return refusalVerdict{err: &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", endedAs(f.code), f.stderr)}}
 	}},
@@ -215,7 +196,7 @@ func refuse(l *launched, cause error, arrived bool) (refused, error) {
 // ended.
 func (l *launched) refusedEnd(cause error, arrived bool) (clientEnd, refusalFacts) {
 	end, err := l.wait()
-	f := refusalFacts{cause: cause, arrived: arrived, waitErr: err, code: end.code}
+	f := refusalFacts{cause: cause, endFacts: endFacts{hello: arrived, waitErr: err, code: end.code}}
 	if err != nil {
 		return end, f
 	}

@@ -35,7 +35,7 @@ var (
 // silentRun is a run whose runner said nothing within 5s, its client
 // killed, nothing else learned; change adds what was.
 func silentRun(change func(*refusalFacts)) refusalFacts {
-	f := refusalFacts{cause: errSilent, code: -1, stderr: "(unknown)"}
+	f := refusalFacts{cause: errSilent, endFacts: endFacts{code: -1, stderr: "(unknown)"}}
 	change(&f)
 	return f
 }
@@ -49,9 +49,9 @@ var refusalCases = []refusalCase{
 		"engine unreached > engine unreached, unsaid", EngineFailure, "engine failure: docker run exited 1 before any hello: docker: unknown context", false},
 	{"engine unreached, said by docker", silentRun(func(f *refusalFacts) { f.code, f.rmErr, f.stderr = 125, errRm, "docker: cannot connect" }),
 		"engine unreached > docker's own exit, engine unlisted > docker failed", EngineFailure, "engine failure: docker run exited 125: docker: cannot connect", false},
-	{"removal failed", silentRun(func(f *refusalFacts) { f.cause, f.arrived, f.rmErr = errBadHello, true, errRm }),
+	{"removal failed", silentRun(func(f *refusalFacts) { f.cause, f.hello, f.rmErr = errBadHello, true, errRm }),
 		"removal failed > hello refused", EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", true},
-	{"docker's own exit, engine unlisted", silentRun(func(f *refusalFacts) { f.cause, f.arrived, f.code, f.rmErr = errBadHello, true, 125, errRm }),
+	{"docker's own exit, engine unlisted", silentRun(func(f *refusalFacts) { f.cause, f.hello, f.code, f.rmErr = errBadHello, true, 125, errRm }),
 		"removal failed > docker's own exit, engine unlisted > hello refused", EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", false},
 	{"docker's own exit, start unasked", silentRun(func(f *refusalFacts) { f.code = 125 }), "docker's own exit, start unasked", "", needStart, false},
 	{"docker's own exit, never started", silentRun(func(f *refusalFacts) { f.code, f.start, f.stderr = 125, startNone, "docker: no such image" }),
@@ -59,7 +59,7 @@ var refusalCases = []refusalCase{
 	{"interrupted", silentRun(func(f *refusalFacts) { f.interrupted = errSignal }), "interrupted", Interrupted, "interrupted: signal: interrupt", true},
 	{"policy dropped", silentRun(func(f *refusalFacts) { f.warning = "WARNING: no swap limit" }), "policy dropped", EngineFailure,
 		"engine failure: refusing the run: docker did not apply the whole policy: WARNING: no swap limit", true},
-	{"hello refused", silentRun(func(f *refusalFacts) { f.cause, f.arrived = errBadHello, true }), "hello refused", SandboxFailure,
+	{"hello refused", silentRun(func(f *refusalFacts) { f.cause, f.hello = errBadHello, true }), "hello refused", SandboxFailure,
 		"sandbox failure: hello: want a JSON object", true},
 	{"docker failed", silentRun(func(f *refusalFacts) { f.code = 127 }), "docker failed", EngineFailure, "engine failure: docker run exited 127: (unknown)", true},
 	{"removal failed, unsaid", silentRun(func(f *refusalFacts) { f.rmErr = errRm }), "removal failed > removal failed, unsaid", EngineFailure,
@@ -85,7 +85,7 @@ var refusalCases = []refusalCase{
 		"engine unreached > interrupted", Interrupted, "interrupted: signal: interrupt", false},
 	{"removal failed keeps the interrupt", silentRun(func(f *refusalFacts) { f.interrupted, f.rmErr = errSignal, errRm }),
 		"removal failed > interrupted", EngineFailure, "interrupted: signal: interrupt; then engine failure: docker rm -f: no engine", true},
-	{"a refused hello is never unreached", silentRun(func(f *refusalFacts) { f.cause, f.arrived, f.code, f.rmErr = errBadHello, true, 1, errRm }),
+	{"a refused hello is never unreached", silentRun(func(f *refusalFacts) { f.cause, f.hello, f.code, f.rmErr = errBadHello, true, 1, errRm }),
 		"removal failed > hello refused", EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", true},
 	{"a clean exit is never unreached", silentRun(func(f *refusalFacts) { f.cause, f.code, f.rmErr = &noHelloError{}, 0, errRm }),
 		"removal failed > removal failed, unsaid", EngineFailure, "the container exited 0 before the runner's hello; then engine failure: docker rm -f: no engine", true},
@@ -97,9 +97,9 @@ var refusalCases = []refusalCase{
 		"docker's own exit, never started > interrupted", Interrupted, "interrupted: signal: interrupt", false},
 	{"interrupted over a dropped policy", silentRun(func(f *refusalFacts) { f.interrupted, f.warning = errSignal, "WARNING: x" }),
 		"interrupted", Interrupted, "interrupted: signal: interrupt", true},
-	{"a dropped policy over a refused hello", silentRun(func(f *refusalFacts) { f.warning, f.cause, f.arrived = "WARNING: x", errBadHello, true }),
+	{"a dropped policy over a refused hello", silentRun(func(f *refusalFacts) { f.warning, f.cause, f.hello = "WARNING: x", errBadHello, true }),
 		"policy dropped", EngineFailure, "engine failure: refusing the run: docker did not apply the whole policy: WARNING: x", true},
-	{"a refused hello over docker's failure", silentRun(func(f *refusalFacts) { f.cause, f.arrived, f.code = errBadHello, true, 126 }),
+	{"a refused hello over docker's failure", silentRun(func(f *refusalFacts) { f.cause, f.hello, f.code = errBadHello, true, 126 }),
 		"hello refused", SandboxFailure, "sandbox failure: hello: want a JSON object", true},
 	{"docker failed over a timeout", silentRun(func(f *refusalFacts) { f.cause, f.code, f.found = errLateHello, 127, true }),
 		"docker failed", EngineFailure, "engine failure: docker run exited 127: (unknown)", true},

@@ -52,8 +52,9 @@ type Result struct {
 	// Tests; nil without one.
 	Interactor *CheckerPass
 	// Tests are a judge's request's results, in its order; nil without
-	// tests. Its Verdict is then its most serious test's (judgeOrder), or
-	// CompileError, and Error names the first test of that verdict.
+	// tests. Its Verdict is then its most serious test's (in the order of
+	// protocol.Verdicts), or CompileError, and Error names the first test
+	// of that verdict.
 	Tests []TestResult
 	// Error is the program's error or the reason the run failed.
 	Error *ErrorDetail
@@ -208,10 +209,12 @@ func (a *attempt) timings(returned time.Time) Timings {
 	return t
 }
 
-// Verdict is the one outcome of a run.
+// Verdict is the one outcome of a run. Each names a row of the one table
+// of verdicts, protocol.Verdicts, which holds its facts: the CLI's exit
+// status, its severity, whose it is and its errors' prefix.
 type Verdict string
 
-// The verdicts, in the order the supervisor decides them.
+// The verdicts.
 const (
 	OK             Verdict = "ok"
 	ProgramError   Verdict = "program_error"
@@ -243,17 +246,9 @@ const (
 	JudgeFailure Verdict = "judge_failure"
 )
 
-// prefixes begin the messages of each verdict's errors; a rejection's
-// message is its cause alone.
-var prefixes = map[Verdict]string{
-	Timeout:         "timeout: ",
-	CPUTimeout:      "cpu timeout: ",
-	OOM:             "out of memory: ",
-	CommandNotFound: "command not found: ",
-	SandboxFailure:  "sandbox failure: ",
-	EngineFailure:   "engine failure: ",
-	Interrupted:     "interrupted: ",
-}
+// severity is v's place in the one table of verdicts (protocol.Verdicts):
+// of two, the greater is the more serious; -1 for none.
+func severity(v Verdict) int { return protocol.Severity(string(v)) }
 
 // Error is every failure this package returns: the verdict it stands for
 // and its cause. Run's error is nil exactly for ok and program_error.
@@ -262,9 +257,12 @@ type Error struct {
 	Err     error
 }
 
-// Error describes the failure, its verdict first.
+// Error describes the failure, its verdict's prefix first.
 func (e *Error) Error() string {
-	return prefixes[e.Verdict] + e.Err.Error()
+	if i := severity(e.Verdict); i >= 0 {
+		return protocol.Verdicts[i].Prefix + e.Err.Error()
+	}
+	return e.Err.Error()
 }
 
 // Unwrap returns the cause.

@@ -245,7 +245,7 @@ func (l *launched) gather() facts {
 // planned are the run's facts as its plan names them, nothing learned yet.
 func (l *launched) planned() facts {
 	p := l.plan
-	return facts{name: p.Name, image: p.Image, command: strings.Join(p.Runner.Exec, " "), memory: p.Limits.Memory.String(), timeout: p.Limits.Timeout}
+	return facts{endFacts: endFacts{hello: true}, name: p.Name, image: p.Image, command: strings.Join(p.Runner.Exec, " "), memory: p.Limits.Memory.String(), timeout: p.Limits.Timeout}
 }
 
 // decide is the run's verdict (decide), with the daemon's OOM evidence

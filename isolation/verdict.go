@@ -9,40 +9,63 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
+// endFacts are what both of a run's verdict tables know of its docker
+// run: whether a hello came, how docker run ended, the caller's
+// interrupt, a policy docker dropped and what the removal found. The
+// rules of those facts (endRules) are the tables' shared rules.
+type endFacts struct {
+	// hello: a hello line came (a run's passed; a refused run's was
+	// refused). A docker run that failed before any hello most likely
+	// reached no engine (unreached).
+	hello bool
+	// waitErr: docker run could not be waited for; its state is unknown.
+	waitErr error
+	// code is docker run's exit status, -1 when a signal ended it.
+	code int
+	// stderr is docker's own stderr on one line: a run's "" for none
+	// (docker.StderrWatch.Joined), a refused run's "(unknown)" (Quoted).
+	stderr string
+	// interrupted is the caller's context's end (a signal, say): its cause.
+	interrupted error
+	// warning is a WARNING line docker printed: it drops a limit it
+	// cannot apply, and says so only there.
+	warning string
+	// rmErr is the removal's failure: the container may still exist.
+	rmErr error
+}
+
+// unreached: docker run failed before any hello, so most likely reached
+// no engine (an unknown context, an unreachable daemon). One listing
+// decides such a run's removal; if the engine cannot be listed either,
+// docker's own failure is the verdict, said once.
+func (f *endFacts) unreached() bool {
+	return !f.hello && f.code > 0
+}
+
 // facts are what a run learned once its request was sent: how docker run
-// ended, why the run was stopped early, what the removal found, the
-// engine's OOM evidence and the response. The run gathers them (gather,
-// teardown) and decide turns them into one verdict; nothing in decide asks
-// the engine or reads the clock, so every rule is tested in-process.
+// ended (endFacts), why the run was stopped early, what the removal found,
+// the engine's OOM evidence and the response. The run gathers them
+// (gather, teardown) and decide turns them into one verdict; nothing in
+// decide asks the engine or reads the clock, so every rule is tested
+// in-process.
 type facts struct {
+	endFacts
 	// The plan's words, for the messages.
 	name, image, command, memory string
 	timeout                      time.Duration
 
-	// waitErr: docker run could not be waited for; its state is unknown.
-	waitErr error
-	// interrupted is the caller's context's end (a signal, say), and
-	// requestEnded a pool request's own context's: their causes.
-	interrupted, requestEnded error
+	// requestEnded is a pool request's own context's end: its cause.
+	requestEnded error
 	// hostDeadline: the host deadline passed and the run was killed.
 	hostDeadline bool
-	// warning is a WARNING line docker printed: it drops a limit it
-	// cannot apply, and says so only there.
-	warning string
 	// tooLarge: the response passed limits.MaxResponseBytes.
 	tooLarge bool
-	// code is docker run's exit status, -1 when a signal ended it
-	// (killedBy says how).
-	code     int
+	// killedBy says how a signal ended docker run (code -1).
 	killedBy string
 	// end is when docker run was waited for.
 	end time.Time
-	// stderr is docker's own stderr, its lines joined ("" for none).
-	stderr string
-	// rmErr is the removal's failure (teardown): the container may still
-	// exist. stillRan: the removal found the container after its client
-	// had ended.
-	rmErr    error
+	// stillRan: the removal found the container after its client had
+	// ended.
 	stillRan bool
 	// oom is the daemon's OOM event for the run's container, asked only
 	// when a rule needs it (errNeedOOMEvidence).
@@ -89,34 +112,82 @@ type rule[F, V any] struct {
 	around func(f *F, rest V) V
 }
 
-// rules are the verdict table, in order: the first that holds decides.
-// How docker run ended comes first (it could not be waited for; the
-// removal failed, which outranks why the run stopped), then why the run
-// was stopped early, then docker run's exit status with the engine's
-// evidence, then the response of a clean exit.
-var rules = []rule[facts, error]{
-	{name: "unwaited", when: func(f *facts) bool { return f.waitErr != nil }, then: func(f *facts) error { return f.waitErr }},
-	{name: "removal failed", when: func(f *facts) bool { return f.rmErr != nil }, around: func(f *facts, rest error) error {
+// The rules both tables hold, by their place in endRules.
+const (
+	endUnwaited = iota
+	endRemovalFailed
+	endInterrupted
+	endPolicyDropped
+	endDockerFailed
+)
+
+// endRules are the rules of docker run's end that the run's table (rules)
+// and the refused run's (refusalRules) share, each table holding them all
+// in this order among its own: docker run could not be waited for; the
+// removal failed, which is said after the rest (once, by docker, for a
+// run that reached no engine); the caller's interrupt; a policy docker
+// dropped; docker's own failure, told by its exit status.
+var endRules = [...]rule[endFacts, error]{
+	endUnwaited: {name: "unwaited", when: func(f *endFacts) bool { return f.waitErr != nil }, then: func(f *endFacts) error { return f.waitErr }},
+	endRemovalFailed: {name: "removal failed", when: func(f *endFacts) bool { return f.rmErr != nil && !f.unreached() }, around: func(f *endFacts, rest error) error {
 		switch {
-		case errors.Is(rest, errNeedOOMEvidence):
+		case errors.Is(rest, errNeedOOMEvidence), errors.Is(rest, errNeedStartEvidence):
 			return rest
 		case rest != nil:
 			return fmt.Errorf("%v; then %w", rest, f.rmErr)
 		}
 		return f.rmErr
 	}},
-	{name: "interrupted", when: func(f *facts) bool { return f.interrupted != nil }, then: func(f *facts) error {
+	endInterrupted: {name: "interrupted", when: func(f *endFacts) bool { return f.interrupted != nil }, then: func(f *endFacts) error {
 		return &Error{Verdict: Interrupted, Err: f.interrupted}
 	}},
+	endPolicyDropped: {name: "policy dropped", when: func(f *endFacts) bool { return f.warning != "" }, then: func(f *endFacts) error {
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", f.warning)}
+	}},
+	endDockerFailed: {name: "docker failed", when: func(f *endFacts) bool { return docker.OwnStatus(f.code) }, then: func(f *endFacts) error {
+		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", f.code, stderrOrNone(f.stderr))}
+	}},
+}
+
+// lift is the shared rule r in a table over facts F and verdicts V: end
+// is F's endFacts, verdict makes r's error a V, and keep applies an
+// around's wrap to the error of the rest's V, keeping the rest of it.
+func lift[F, V any](r rule[endFacts, error], end func(*F) *endFacts, verdict func(*F, error) V, keep func(V, func(error) error) V) rule[F, V] {
+	l := rule[F, V]{name: r.name, when: func(f *F) bool { return r.when(end(f)) }}
+	if r.then != nil {
+		l.then = func(f *F) V { return verdict(f, r.then(end(f))) }
+	}
+	if r.around != nil {
+		l.around = func(f *F, rest V) V {
+			return keep(rest, func(err error) error { return r.around(end(f), err) })
+		}
+	}
+	return l
+}
+
+// runEnd is the shared rule endRules[i] in the run's table.
+func runEnd(i int) rule[facts, error] {
+	return lift(endRules[i], func(f *facts) *endFacts { return &f.endFacts },
+		func(_ *facts, err error) error { return err },
+		func(rest error, wrap func(error) error) error { return wrap(rest) })
+}
+
+// rules are the verdict table, in order: the first that holds decides.
+// How docker run ended comes first (it could not be waited for; the
+// removal failed, which outranks why the run stopped), then why the run
+// was stopped early, then docker run's exit status with the engine's
+// evidence, then the response of a clean exit.
+var rules = []rule[facts, error]{
+	runEnd(endUnwaited),
+	runEnd(endRemovalFailed),
+	runEnd(endInterrupted),
 	{name: "request ended", when: func(f *facts) bool { return f.requestEnded != nil }, then: func(f *facts) error {
 		return &Error{Verdict: Interrupted, Err: f.requestEnded}
 	}},
 	{name: "host deadline", when: func(f *facts) bool { return f.hostDeadline }, then: func(f *facts) error {
 		return &Error{Verdict: Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded", f.name, f.timeout)}
 	}},
-	{name: "policy dropped", when: func(f *facts) bool { return f.warning != "" }, then: func(f *facts) error {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", f.warning)}
-	}},
+	runEnd(endPolicyDropped),
 	{name: "response too large", when: func(f *facts) bool { return f.tooLarge }, then: func(*facts) error {
 		return &Error{Verdict: SandboxFailure, Err: errResponseTooLarge}
 	}},
@@ -130,9 +201,7 @@ var rules = []rule[facts, error]{
 	{name: "killed", when: func(f *facts) bool { return f.code == killedStatus }, then: func(f *facts) error {
 		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", dockerSuffix(f.stderr))}
 	}},
-	{name: "docker failed", when: func(f *facts) bool { return docker.OwnStatus(f.code) }, then: func(f *facts) error {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", f.code, stderrOrNone(f.stderr))}
-	}},
+	runEnd(endDockerFailed),
 	{name: "client killed", when: func(f *facts) bool { return f.code == -1 }, then: func(f *facts) error {
 		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", f.killedBy)}
 	}},

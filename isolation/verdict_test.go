@@ -26,7 +26,7 @@ type verdictCase struct {
 // planOnly are a run's plan words with nothing learned: a clean exit with no
 // response read yet.
 func planOnly() facts {
-	return facts{name: "c1", image: "sha256:ab", command: "python3 -", memory: "64MiB", timeout: 2 * time.Second}
+	return facts{endFacts: endFacts{hello: true}, name: "c1", image: "sha256:ab", command: "python3 -", memory: "64MiB", timeout: 2 * time.Second}
 }
 
 func with(change func(*facts)) facts {
@@ -175,4 +175,27 @@ func ruleNamesAreOne[F, V any](t *testing.T, table []rule[F, V]) {
 		seen[r.name] = true
 		assert.Check(t, (r.then == nil) != (r.around == nil), "rule %q: then or around, one of them", r.name)
 	}
+}
+
+// TestEndRulesShared: the run's table and the refusal's each hold every
+// shared rule (endRules), in its order, and no rule of their own by a
+// shared rule's name.
+func TestEndRulesShared(t *testing.T) {
+	var want []string
+	for _, r := range endRules {
+		want = append(want, r.name)
+	}
+	shared := func(names []string) []string {
+		return slices.DeleteFunc(names, func(n string) bool { return !slices.Contains(want, n) })
+	}
+	assert.DeepEqual(t, shared(ruleNames(rules)), want)
+	assert.DeepEqual(t, shared(ruleNames(refusalRules)), want)
+}
+
+func ruleNames[F, V any](table []rule[F, V]) []string {
+	var names []string
+	for _, r := range table {
+		names = append(names, r.name)
+	}
+	return names
 }

@@ -11,66 +11,38 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// The one verdict model: the errors an action returns, the one table from
-// verdict to exit status and severity, and the table's views.
-
-// verdictRow is one verdict of a run: the exit status the CLI gives it,
-// its batch severity (a batch exits with the status of the most serious
-// verdict among its results; 0 is the least serious) and what it means.
-type verdictRow struct {
-	verdict  isolation.Verdict
-	exit     int
-	severity int
-	meaning  string
-}
-
-// verdicts is the one table from verdict to exit status and severity, in
-// the order of the statuses. run's --help, the man page and the README's
-// table of verdicts are its views, so none can drift from what the tool
-// returns. An interrupted run exits 128+signal when a signal interrupted
-// it (signalError.code), 130 otherwise; its views name each handled
-// signal before its meaning.
-var verdicts = []verdictRow{
-	{isolation.OK, 0, 0, "valid response, the program succeeded (with tests: every test did)"},
-	{isolation.ProgramError, 1, 4, "valid response, the program raised (syntax or runtime error); with tests, a test did"},
-	{isolation.CompileError, 1, 5, "the image's compiler refused the source; \"compile\" holds what it said"},
-	{isolation.Rejected, 2, 6, "bad flags or input, before any container starts; or --output-dir could not take the files"},
-	{isolation.SandboxFailure, 3, 12, "the sandbox failed its hello (nothing was sent), or its response was bad"},
-	{isolation.WrongAnswer, 4, 3, "with tests: a test's stdout differs from its expected output (or its --checker or --interactor said so), and no test did worse"},
-	// As a wrong answer, as a judge counts them: the JSON verdict tells
-	// them apart.
-	{isolation.PresentationError, 4, 2, "with --checker or --interactor: a test's answer was right but laid out wrong (the checker's exit 2), and no test did worse"},
-	{isolation.Points, 4, 1, "with --checker or --interactor: a test scored points (the checker's exit 7, its score in \"points\"), and no test did worse"},
-	{isolation.JudgeFailure, 5, 11, "with --checker or --interactor: it could not grade a test (exit 3, a crash, a limit, its own run failed); never the program's"},
-	{isolation.Timeout, 124, 7, "the run's deadline (--timeout: start and removal included; the program is stopped 100 ms before it, a runner that ignores that killed 2 s after it) passed, its output discarded; or a test's limit"},
-	// As a timeout, as timeout(1) exits: the JSON verdict tells them apart.
-	{isolation.CPUTimeout, 124, 8, "the program (or a test) used its --cpu-time of CPU and was stopped"},
-	{isolation.EngineFailure, 125, 13, "docker failed: unreachable, no image, a discarded limit, an unconfirmed cleanup"},
-	{isolation.CommandNotFound, 127, 10, "exec mode: the interpreter is not in the image"},
-	{isolation.Interrupted, 130, 14, "(128 + the signal); the container was removed"},
-	{isolation.OOM, 137, 9, "the program (or a test) exhausted its memory limit"},
-}
-
-// row is v's row; a verdict the table does not know reads as an engine
-// failure: the tool could not do its job.
-func row(v isolation.Verdict) verdictRow {
-	for _, r := range verdicts {
-		if r.verdict == v {
-			return r
-		}
-	}
-	return row(isolation.EngineFailure)
-}
+// The one verdict model: the errors an action returns, and the views of
+// the one table of verdicts (protocol.Verdicts: each verdict's exit
+// status, its severity and when a run has it). run's --help, the man page
+// and the README's table of verdicts are its views, so none can drift
+// from what the tool returns. An interrupted run exits 128+signal when a
+// signal interrupted it (signalError.code), 130 otherwise; its views name
+// each handled signal before its meaning.
 
 // status is v's exit status.
-func status(v isolation.Verdict) int { return row(v).exit }
+func status(v isolation.Verdict) int { return protocol.Verdicts[severity(v)].Exit }
 
-// severity orders verdicts from ok (0) up: of several, the greater is the
-// more serious.
-func severity(v isolation.Verdict) int { return row(v).severity }
+// severity orders verdicts from ok (0) up, as the table does: of several,
+// the greater is the more serious. A verdict the table does not know
+// reads as an engine failure: the tool could not do its job.
+func severity(v isolation.Verdict) int {
+	if i := protocol.Severity(string(v)); i >= 0 {
+		return i
+	}
+	return protocol.Severity(string(isolation.EngineFailure))
+}
+
+// byExit is the table's rows in the order of their exit statuses, rows
+// of one status from the least serious.
+func byExit() []protocol.VerdictRow {
+	rows := slices.Clone(protocol.Verdicts)
+	slices.SortStableFunc(rows, func(a, b protocol.VerdictRow) int { return a.Exit - b.Exit })
+	return rows
+}
 
 // resultStatus is the exit status of a result: its verdict's, or for a run
 // a signal interrupted, 128+signal.
@@ -169,13 +141,13 @@ type exitStatus struct {
 // handled signal, in numeric order, for run's --help and the man page.
 func exitStatuses() []exitStatus {
 	var list []exitStatus
-	for _, r := range verdicts {
-		if r.verdict != isolation.Interrupted {
-			list = append(list, exitStatus{r.exit, string(r.verdict), r.meaning})
+	for _, r := range protocol.Verdicts {
+		if r.Name != string(isolation.Interrupted) {
+			list = append(list, exitStatus{r.Exit, r.Name, r.When})
 			continue
 		}
 		for _, sig := range handledSignals {
-			list = append(list, exitStatus{128 + int(sig), string(r.verdict), unix.SignalName(sig) + " " + r.meaning})
+			list = append(list, exitStatus{128 + int(sig), r.Name, unix.SignalName(sig) + " " + r.When})
 		}
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].code < list[j].code })
@@ -206,16 +178,11 @@ func shortExitText(vs ...isolation.Verdict) string {
 // result can have listed from the most serious down, as the table ranks
 // them, then bad flags and the signals.
 func batchExitText() string {
-	var vs []isolation.Verdict
-	for _, r := range verdicts {
-		if r.verdict != isolation.OK && r.verdict != isolation.Interrupted {
-			vs = append(vs, r.verdict)
+	var names []string
+	for _, r := range slices.Backward(protocol.Verdicts) {
+		if r.Name != string(isolation.OK) && r.Name != string(isolation.Interrupted) {
+			names = append(names, r.Name)
 		}
-	}
-	slices.SortFunc(vs, func(a, b isolation.Verdict) int { return severity(b) - severity(a) })
-	names := make([]string, len(vs))
-	for i, v := range vs {
-		names[i] = string(v)
 	}
 	sigs := make([]string, len(handledSignals))
 	for i, sig := range handledSignals {
@@ -226,21 +193,22 @@ func batchExitText() string {
 		fmt.Sprintf("%d for bad flags, before any container starts; %s (128 + the signal).\n", status(isolation.Rejected), strings.Join(sigs, ", "))
 }
 
-// verdictsMarkdown is the table as the README shows it, in the table's
-// order: one row a verdict, an interrupted run's statuses in one cell.
+// verdictsMarkdown is the table as the README shows it, in the order of
+// the exit statuses: one row a verdict, an interrupted run's statuses in
+// one cell.
 func verdictsMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| verdict | when | exit |\n|---|---|---|\n")
-	for _, r := range verdicts {
-		meaning, exit := r.meaning, fmt.Sprint(r.exit)
-		if r.verdict == isolation.Interrupted {
+	for _, r := range byExit() {
+		meaning, exit := r.When, fmt.Sprint(r.Exit)
+		if r.Name == string(isolation.Interrupted) {
 			names, codes := make([]string, len(handledSignals)), make([]string, len(handledSignals))
 			for i, sig := range handledSignals {
 				names[i], codes[i] = unix.SignalName(sig), fmt.Sprint(128+int(sig))
 			}
 			meaning, exit = strings.Join(names, " or ")+" "+meaning, strings.Join(codes, ", ")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.verdict, strings.ReplaceAll(meaning, "|", `\|`), exit)
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.Name, strings.ReplaceAll(meaning, "|", `\|`), exit)
 	}
 	return b.String()
 }

@@ -14,25 +14,29 @@ import (
 	"gotest.tools/v3/golden"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// TestStatusTable: one table gives each verdict its exit status and its
-// severity; an interrupted run exits 128+signal when a signal ended it.
+// TestStatusTable: the one table gives each verdict its exit status and
+// its severity (its place); a verdict it does not know reads as an engine
+// failure; an interrupted run exits 128+signal when a signal ended it.
 func TestStatusTable(t *testing.T) {
-	order := []isolation.Verdict{isolation.OK, isolation.Points, isolation.PresentationError, isolation.WrongAnswer, isolation.ProgramError,
-		isolation.CompileError, isolation.Rejected, isolation.Timeout, isolation.CPUTimeout, isolation.OOM, isolation.CommandNotFound,
-		isolation.JudgeFailure, isolation.SandboxFailure, isolation.EngineFailure, isolation.Interrupted}
-	exits := []int{0, 4, 4, 4, 1, 1, 2, 124, 124, 137, 127, 5, 3, 125, 130}
-	for i, v := range order {
-		assert.Equal(t, status(v), exits[i], v)
+	for i, r := range protocol.Verdicts {
+		v := isolation.Verdict(r.Name)
+		assert.Equal(t, status(v), r.Exit, v)
 		assert.Equal(t, severity(v), i, v)
 	}
+	// The design's statuses, which scripts branch on (DESIGN.md §7).
+	for v, want := range map[isolation.Verdict]int{isolation.OK: 0, isolation.ProgramError: 1, isolation.Rejected: 2,
+		isolation.SandboxFailure: 3, isolation.Timeout: 124, isolation.EngineFailure: 125, isolation.OOM: 137} {
+		assert.Equal(t, status(v), want, v)
+	}
 	assert.Equal(t, status("no-such"), 125, "an unknown verdict reads as an engine failure")
-	sorted := slices.Clone(order)
-	slices.Reverse(sorted)
-	slices.SortFunc(sorted, func(a, b isolation.Verdict) int { return severity(a) - severity(b) })
-	assert.DeepEqual(t, sorted, order)
+	assert.Equal(t, severity("no-such"), severity(isolation.EngineFailure))
+	exits := byExit()
+	assert.Assert(t, slices.IsSortedFunc(exits, func(a, b protocol.VerdictRow) int { return a.Exit - b.Exit }))
+	assert.Equal(t, len(exits), len(protocol.Verdicts))
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	assert.Equal(t, resultStatus(ctx, isolation.Interrupted), 130)
@@ -76,7 +80,7 @@ func TestVerdictsMarkdown(t *testing.T) {
 	md := verdictsMarkdown()
 	assert.Assert(t, strings.HasPrefix(md, "| verdict | when | exit |\n|---|---|---|\n| ok | valid response, the program succeeded (with tests: every test did) | 0 |\n"), md)
 	assert.Assert(t, strings.Contains(md, "\n| interrupted | SIGINT or SIGTERM (128 + the signal); the container was removed | 130, 143 |\n"), md)
-	assert.Equal(t, strings.Count(md, "\n"), 2+len(verdicts))
+	assert.Equal(t, strings.Count(md, "\n"), 2+len(protocol.Verdicts))
 }
 
 // TestRunExitCodes drives `run` through the fake docker for every verdict.

@@ -104,7 +104,7 @@
 //     limits.MaxCompileOutput); a failed one makes "error" of type
 //     "compile" and nothing runs. With tests, "ok" is true once they were
 //     judged and "tests" holds one TestResult per test, in order: its
-//     name, verdict (TestVerdicts), match, first differing line, and its
+//     name, verdict (Verdicts' Test), match, first differing line, and its
 //     Step; the compile step's and the tests' output together within
 //     limits.MaxOutputBytes.
 //

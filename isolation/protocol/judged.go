@@ -3,16 +3,15 @@ package protocol
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // checkJudged holds a judge's response to its own rules: the compile
 // step's output within limits.MaxCompileOutput, a compile error exactly
-// when the step failed, and then no tests; each test's verdict one of
-// testVerdicts and agreeing with its error and match; all the
-// kept output within limits.MaxOutputBytes.
+// when the step failed, and then no tests; each test's verdict one a
+// runner may give (Verdicts' Test) and agreeing with its error and
+// match; all the kept output within limits.MaxOutputBytes.
 func checkJudged(r Response) error {
 	kept := len(r.Output) + len(r.Stderr)
 	compileFailed := r.Error != nil && r.Error.Type == ErrCompile
@@ -48,8 +47,8 @@ func checkJudged(r Response) error {
 // checkTest holds one test's result to its rules.
 func checkTest(t TestResult) error {
 	name := fmt.Sprintf("test %q", t.Name)
-	if !slices.Contains(testVerdicts, t.Verdict) {
-		return fmt.Errorf("response: %s: verdict %q is none of %v", name, t.Verdict, testVerdicts)
+	if err := checkTestVerdict(t.Verdict); err != nil {
+		return fmt.Errorf("response: %s: %w", name, err)
 	}
 	judgedOK := t.Verdict == TestOK || t.Verdict == TestWrongAnswer
 	switch {
@@ -85,7 +84,3 @@ func checkStep(name string, s Step) error {
 	}
 	return nil
 }
-
-// testVerdicts are a test's verdicts, from the least serious.
-var testVerdicts = []string{TestOK, TestWrongAnswer, TestProgramError, TestTimeout,
-	TestCPUTimeout, TestOOM}

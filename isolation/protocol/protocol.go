@@ -146,8 +146,9 @@ type TestResult struct {
 	Step
 }
 
-// A test's verdicts, from the least serious; a judge's request's verdict
-// is its most serious test's (or compile_error).
+// The names of the verdicts a runner may give a test (Verdicts' Test);
+// a judge's request's verdict is its most serious test's (Severity), or
+// compile_error.
 const (
 	TestOK           = "ok"
 	TestWrongAnswer  = "wrong_answer"

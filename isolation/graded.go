@@ -6,31 +6,37 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// How an interactive test is decided: the facts of its two sides and of
-// its end are gathered into one value (interactiveFacts), and one pure
-// function decides by ordered rules (decideInteractive), as judges do, by
-// who ended first: an interactor's rejection that came first stands over
-// the program's failure that followed it (an end of input, a crash, a
-// time limit), and the program's own failure stands when it came first.
+// How a graded test's verdict is decided on the host, by a checker or an
+// interactor: the facts of its program's side, its grader's grade (gradeOf,
+// from the grader's exit) and its end are gathered into one value
+// (testFacts), and one pure function decides by ordered rules
+// (decideTest), as judges do, by who ended first: an interactor's
+// rejection that came first stands over the program's failure that
+// followed it (an end of input, a crash, a time limit), and the
+// program's own failure stands when it came first. A checker runs once
+// the program's side has ended, on what it passed through.
 
-// interactiveFacts is what decides an interactive test.
-type interactiveFacts struct {
-	program Verdict // the program's side's verdict
+// testFacts is what decides a graded test.
+type testFacts struct {
+	program Verdict // the program's side's verdict, its runner's
 	notRun  bool    // the program's side did not run the test
 	stopped bool    // the program was stopped at the interactor's end, not at a limit of its own
-	grade   Verdict // the interactor's grade (gradeOf); JudgeFailure when it did not grade
-	first   int     // the side that ended first (testEnd); -1: neither did
-	cut     bool    // the program passed limits.MaxInteractedOutput, and was stopped
+	grade   Verdict // the grader's grade (gradeOf); JudgeFailure when it did not grade
+	first   int     // the side that ended first (testEnd; programSide for a checker's test); -1: neither did
+	// cut: the program's output passed its grader's bound (an
+	// interactor's limits.MaxInteractedOutput, where it was stopped; a
+	// checker's limits.MaxCheckedOutput, whose test it is not shown).
+	cut bool
 }
 
-// interactiveRule is the rule that decided a test.
-type interactiveRule int
+// testRule is the rule that decided a test.
+type testRule int
 
-// The rules, in their order (decideInteractive).
+// The rules, in their order (decideTest).
 const (
 	// ruleDeadline: the request's timeout came before the test's turn,
 	// as in any judge's request: a timeout.
-	ruleDeadline interactiveRule = iota
+	ruleDeadline testRule = iota
 	// ruleUnrun: the program's side did not run the test, for the
 	// interactor's end or its runner's: the judge's failure.
 	ruleUnrun
@@ -38,20 +44,21 @@ const (
 	// OK: its grade (or its failure, the judge's), whatever the program
 	// did after, passing the bound among the rest.
 	ruleInteractorFirst
-	// ruleCut: the program sent the interactor more than a test's bound:
-	// its wrong answer, whatever the interactor made of the cut stream.
+	// ruleCut: the program's output passed its grader's bound: its wrong
+	// answer, whatever the grader made of the cut stream, or without it.
 	ruleCut
 	// ruleProgramFailed: the program failed on its own (a limit, a
 	// crash, a nonzero exit) before the interactor ended, or after it
-	// accepted: its verdict.
+	// accepted: its verdict. A checker grades no such test.
 	ruleProgramFailed
-	// ruleGraded: the interactor's grade.
+	// ruleGraded: the grader's grade.
 	ruleGraded
 )
 
-// decideInteractive is a test's verdict from its facts, and the rule
-// that gave it.
-func decideInteractive(f interactiveFacts) (interactiveRule, Verdict) {
+// decideTest is a graded test's verdict from its facts, and the rule that
+// gave it: the one place the host decides a test's verdict (the runner
+// decides a compared test's from its process).
+func decideTest(f testFacts) (testRule, Verdict) {
 	switch {
 	case f.notRun && f.program == Timeout:
 		return ruleDeadline, Timeout
@@ -73,7 +80,7 @@ var endedFirstNames = map[int]string{programSide: "program", interactorSide: "in
 // interactive decides each test of res from its facts: the program's
 // side (res), the interactor's run ires (testlib's exits, gradeOf; a
 // score from its stderr alone: its stdout went to the program) and the
-// relay's account of each test's end, ends (decideInteractive). A test
+// relay's account of each test's end, ends (decideTest). A test
 // either side did not run, or the interactor did not grade, is the
 // judge's failure, never the program's, unless the program's own failure
 // (or its wrong answer past the stream's bound) came first.
@@ -83,7 +90,7 @@ func interactive(res *Result, ires Result, ends []testEnd) {
 		t := &res.Tests[i]
 		run := &InteractorRun{}
 		t.Interactor = run
-		f := interactiveFacts{program: t.Verdict, notRun: t.NotRun, stopped: t.Stopped, grade: JudgeFailure, first: -1}
+		f := testFacts{program: t.Verdict, notRun: t.NotRun, stopped: t.Stopped, grade: JudgeFailure, first: -1}
 		if i < len(ends) {
 			f.first, f.cut = ends[i].first, ends[i].cut
 		}
@@ -99,7 +106,7 @@ func interactive(res *Result, ires Result, ends []testEnd) {
 				f.grade, points, grade = gradeOf(it, "the interactor")
 			}
 		}
-		rule, verdict := decideInteractive(f)
+		rule, verdict := decideTest(f)
 		t.Verdict = verdict
 		switch rule {
 		case ruleDeadline:

@@ -108,44 +108,48 @@ func TestInteractiveWithoutTheInteractorsTests(t *testing.T) {
 	assert.Check(t, is.Equal(res.Verdict, JudgeFailure))
 }
 
-// TestDecideInteractive: the rules in their order, a case for each and
-// for each conflict between two of them, on facts alone.
-func TestDecideInteractive(t *testing.T) {
+// TestDecideTest: the rules in their order, a case for each and for each
+// conflict between two of them, on facts alone: an interactor's test's,
+// then a checker's (which runs once the program's side has ended).
+func TestDecideTest(t *testing.T) {
 	const p, i = programSide, interactorSide
 	for _, c := range []struct {
 		name    string
-		facts   interactiveFacts
-		rule    interactiveRule
+		facts   testFacts
+		rule    testRule
 		verdict Verdict
 	}{
-		{"the request's timeout came first", interactiveFacts{notRun: true, program: Timeout, grade: JudgeFailure, first: -1}, ruleDeadline, Timeout},
-		{"the program's side did not run it", interactiveFacts{notRun: true, program: ProgramError, grade: OK, first: -1}, ruleUnrun, JudgeFailure},
-		{"unrun, the interactor's run gone first", interactiveFacts{notRun: true, program: ProgramError, grade: JudgeFailure, first: i}, ruleUnrun, JudgeFailure},
-		{"over the bound", interactiveFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: p, cut: true}, ruleCut, WrongAnswer},
-		{"over the bound, the cut stream accepted", interactiveFacts{program: Timeout, stopped: true, grade: OK, first: p, cut: true}, ruleCut, WrongAnswer},
-		{"over the bound, the interactor failed", interactiveFacts{program: Timeout, stopped: true, grade: JudgeFailure, first: p, cut: true}, ruleCut, WrongAnswer},
-		{"over the bound after the interactor's stdout ended, then accepted", interactiveFacts{program: Timeout, stopped: true, grade: OK, first: i, cut: true}, ruleCut, WrongAnswer},
-		{"the interactor's verdict, then over the bound", interactiveFacts{program: Timeout, stopped: true, grade: PresentationError, first: i, cut: true}, ruleInteractorFirst, PresentationError},
-		{"the interactor failed, then over the bound", interactiveFacts{program: Timeout, stopped: true, grade: JudgeFailure, first: i, cut: true}, ruleInteractorFirst, JudgeFailure},
-		{"the interactor first, the program exited 0", interactiveFacts{program: OK, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
-		{"the interactor first, then a crash", interactiveFacts{program: ProgramError, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
-		{"the interactor first, then a time limit", interactiveFacts{program: Timeout, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
-		{"the interactor first, then out of memory", interactiveFacts{program: OOM, grade: PresentationError, first: i}, ruleInteractorFirst, PresentationError},
-		{"the interactor first with points, then a crash", interactiveFacts{program: ProgramError, grade: Points, first: i}, ruleInteractorFirst, Points},
-		{"the interactor failed first, then a crash", interactiveFacts{program: ProgramError, grade: JudgeFailure, first: i}, ruleInteractorFirst, JudgeFailure},
-		{"the interactor first, stopped at its end", interactiveFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
-		{"the program crashed first", interactiveFacts{program: ProgramError, grade: WrongAnswer, first: p}, ruleProgramFailed, ProgramError},
-		{"the program's own limit first", interactiveFacts{program: CPUTimeout, grade: WrongAnswer, first: p}, ruleProgramFailed, CPUTimeout},
-		{"the program crashed first, the interactor failed", interactiveFacts{program: ProgramError, grade: JudgeFailure, first: p}, ruleProgramFailed, ProgramError},
-		{"the interactor accepted first, then a crash", interactiveFacts{program: ProgramError, grade: OK, first: i}, ruleProgramFailed, ProgramError},
-		{"a crash, no end seen", interactiveFacts{program: ProgramError, grade: WrongAnswer, first: -1}, ruleProgramFailed, ProgramError},
-		{"the program exited 0 first", interactiveFacts{program: OK, grade: WrongAnswer, first: p}, ruleGraded, WrongAnswer},
-		{"the program exited 0 first, the interactor failed", interactiveFacts{program: OK, grade: JudgeFailure, first: p}, ruleGraded, JudgeFailure},
-		{"the interactor accepted first, stopped at its end", interactiveFacts{program: Timeout, stopped: true, grade: OK, first: i}, ruleGraded, OK},
-		{"its stdout ended first, stopped at the interactor's end", interactiveFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: p}, ruleGraded, WrongAnswer},
-		{"both ok", interactiveFacts{program: OK, grade: OK, first: p}, ruleGraded, OK},
+		{"the request's timeout came first", testFacts{notRun: true, program: Timeout, grade: JudgeFailure, first: -1}, ruleDeadline, Timeout},
+		{"the program's side did not run it", testFacts{notRun: true, program: ProgramError, grade: OK, first: -1}, ruleUnrun, JudgeFailure},
+		{"unrun, the interactor's run gone first", testFacts{notRun: true, program: ProgramError, grade: JudgeFailure, first: i}, ruleUnrun, JudgeFailure},
+		{"over the bound", testFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: p, cut: true}, ruleCut, WrongAnswer},
+		{"over the bound, the cut stream accepted", testFacts{program: Timeout, stopped: true, grade: OK, first: p, cut: true}, ruleCut, WrongAnswer},
+		{"over the bound, the interactor failed", testFacts{program: Timeout, stopped: true, grade: JudgeFailure, first: p, cut: true}, ruleCut, WrongAnswer},
+		{"over the bound after the interactor's stdout ended, then accepted", testFacts{program: Timeout, stopped: true, grade: OK, first: i, cut: true}, ruleCut, WrongAnswer},
+		{"the interactor's verdict, then over the bound", testFacts{program: Timeout, stopped: true, grade: PresentationError, first: i, cut: true}, ruleInteractorFirst, PresentationError},
+		{"the interactor failed, then over the bound", testFacts{program: Timeout, stopped: true, grade: JudgeFailure, first: i, cut: true}, ruleInteractorFirst, JudgeFailure},
+		{"the interactor first, the program exited 0", testFacts{program: OK, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
+		{"the interactor first, then a crash", testFacts{program: ProgramError, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
+		{"the interactor first, then a time limit", testFacts{program: Timeout, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
+		{"the interactor first, then out of memory", testFacts{program: OOM, grade: PresentationError, first: i}, ruleInteractorFirst, PresentationError},
+		{"the interactor first with points, then a crash", testFacts{program: ProgramError, grade: Points, first: i}, ruleInteractorFirst, Points},
+		{"the interactor failed first, then a crash", testFacts{program: ProgramError, grade: JudgeFailure, first: i}, ruleInteractorFirst, JudgeFailure},
+		{"the interactor first, stopped at its end", testFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
+		{"the program crashed first", testFacts{program: ProgramError, grade: WrongAnswer, first: p}, ruleProgramFailed, ProgramError},
+		{"the program's own limit first", testFacts{program: CPUTimeout, grade: WrongAnswer, first: p}, ruleProgramFailed, CPUTimeout},
+		{"the program crashed first, the interactor failed", testFacts{program: ProgramError, grade: JudgeFailure, first: p}, ruleProgramFailed, ProgramError},
+		{"the interactor accepted first, then a crash", testFacts{program: ProgramError, grade: OK, first: i}, ruleProgramFailed, ProgramError},
+		{"a crash, no end seen", testFacts{program: ProgramError, grade: WrongAnswer, first: -1}, ruleProgramFailed, ProgramError},
+		{"the program exited 0 first", testFacts{program: OK, grade: WrongAnswer, first: p}, ruleGraded, WrongAnswer},
+		{"the program exited 0 first, the interactor failed", testFacts{program: OK, grade: JudgeFailure, first: p}, ruleGraded, JudgeFailure},
+		{"the interactor accepted first, stopped at its end", testFacts{program: Timeout, stopped: true, grade: OK, first: i}, ruleGraded, OK},
+		{"its stdout ended first, stopped at the interactor's end", testFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: p}, ruleGraded, WrongAnswer},
+		{"both ok", testFacts{program: OK, grade: OK, first: p}, ruleGraded, OK},
+		{"a checker's grade", testFacts{program: OK, grade: PresentationError, first: p}, ruleGraded, PresentationError},
+		{"a checker's failure", testFacts{program: OK, grade: JudgeFailure, first: p}, ruleGraded, JudgeFailure},
+		{"over a checker's bound, not graded", testFacts{program: OK, grade: JudgeFailure, first: p, cut: true}, ruleCut, WrongAnswer},
 	} {
-		rule, verdict := decideInteractive(c.facts)
+		rule, verdict := decideTest(c.facts)
 		assert.Check(t, is.Equal(rule, c.rule), c.name)
 		assert.Check(t, is.Equal(verdict, c.verdict), c.name)
 	}
