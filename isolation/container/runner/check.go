@@ -12,7 +12,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 )
 
-// checkRun runs a check (protocol.Request's Check): the checker (the
+// checkRun runs a check (protocol.RoleCheck): the checker (the
 // request's source) compiled once where its language compiles, then once
 // per test as `checker INPUT OUTPUT ANSWER`, three files the runner
 // writes from the test's data as it reads it (data), in a directory of

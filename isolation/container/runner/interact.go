@@ -131,8 +131,8 @@ func stoppedAtEnd(s stepRun) bool {
 	return s.s.timedOut && errors.Is(s.s.timedOutBy, errInteractorEnded) && s.s.oom == "" && s.s.cpu == ""
 }
 
-// interactRun runs an interactor's request (protocol.Request's
-// Interact): the interactor compiled once where its language compiles,
+// interactRun runs an interactor's request (protocol.RoleInteract):
+// the interactor compiled once where its language compiles,
 // then once per test as `interactor INPUT ANSWER`, two read-only files
 // the runner writes from the test's data into a directory of their own,
 // removed after; its stdin and stdout are the program's, through the

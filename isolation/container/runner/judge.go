@@ -41,7 +41,7 @@ func judged(cfg runargs.Args, req protocol.Request) bool {
 // its processes are gone (r.frame), for the checker to grade. An
 // interactive request's tests talk with the interactor through the
 // host (interactiveTests, data the host's live frames).
-func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, data io.Reader, g *guard, pre *preloaded, r *responder) protocol.Response {
+func judgeRun(ctx context.Context, cfg runargs.Args, role protocol.Role, req protocol.Request, data io.Reader, g *guard, pre *preloaded, r *responder) protocol.Response {
 	pre.abortUnused() // a warm interpreter serves one program; these start fresh
 	b, end := build(ctx, cfg, req, g, "the program")
 	defer b.close()
@@ -57,7 +57,7 @@ func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, data 
 			return *r.failed
 		}
 		respond(ctx, &resp, r.s, r.stdout, r.stderr, budget)
-	} else if req.Interactive {
+	} else if role == protocol.RoleInteractive {
 		tests, failed := interactiveTests(ctx, cfg, req, g, spec, budget, r, data)
 		if failed != nil {
 			return *failed
@@ -65,7 +65,7 @@ func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, data 
 		resp.Tests, resp.OK = tests, true
 	} else {
 		var out framer
-		if req.Checked {
+		if role == protocol.RoleChecked {
 			out = r
 		}
 		tests, failed := runTests(ctx, cfg, req, g, spec, budget, out)

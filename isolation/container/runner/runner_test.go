@@ -113,11 +113,11 @@ func TestRunnerHostStop(t *testing.T) {
 func TestRunnerBadRequests(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		``:                              `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms"`,
-		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms" only)`,
+		``:                              `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms"`,
+		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms" only)`,
 		`{"source":"1"}{"source":"2"}`:  "request: trailing data after the JSON value",
 		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
-		`[1]`:                           `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms"`,
+		`[1]`:                           `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms"`,
 		strings.Repeat(" ", 64<<10+100): "request: more than 65536 bytes encoded, over the limit of 65536",
 	} {
 		r := runRunner(t, in)
