@@ -198,14 +198,8 @@ func serve(cfg runargs.Args, in incoming, g *guard, sl *starlarkChildProc, pre *
 	})
 	defer watchdog.Stop()
 
-	switch in.frame.Role() {
-	case protocol.RoleCheck:
-		return checkRun(ctx, cfg, req, in.data, g)
-	case protocol.RoleInteract:
-		return interactRun(ctx, cfg, req, in.data, g, r)
-	}
 	if judged(cfg, req) {
-		return judgeRun(ctx, cfg, in.frame.Role(), req, in.data, g, pre, r) // a decoy for each of its steps
+		return judgeRun(ctx, cfg, in, g, pre, r) // a decoy for each of its steps
 	}
 	if os.Getpid() == 1 && !g.gvisor {
 		// Only now, with a program to run: nothing but the idle
