@@ -24,8 +24,13 @@ var runnerBin string
 // the tests run it as a subprocess, without Docker. Where there is no Go
 // to build with (this test binary in a container on an arm64 engine,
 // tests/arm64, running only the filter's tests, which start the test
-// binary itself), SYNAPSE_RUNNER_TEST_NO_BUILD=1 says so.
+// binary itself), SYNAPSE_RUNNER_TEST_NO_BUILD=1 says so. Started as the
+// exec trampoline (by a step the tests run in-process, which starts
+// /proc/self/exe), the test binary is the trampoline, as the runner is.
 func TestMain(m *testing.M) {
+	if isTrampoline() {
+		os.Exit(trampoline(os.Args[2], os.Args[3:]))
+	}
 	if os.Getenv("SYNAPSE_RUNNER_TEST_NO_BUILD") == "1" {
 		os.Exit(m.Run())
 	}
