@@ -43,16 +43,16 @@ type CheckerPass struct {
 	DurationMS int64        `json:"duration_ms"`
 }
 
-// runChecked runs a judge's request with a checker: the program first,
-// its tests compared by nothing (Checked), each test that exited 0
-// within its limits sending its whole stdout back as an output frame,
-// kept on the host (spool); then, once the program's container is gone,
-// the checker in a container of its own (a Check), on each such test's
-// input, output and expected output, under its own bounds
-// (checkerOptions). The checker's exits grade those tests (grade).
-func runChecked(ctx context.Context, req Request, p checkedRun) (Result, error) {
-	c := *req.Checker
-	if err := checkChecker(req); err != nil {
+// runChecked runs a judge's request with its checker c: the program
+// first, its tests compared by nothing (protocol.RoleChecked), each test
+// that exited 0 within its limits sending its whole stdout back as an
+// output frame, kept on the host (spool); then, once the program's
+// container is gone, the checker in a container of its own
+// (protocol.RoleCheck), on each such test's input, output and expected
+// output, under its own bounds (checkerOptions). The checker's exits
+// grade those tests (grade).
+func runChecked(ctx context.Context, req Request, c *Checker, p checkedRun) (Result, error) {
+	if err := checkChecker(req, c); err != nil {
 		a := &attempt{start: p.start}
 		return a.result(err), err
 	}
@@ -63,10 +63,8 @@ func runChecked(ctx context.Context, req Request, p checkedRun) (Result, error) 
 		return a.result(err), err
 	}
 	defer outputs.Remove()
-	prog := req
-	prog.Checker, prog.Checked = nil, true
 	a := &attempt{start: p.start, tests: testNames(req), outputs: outputs}
-	err = p.program(a, prog)
+	err = p.program(a, protocol.ProgramFrame(req))
 	res := a.result(err)
 	if err != nil || res.Tests == nil {
 		return res, err
@@ -77,8 +75,8 @@ func runChecked(ctx context.Context, req Request, p checkedRun) (Result, error) 
 		retake(&res)
 		return res, nil
 	}
-	ca := &attempt{start: time.Now(), tests: testNames(check), data: checkData(check.Tests, graded, outputs)}
-	cerr := ca.run(ctx, check, checkerOptions(p.options, c, len(graded)), p.in)
+	ca := &attempt{start: time.Now(), tests: testNames(check.Request), data: checkData(check.Tests, graded, outputs)}
+	cerr := ca.run(ctx, check, checkerOptions(p.options, c.Image, len(graded)), p.in)
 	cres := ca.result(cerr)
 	res.Checker = &CheckerPass{RunID: cres.RunID, Image: cres.Image, Verdict: passVerdict(cres, len(graded)), Error: passError(cres, len(graded)),
 		Compile: cres.Compile, DurationMS: cres.DurationMS}
@@ -95,20 +93,39 @@ func runChecked(ctx context.Context, req Request, p checkedRun) (Result, error) 
 	return res, nil
 }
 
-// checkedRun is how runChecked runs a checked request's program: on a,
-// in a fresh container (Run) or a warm one (Pool.Run), from start; and
-// where its checker runs: options' engine and runtime, in's plan input.
+// checkedRun is how a graded request's program runs (runGraded): on a,
+// its frame prog, in a fresh container (Run) or a warm one (Pool.Run),
+// from start; and where its grader runs: options' engine and runtime,
+// in's plan input.
 type checkedRun struct {
-	program func(a *attempt, prog Request) error
+	program func(a *attempt, prog protocol.Frame) error
 	start   time.Time
 	options Options
 	in      planInput
 }
 
+// runGraded runs a request its Grader grades: the one place the host
+// tells a checker from an interactor.
+func runGraded(ctx context.Context, req Request, p checkedRun) (Result, error) {
+	switch g := req.Grader.(type) {
+	case *Checker:
+		if g != nil {
+			return runChecked(ctx, req, g, p)
+		}
+	case *Interactor:
+		if g != nil {
+			return runInteractive(ctx, req, g, p)
+		}
+	}
+	err := &Error{Verdict: Rejected, Err: fmt.Errorf("grader: a nil %T", req.Grader)}
+	a := &attempt{start: p.start}
+	return a.result(err), err
+}
+
 // checkChecker refuses a checker that could never run: no source, a
 // source out of the request's rules, an image that is no sha256 ID; and
 // a request it could not grade: no tests, or a compare mode beside it.
-func checkChecker(req Request) error {
+func checkChecker(req Request, c *Checker) error {
 	reject := rejecter("checker")
 	switch {
 	case req.Tests == nil:
@@ -116,7 +133,7 @@ func checkChecker(req Request) error {
 	case req.Compare != "":
 		return reject("compare %q: with a checker, the checker compares", req.Compare)
 	}
-	return checkGrader(reject, req.Checker.Source, req.Checker.Image)
+	return checkGrader(reject, c.Source, c.Image)
 }
 
 // rejecter is a refusal of the request's what (its checker, its
@@ -143,38 +160,34 @@ func checkGrader(reject func(format string, args ...any) error, source, image st
 	return nil
 }
 
-// checkerOptions are the checker's run: o's engine and runtime, c's
+// checkerOptions are the checker's run: o's engine and runtime, its
 // image, and the checker's own bounds: limits.CheckerMemory, each test's
 // limits.CheckerTimeout of wall-clock and CPU time, and a deadline for
 // its compile step and all n tests, within limits.MaxTimeout.
-func checkerOptions(o Options, c Checker, n int) Options {
+func checkerOptions(o Options, image string, n int) Options {
 	timeout := limits.CompileTimeout + time.Duration(n)*(limits.CheckerTimeout+time.Second) + 5*time.Second
-	return Options{Engine: o.Engine, Runtime: o.Runtime, Image: c.Image, Limits: limits.Config{
+	return Options{Engine: o.Engine, Runtime: o.Runtime, Image: image, Limits: limits.Config{
 		Memory: limits.CheckerMemory, Timeout: min(timeout, limits.MaxTimeout),
 		TestTimeout: limits.CheckerTimeout, CPUTime: limits.CheckerTimeout,
 	}}
 }
 
-// checkRequest is the checker's request: its source, and a test for each
-// of the program's tests that sent its output (graded, their indexes),
-// with the test's input, expected output (empty without one) and the
-// output's size.
-func checkRequest(c Checker, tests []Test, results []TestResult, outputs *spool.Spool) (Request, []int) {
-	check := Request{Source: c.Source, Check: true}
+// checkRequest is the frame of the checker c's run: its source, and a
+// test for each of the program's tests that sent its output (graded,
+// their indexes), with the test's input, expected output (empty without
+// one) and the output's size.
+func checkRequest(c *Checker, tests []Test, results []TestResult, outputs *spool.Spool) (protocol.Frame, []int) {
+	var check []Test
 	var graded []int
 	for i, t := range tests {
 		n, ok := outputs.Size(i)
 		if !ok || results[i].Verdict != OK {
 			continue
 		}
-		want := t.Expect
-		if want == nil {
-			want = []byte{}
-		}
-		check.Tests = append(check.Tests, Test{Name: t.Name, Stdin: t.Stdin, Expect: want, OutputBytes: &n})
+		check = append(check, Test{Name: t.Name, Stdin: t.Stdin, Expect: t.Expect, OutputBytes: &n})
 		graded = append(graded, i)
 	}
-	return check, graded
+	return protocol.GraderFrame(c, check), graded
 }
 
 // checkData writes a check's data, test by test as the runner reads it:

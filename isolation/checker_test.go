@@ -1,7 +1,9 @@
 package isolation
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
@@ -93,20 +95,33 @@ func TestGradeTakesTheWorst(t *testing.T) {
 // TestCheckChecker: a checker without a source, tests or an ID for an
 // image, or beside a compare mode, is refused.
 func TestCheckChecker(t *testing.T) {
-	good := Request{Tests: []Test{{Name: "a"}}, Checker: &Checker{Source: "import sys", Image: "sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}
-	assert.NilError(t, checkChecker(good))
+	good := Request{Tests: []Test{{Name: "a"}}, Grader: &Checker{Source: "import sys", Image: "sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}
+	assert.NilError(t, checkChecker(good, good.Grader.(*Checker)))
+	image := good.Grader.(*Checker).Image
 	for want, mutate := range map[string]func(*Request){
 		"checker: a checker grades tests, and there are none":            func(r *Request) { r.Tests = nil },
 		`checker: compare "exact": with a checker, the checker compares`: func(r *Request) { r.Compare = "exact" },
-		"checker: no source":             func(r *Request) { r.Checker = &Checker{Source: " \n", Image: r.Checker.Image} },
-		"checker: image: ":               func(r *Request) { r.Checker = &Checker{Source: "x", Image: "python:3"} },
-		"checker: source: invalid UTF-8": func(r *Request) { r.Checker = &Checker{Source: "\xff", Image: r.Checker.Image} },
+		"checker: no source":             func(r *Request) { r.Grader = &Checker{Source: " \n", Image: image} },
+		"checker: image: ":               func(r *Request) { r.Grader = &Checker{Source: "x", Image: "python:3"} },
+		"checker: source: invalid UTF-8": func(r *Request) { r.Grader = &Checker{Source: "\xff", Image: image} },
 	} {
 		r := good
 		mutate(&r)
-		err := checkChecker(r)
+		err := checkChecker(r, r.Grader.(*Checker))
 		assert.Check(t, is.ErrorContains(err, want))
 		assert.Check(t, is.Equal(verdictOf(err), Rejected))
+	}
+}
+
+// TestRunGradedRefusesANilGrader: a Grader that is a nil pointer grades
+// nothing: the request is refused before anything runs.
+func TestRunGradedRefusesANilGrader(t *testing.T) {
+	for _, g := range []protocol.Grader{(*Checker)(nil), (*Interactor)(nil)} {
+		p := checkedRun{start: time.Now(), program: func(*attempt, protocol.Frame) error { panic("the program ran") }}
+		res, err := runGraded(context.Background(), Request{Source: "x", Tests: []Test{{Name: "a"}}, Grader: g}, p)
+		assert.Check(t, is.Equal(verdictOf(err), Rejected), "%T", g)
+		assert.Check(t, is.Equal(res.Verdict, Rejected))
+		assert.Check(t, is.ErrorContains(err, "grader: a nil"))
 	}
 }
 
@@ -134,8 +149,9 @@ func TestOverBoundIsNeverShown(t *testing.T) {
 	assert.Check(t, tests[1].CheckedBytes == nil && tests[1].Error != nil)
 	assert.Check(t, is.Contains(tests[1].Error.Message, "its stdout, 20 bytes, is over what a checker is given"))
 	assert.Check(t, is.Equal(tests[2].Verdict, ProgramError))
-	_, graded := checkRequest(Checker{Source: "x"}, []Test{{Name: "whole"}, {Name: "cut"}, {Name: "crash"}}, tests, outputs)
+	check, graded := checkRequest(&Checker{Source: "x"}, []Test{{Name: "whole"}, {Name: "cut"}, {Name: "crash"}}, tests, outputs)
 	assert.Check(t, is.DeepEqual(graded, []int{0}))
+	assert.Check(t, check.Role() == protocol.RoleCheck && len(check.Tests) == 1 && *check.Tests[0].OutputBytes == 4)
 }
 
 // TestPassVerdict: the checker's pass is ok when it answered for every

@@ -48,11 +48,13 @@
 // CompileError when it fails.
 // Its binary runs from a sealed memfd; /tmp stays noexec.
 //
-// Request.Checker grades the tests in place of Compare: a trusted checker
-// program, testlib's "checker INPUT OUTPUT ANSWER", in the language of the
-// Checker's own image. The program runs first, and each test that exited
-// 0 within its limits sends back its whole stdout (up to
-// limits.MaxCheckedOutput; more is a WrongAnswer no checker is shown),
+// Request.Grader grades the tests in place of Compare: a *Checker or an
+// *Interactor, the one field that says the request's mode (nil: Compare).
+// A Checker is a trusted checker program, testlib's "checker INPUT OUTPUT
+// ANSWER", in the language of the Checker's own image. The program runs
+// first, and each test that exited 0 within its limits sends back its
+// whole stdout (up to limits.MaxCheckedOutput; more is a WrongAnswer no
+// checker is shown),
 // kept in host files; once the program's container is gone, the checker
 // is compiled once in a container of its own and run on each such test,
 // under limits.CheckerTimeout and CheckerMemory. Its exit grades the
@@ -61,7 +63,7 @@
 // program's. Result.Checker is the checker's run, TestResult.Checker how
 // it graded each test, its message the head of its stderr.
 //
-// Request.Interactor grades interactive problems: a trusted interactor,
+// An Interactor grades interactive problems: a trusted interactor,
 // run as "interactor INPUT ANSWER" (the test's stdin and expected output,
 // which the program never sees) in a container of its own, on its own
 // image, at the same time as the program in its: the host relays each

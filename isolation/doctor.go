@@ -12,6 +12,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -260,7 +261,7 @@ func limitText(s string) string {
 func selfcheckChecks(ctx context.Context, o Options) []Check {
 	o.Exec = nil
 	a := &attempt{start: time.Now()}
-	err := a.run(ctx, Request{}, o, planInput{owner: removal.SelfLabel(), selfcheck: true})
+	err := a.run(ctx, protocol.Frame{}, o, planInput{owner: removal.SelfLabel(), selfcheck: true})
 	if a.selfcheck == nil {
 		if err == nil {
 			err = fmt.Errorf("the image's runner returned no selfcheck report")

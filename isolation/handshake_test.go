@@ -10,6 +10,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -79,7 +80,7 @@ func TestHandshakeWrongMemory(t *testing.T) {
 	o, state := fake(t, "wrong-memory")
 	o.Limits.Memory = 1 << 30
 	a := &attempt{start: time.Now()}
-	err = a.run(context.Background(), Request{Source: "1+2"}, o, planInput{})
+	err = a.run(context.Background(), protocol.ProgramFrame(Request{Source: "1+2"}), o, planInput{})
 	assert.Equal(t, verdictOf(err), SandboxFailure)
 	assert.ErrorContains(t, err, "memory limit is 536870912 bytes, want 1073741824")
 	assert.Equal(t, fakedocker.Stdin(state), "")

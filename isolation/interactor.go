@@ -38,34 +38,25 @@ type InteractorRun struct {
 // relaying each one's stdout to the other's stdin, test
 // by test (relay), what the program sends bounded. Each test's verdict
 // is then decided by interactive, on who ended it first.
-func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, error) {
-	if err := checkInteractor(req); err != nil {
+func runInteractive(ctx context.Context, req Request, g *Interactor, p checkedRun) (Result, error) {
+	if err := checkInteractor(req, g); err != nil {
 		a := &attempt{start: p.start}
 		return a.result(err), err
 	}
 	n := len(req.Tests)
 	rl := newRelay(n)
-	prog := req
-	prog.Interactor, prog.Interactive = nil, true
-	prog.Tests = make([]Test, n)
-	inter := Request{Source: req.Interactor.Source, Interact: true, Tests: make([]Test, n)}
-	for i, t := range req.Tests {
-		prog.Tests[i] = Test{Name: t.Name}
-		want := t.Expect
-		if want == nil {
-			want = []byte{}
-		}
-		inter.Tests[i] = Test{Name: t.Name, Stdin: t.Stdin, Expect: want}
-	}
-	a := &attempt{start: p.start, tests: testNames(prog), live: rl.side(programSide)}
-	ia := &attempt{start: time.Now(), tests: testNames(inter), live: rl.side(interactorSide)}
+	// The program's tests carry their names alone; their data is the
+	// interactor's (protocol.ProgramFrame, GraderFrame).
+	prog, inter := protocol.ProgramFrame(req), protocol.GraderFrame(g, req.Tests)
+	a := &attempt{start: p.start, tests: testNames(req), live: rl.side(programSide)}
+	ia := &attempt{start: time.Now(), tests: testNames(req), live: rl.side(interactorSide)}
 	var wg sync.WaitGroup
 	var ierr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer rl.gone(interactorSide)
-		ierr = ia.run(ctx, inter, interactorOptions(p.options, req.Interactor.Image, n), p.in)
+		ierr = ia.run(ctx, inter, interactorOptions(p.options, g.Image, n), p.in)
 	}()
 	err := func() error {
 		defer rl.gone(programSide)
@@ -92,18 +83,16 @@ func runInteractive(ctx context.Context, req Request, p checkedRun) (Result, err
 }
 
 // checkInteractor refuses an interactor that could never run, as
-// checkChecker does a checker, and one beside a checker.
-func checkInteractor(req Request) error {
+// checkChecker does a checker.
+func checkInteractor(req Request, g *Interactor) error {
 	reject := rejecter("interactor")
 	switch {
-	case req.Checker != nil:
-		return reject("a checker beside it: the interactor grades")
 	case req.Tests == nil:
 		return reject("an interactor grades tests, and there are none")
 	case req.Compare != "":
 		return reject("compare %q: with an interactor, the interactor grades", req.Compare)
 	}
-	return checkGrader(reject, req.Interactor.Source, req.Interactor.Image)
+	return checkGrader(reject, g.Source, g.Image)
 }
 
 // interactorOptions are the interactor's run: o's engine and runtime, its

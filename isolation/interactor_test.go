@@ -147,23 +147,22 @@ func TestInteractorOptions(t *testing.T) {
 }
 
 // TestCheckInteractor: an interactor is refused as a checker is (its
-// source, its image), and so is one with nothing to grade, beside a
-// compare mode or beside a checker; each refusal names the interactor.
+// source, its image), and so is one with nothing to grade or beside a
+// compare mode; each refusal names the interactor.
 func TestCheckInteractor(t *testing.T) {
 	image := "sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	good := Request{Tests: []Test{{Name: "a"}}, Interactor: &Interactor{Source: "import sys", Image: image}}
-	assert.NilError(t, checkInteractor(good))
+	good := Request{Tests: []Test{{Name: "a"}}, Grader: &Interactor{Source: "import sys", Image: image}}
+	assert.NilError(t, checkInteractor(good, good.Grader.(*Interactor)))
 	for want, mutate := range map[string]func(*Request){
-		"interactor: a checker beside it: the interactor grades":                 func(r *Request) { r.Checker = &Checker{Source: "x", Image: image} },
 		"interactor: an interactor grades tests, and there are none":             func(r *Request) { r.Tests = nil },
 		`interactor: compare "exact": with an interactor, the interactor grades`: func(r *Request) { r.Compare = "exact" },
-		"interactor: no source":             func(r *Request) { r.Interactor = &Interactor{Source: " \n", Image: image} },
-		"interactor: image: ":               func(r *Request) { r.Interactor = &Interactor{Source: "x", Image: "python:3"} },
-		"interactor: source: invalid UTF-8": func(r *Request) { r.Interactor = &Interactor{Source: "\xff", Image: image} },
+		"interactor: no source":             func(r *Request) { r.Grader = &Interactor{Source: " \n", Image: image} },
+		"interactor: image: ":               func(r *Request) { r.Grader = &Interactor{Source: "x", Image: "python:3"} },
+		"interactor: source: invalid UTF-8": func(r *Request) { r.Grader = &Interactor{Source: "\xff", Image: image} },
 	} {
 		r := good
 		mutate(&r)
-		err := checkInteractor(r)
+		err := checkInteractor(r, r.Grader.(*Interactor))
 		assert.Check(t, is.ErrorContains(err, want))
 		assert.Check(t, is.Equal(verdictOf(err), Rejected))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -209,27 +210,24 @@ func (p *Pool) Exec() []string { return slices.Clone(p.runner.Exec) }
 // Run runs req in the next ready container. readAt is when the request
 // was read; the result's wait_ms counts from it.
 func (p *Pool) Run(ctx context.Context, req Request, readAt time.Time) (Result, error) {
-	if req.Checker != nil || req.Interactor != nil {
+	if req.Grader != nil {
 		// The program in a warm container, its checker or interactor in
 		// a cold one of its own on the pool's first engine.
 		o := p.o.Run
 		if len(p.o.Engines) > 0 {
 			o.Engine = p.o.Engines[0]
 		}
-		c := checkedRun{start: readAt, options: o, in: planInput{owner: removal.SelfLabel()},
-			program: func(a *attempt, prog Request) error { return p.run(ctx, a, prog) }}
-		if req.Interactor != nil {
-			return runInteractive(ctx, req, c)
-		}
-		return runChecked(ctx, req, c)
+		return runGraded(ctx, req, checkedRun{start: readAt, options: o, in: planInput{owner: removal.SelfLabel()},
+			program: func(a *attempt, prog protocol.Frame) error { return p.run(ctx, a, prog) }})
 	}
 	a := &attempt{start: readAt, collect: len(req.Collect) > 0, tests: testNames(req)}
-	err := p.run(ctx, a, req)
+	err := p.run(ctx, a, protocol.ProgramFrame(req))
 	return a.result(err), err
 }
 
-func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
-	enc, err := encode(req)
+// run runs the program's frame f in the next ready container.
+func (p *Pool) run(ctx context.Context, a *attempt, f protocol.Frame) error {
+	enc, err := encode(f)
 	if err == nil {
 		err = enc.checkLanguage(p.runner)
 	}
@@ -249,11 +247,11 @@ func (p *Pool) run(ctx context.Context, a *attempt, req Request) error {
 		return err
 	}
 	a.assign(w)
-	a.wire(w.l, &enc, len(req.Tests))
+	a.wire(w.l, &enc, len(f.Tests))
 	// The request's context holds until the response: ended, the client
 	// is killed and the container removed, and the run is interrupted.
 	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
-	w.l.send(enc, judgedDeadline(req, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
+	w.l.send(enc, judgedDeadline(f.Request, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
 	if resp, ok := exitedClean(w.l, w.died); ok {
 		stop()
 		go p.settle(w, len(resp))

@@ -40,26 +40,26 @@ func testNames(req Request) []string {
 	return names
 }
 
-// encoded is a request as the host sends it, made once: the request,
-// the request line, and its tests' data, which follows the line.
+// encoded is a request as the host sends it, made once: its frame, the
+// request line, and its tests' data, which follows the line.
 type encoded struct {
-	in   Request
+	in   protocol.Frame
 	body []byte
 	// data writes the tests' data (nil: none): the bytes of the tests,
 	// or a check's, streamed from the program's kept outputs.
 	data func(io.Writer) error
 }
 
-// encode is the one encoding of a request on the host
-// (protocol.EncodeRequest: its source, stdin and files), by the rules
-// every interpreter shares.
-func encode(req Request) (encoded, error) {
-	body, err := protocol.EncodeRequest(req, false)
+// encode is the one encoding of a request frame on the host
+// (protocol.EncodeFrame: its source, stdin, files and role), by the
+// rules every interpreter shares.
+func encode(f protocol.Frame) (encoded, error) {
+	body, err := protocol.EncodeFrame(f, false)
 	if err != nil {
 		return encoded{}, &Error{Verdict: Rejected, Err: err}
 	}
-	enc := encoded{in: req, body: body}
-	if data := protocol.TestData(req.Tests); len(data) > 0 {
+	enc := encoded{in: f, body: body}
+	if data := protocol.TestData(f.Tests); len(data) > 0 {
 		enc.data = func(w io.Writer) error {
 			_, err := w.Write(data)
 			return err
@@ -77,5 +77,5 @@ func (e encoded) checkLanguage(r runargs.Args) error {
 			return &Error{Verdict: Rejected, Err: err}
 		}
 	}
-	return checkSourceName(e.in, r.Source)
+	return checkSourceName(e.in.Request, r.Source)
 }

@@ -43,12 +43,12 @@ type Result struct {
 	// Compile is the compile step of an image's language that has one;
 	// nil without.
 	Compile *Step
-	// Checker is the run of a judge's request's checker (Request.Checker),
+	// Checker is the run of a judge's request's checker (Request.Grader),
 	// which graded Tests; nil without one, or when the program's run gave
 	// it nothing to grade.
 	Checker *CheckerPass
 	// Interactor is the run of a judge's request's interactor
-	// (Request.Interactor), which talked with the program and graded
+	// (Request.Grader), which talked with the program and graded
 	// Tests; nil without one.
 	Interactor *CheckerPass
 	// Tests are a judge's request's results, in its order; nil without

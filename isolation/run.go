@@ -22,21 +22,17 @@ import (
 // whose verdict is its tests'; otherwise it is one of this package's typed
 // errors, the same one Result.Verdict names.
 //
-// A request with a Checker runs its program, then its checker in a
-// container of its own, which grades the tests the program passed
+// A request whose Grader is a Checker runs its program, then its checker
+// in a container of its own, which grades the tests the program passed
 // through (Checker's doc); the Result's Checker says how that run went.
-// A request with an Interactor runs its program and its interactor at
-// once, each in a container of its own, talking through the host
+// One whose Grader is an Interactor runs its program and its interactor
+// at once, each in a container of its own, talking through the host
 // (Interactor's doc); the Result's Interactor says how its run went.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
 	in := planInput{owner: removal.SelfLabel()}
-	if req.Checker != nil || req.Interactor != nil {
-		p := checkedRun{start: time.Now(), options: o, in: in,
-			program: func(a *attempt, prog Request) error { return a.run(ctx, prog, o, in) }}
-		if req.Interactor != nil {
-			return runInteractive(ctx, req, p)
-		}
-		return runChecked(ctx, req, p)
+	if req.Grader != nil {
+		return runGraded(ctx, req, checkedRun{start: time.Now(), options: o, in: in,
+			program: func(a *attempt, prog protocol.Frame) error { return a.run(ctx, prog, o, in) }})
 	}
 	return runWith(ctx, req, o, in)
 }
@@ -44,7 +40,7 @@ func Run(ctx context.Context, req Request, o Options) (Result, error) {
 // runWith is Run with the plan's input (a test counts its renders).
 func runWith(ctx context.Context, req Request, o Options, in planInput) (Result, error) {
 	a := &attempt{start: time.Now(), collect: len(req.Collect) > 0, tests: testNames(req)}
-	err := a.run(ctx, req, o, in)
+	err := a.run(ctx, protocol.ProgramFrame(req), o, in)
 	return a.result(err), err
 }
 
@@ -90,11 +86,13 @@ type attempt struct {
 	live *relaySide
 }
 
-func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput) error {
+// run runs the request frame f: the program's (ProgramFrame), or a
+// grader's own run (GraderFrame).
+func (a *attempt) run(ctx context.Context, f protocol.Frame, o Options, in planInput) error {
 	// The request is encoded once, by the rules every interpreter shares,
 	// before the engine is asked which one the image declares; the rules
 	// of the program's own language after.
-	enc, err := encode(req)
+	enc, err := encode(f)
 	if err != nil {
 		return err
 	}
@@ -118,8 +116,8 @@ func (a *attempt) run(ctx context.Context, req Request, o Options, in planInput)
 	if err := a.handshake(l, plan.Deadline, plan.Limits.Timeout); err != nil {
 		return err
 	}
-	a.wire(l, &enc, len(req.Tests))
-	l.send(enc, judgedDeadline(req, plan.Deadline, plan.Limits.Timeout))
+	a.wire(l, &enc, len(f.Tests))
+	l.send(enc, judgedDeadline(f.Request, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
 }
 

@@ -20,7 +20,7 @@ import (
 // Source (a C++ checker on the cpp image, a Python one on python's), once
 // the program's container is gone: the program reaches it only through
 // its output, which the host hands over as bytes, never as a path. The
-// host side only: it never goes on the wire to the program.
+// host side only: it never goes on the wire to the program. A Grader.
 type Checker struct {
 	Source string `json:"-"`
 	Image  string `json:"-"`
@@ -35,10 +35,11 @@ const (
 	CheckPoints            = 7
 )
 
-// An output frame: the stdout of a test of a checked request (Request's
-// Checked), which the runner writes to its own stdout after the test's
-// processes are all gone and before its response: a line of
-// outputPrefix, the test's index and the byte count, then the bytes.
+// An output frame: the stdout of a test of a checked request (its
+// frame's role RoleChecked), which the runner writes to its own stdout
+// after the test's processes are all gone and before its response: a
+// line of outputPrefix, the test's index and the byte count, then the
+// bytes.
 // No response begins with '=': a response is a JSON object.
 const outputPrefix = "=out "
 
@@ -82,26 +83,25 @@ const MaxOutputHeader = maxOutputHeader
 // writes after a test or the response, begins an output frame.
 func IsOutputFrame(b byte) bool { return b == outputPrefix[0] }
 
-// checkChecked applies the rules of a checked request and of a check:
+// checkChecked applies the rules of a checked frame and of a check:
 // either needs tests; a checked one compares nothing itself (its tests'
 // outputs go to the checker); a check gives each test the program's
-// output (OutputBytes), at most limits.MaxCheckedOutput, and never asks
-// for more than one of the two.
-func checkChecked(r Request) error {
+// output (OutputBytes), at most limits.MaxCheckedOutput, and no other
+// frame gives one.
+func checkChecked(f Frame) error {
+	checker := f.role == RoleChecked || f.role == RoleCheck
 	switch {
-	case r.Checked && r.Check:
-		return errors.New("checked and check: a request is the program's or its checker's, not both")
-	case (r.Checked || r.Check) && r.Tests == nil:
+	case checker && f.Tests == nil:
 		return errors.New("checker: a checker grades tests, and there are none")
-	case (r.Checked || r.Check) && r.Compare != "":
+	case checker && f.Compare != "":
 		return errors.New("compare: with a checker, the checker compares")
 	}
 	var total int64
-	for _, t := range r.Tests {
+	for _, t := range f.Tests {
 		switch {
-		case t.OutputBytes != nil && !r.Check:
+		case t.OutputBytes != nil && f.role != RoleCheck:
 			return fmt.Errorf("test %q: output_bytes is a check's, of the program's output", t.Name)
-		case t.OutputBytes == nil && r.Check:
+		case t.OutputBytes == nil && f.role == RoleCheck:
 			return fmt.Errorf("test %q: a check needs the program's output (output_bytes)", t.Name)
 		case t.OutputBytes != nil && (*t.OutputBytes < 0 || *t.OutputBytes > limits.MaxCheckedOutput):
 			return fmt.Errorf("test %q: output_bytes %d is not within 0 and %d", t.Name, *t.OutputBytes, limits.MaxCheckedOutput)

@@ -10,17 +10,19 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// DecodeRequest is DecodeFrame without the stop: the request alone.
+// DecodeRequest is DecodeFrame without the stop and the role: the
+// request alone.
 func DecodeRequest(b []byte, starlark bool) (Request, error) {
-	req, _, err := DecodeFrame(b, starlark)
-	return req, err
+	f, _, err := DecodeFrame(b, starlark)
+	return f.Request, err
 }
 
 // DecodeFrame strictly decodes the runner's request frame by the one
 // rule of every frame: valid UTF-8, one JSON object with the field
 // "source" holding a string and, optionally, "stdin" (a string) and
 // "files" (an object of names to strings), each key once, at every depth,
-// nothing after it; and a request's rules for its mode (CheckRequest:
+// nothing after it; its "role", one of a closed set (Role: absent,
+// RoleCompare); and a request's rules for its mode (EncodeFrame's:
 // text, plain file names, at most limits.MaxRequestBytes encoded). A frame
 // over the request limit is refused as such, before decoding: a reader
 // keeps at most one byte more than the limit (MaxFrameBytes, which leaves
@@ -29,9 +31,9 @@ func DecodeRequest(b []byte, starlark bool) (Request, error) {
 //
 // The frame may carry the host's stop, "stop_ms" (WithStop): it is
 // returned apart, zero when there is none.
-func DecodeFrame(b []byte, starlark bool) (Request, time.Duration, error) {
+func DecodeFrame(b []byte, starlark bool) (Frame, time.Duration, error) {
 	if len(b) > limits.MaxRequestBytes+stopBytes(b) {
-		return Request{}, 0, overLimit()
+		return Frame{}, 0, overLimit()
 	}
 	var frame struct {
 		Source  json.RawMessage `json:"source"`
@@ -41,50 +43,42 @@ func DecodeFrame(b []byte, starlark bool) (Request, time.Duration, error) {
 		Collect json.RawMessage `json:"collect"`
 		Tests   json.RawMessage `json:"tests"`
 		Compare json.RawMessage `json:"compare"`
-		Checked json.RawMessage `json:"checked"`
-		Check   json.RawMessage `json:"check"`
-		// Interactive and Interact: an interactive request's and its
-		// interactor's.
-		Interactive json.RawMessage `json:"interactive"`
-		Interact    json.RawMessage `json:"interact"`
-		Stop        json.RawMessage `json:"stop_ms"`
+		Role    json.RawMessage `json:"role"`
+		Stop    json.RawMessage `json:"stop_ms"`
 	}
 	err := strict.Decode(b, &frame)
 	var stop time.Duration
 	if err == nil {
 		stop, err = decodeStop(frame.Stop)
 	}
-	var req Request
+	var f Frame
+	if err == nil {
+		f.role, err = decodeRole(frame.Role)
+	}
 	if err == nil {
 		// Each field is read raw, then by its own decoder, so one of the
 		// wrong shape (or null) is refused naming it, as encoding/json
 		// would not.
-		req, err = decodeFields(frame.Source, frame.Stdin, frame.Files, frame.Binary, frame.Collect, frame.Tests, frame.Compare,
-			[4]json.RawMessage{frame.Checked, frame.Check, frame.Interactive, frame.Interact}, starlark)
+		f.Request, err = decodeFields(frame.Source, frame.Stdin, frame.Files, frame.Binary, frame.Collect, frame.Tests, frame.Compare, starlark)
+	}
+	if err == nil {
+		_, err = EncodeFrame(f, starlark) // every rule of a frame, its bound as the host encodes it
 	}
 	if err != nil {
 		if !errors.Is(err, ErrTooLarge) { // that one names the request already
 			err = fmt.Errorf("request: %w", err)
 		}
-		return Request{}, 0, err
+		return Frame{}, 0, err
 	}
-	return req, stop, nil
+	return f, stop, nil
 }
 
 // decodeFields is the request of a frame's fields (each nil when absent),
-// each decoded by its own rule, then held to every rule of a request.
-// flags are "checked", "check", "interactive" and "interact".
-func decodeFields(src, stdin, files, binary, collect, tests, compare json.RawMessage, flags [4]json.RawMessage, starlark bool) (Request, error) {
+// each decoded by its own rule; the frame's rules are the caller's to
+// apply.
+func decodeFields(src, stdin, files, binary, collect, tests, compare json.RawMessage, starlark bool) (Request, error) {
 	var req Request
 	var err error
-	for k, f := range []struct {
-		dst  *bool
-		name string
-	}{{&req.Checked, "checked"}, {&req.Check, "check"}, {&req.Interactive, "interactive"}, {&req.Interact, "interact"}} {
-		if *f.dst, err = decodeFlag(flags[k], f.name); err != nil {
-			return Request{}, err
-		}
-	}
 	if req.Source, err = DecodeSource(src, starlark); err != nil {
 		return Request{}, err
 	}
@@ -106,7 +100,7 @@ func decodeFields(src, stdin, files, binary, collect, tests, compare json.RawMes
 	if req.Compare, err = DecodeString(compare, "compare"); err != nil {
 		return Request{}, err
 	}
-	return req, CheckRequest(req, starlark)
+	return req, nil
 }
 
 // DecodeSource decodes a request's "source" field as a request frame or a
@@ -184,16 +178,4 @@ func decodeTests(raw json.RawMessage) ([]Test, error) {
 		tests = []Test{}
 	}
 	return tests, nil
-}
-
-// decodeFlag decodes a request's boolean field named name: absent is
-// false; present, it must be true (false is the default, never sent).
-func decodeFlag(raw json.RawMessage, name string) (bool, error) {
-	if raw == nil {
-		return false, nil
-	}
-	if string(raw) != "true" {
-		return false, fmt.Errorf("%q must be true when present", name)
-	}
-	return true, nil
 }

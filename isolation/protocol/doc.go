@@ -75,6 +75,12 @@
 //     tests' bytes, each test's stdin then its expected output, in order,
 //     exactly as many as the sizes say (at most limits.MaxTestData in all,
 //     so data past the request's own bound travels outside it).
+//     A judge's request graded by a checker or an interactor
+//     (Request.Grader, never sent) goes as two frames, each with its
+//     "role" (Role, derived as the frame is made: ProgramFrame,
+//     GraderFrame): the program's ("checked", "interactive") and the
+//     grader's own run's ("check", "interact"); a frame without it
+//     compares.
 //     A request of a program that runs once may begin with the host's
 //     stop, "stop_ms" (WithStop; DecodeFrame reads it): the runner stops
 //     the program that many milliseconds after it read the request, if

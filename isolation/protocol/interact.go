@@ -13,17 +13,18 @@ import (
 // input and its expected output, two files the program never sees) in a
 // container of its own, on Image, while the program runs in its own: the
 // host relays each one's stdout to the other's stdin, framed (the live
-// frames below). The host side only: it never goes on the wire.
+// frames below). The host side only: it never goes on the wire. A
+// Grader.
 type Interactor struct {
 	Source string `json:"-"`
 	Image  string `json:"-"`
 }
 
-// The live frames of an interactive test: a request's Interactive (the
-// program's) or Interact (the interactor's) runner and the host speak
-// them after the request and its data, until the response. Each is a line
-// "=KIND I" (test I), and for the two that carry bytes " N" and then the
-// N bytes:
+// The live frames of an interactive test: the runner of a frame whose
+// role is RoleInteractive (the program's) or RoleInteract (the
+// interactor's) and the host speak them after the request and its data,
+// until the response. Each is a line "=KIND I" (test I), and for the two
+// that carry bytes " N" and then the N bytes:
 //
 //	runner to host: =ready I   about to start test I; it waits for =go I
 //	                =io I N    what test I's process wrote to its stdout
@@ -120,23 +121,21 @@ func btoi(b bool) int {
 	return 0
 }
 
-// checkInteractive applies the rules of an interactive request (the
+// checkInteractive applies the rules of an interactive frame (the
 // program's: its tests carry no data, which is the interactor's alone)
-// and of an interactor's (Interact: each test's input and expected
-// output are its two files).
-func checkInteractive(r Request) error {
+// and of an interactor's (RoleInteract: each test's input and expected
+// output are its two files): either needs tests, and no compare mode.
+func checkInteractive(f Frame) error {
 	switch {
-	case r.Interactive && r.Interact:
-		return errors.New("interactive and interact: a request is the program's or its interactor's, not both")
-	case !r.Interactive && !r.Interact:
+	case f.role != RoleInteractive && f.role != RoleInteract:
 		return nil
-	case r.Tests == nil:
+	case f.Tests == nil:
 		return errors.New("interactor: an interactor grades tests, and there are none")
-	case r.Compare != "" || r.Checked || r.Check:
-		return errors.New("interactor: the interactor grades; no compare mode or checker beside it")
+	case f.Compare != "":
+		return errors.New("interactor: the interactor grades; no compare mode beside it")
 	}
-	for _, t := range r.Tests {
-		if r.Interactive && (t.StdinBytes != 0 || t.ExpectBytes != nil) {
+	for _, t := range f.Tests {
+		if f.role == RoleInteractive && (t.StdinBytes != 0 || t.ExpectBytes != nil) {
 			return fmt.Errorf("test %q: an interactive program's test carries no data: its stdin is the interactor's", t.Name)
 		}
 	}

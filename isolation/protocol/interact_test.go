@@ -31,27 +31,25 @@ func TestLiveHeaderRoundTrip(t *testing.T) {
 	}
 }
 
-// TestCheckInteractive: an interactive request's tests carry no data,
-// the interactor's may; neither has a compare mode or a checker beside
-// it, nor goes without tests, and a request is not both.
+// TestCheckInteractive: an interactive frame's tests carry no data, the
+// interactor's may; neither has a compare mode, nor goes without tests.
 func TestCheckInteractive(t *testing.T) {
 	n := int64(1)
+	frame := func(role Role, r Request) Frame { return Frame{Request: r, role: role} }
 	for _, c := range []struct {
 		name string
-		r    Request
+		f    Frame
 		err  string
 	}{
-		{"neither", Request{}, ""},
-		{"interactive", Request{Interactive: true, Tests: []Test{{Name: "a"}}}, ""},
-		{"interact", Request{Interact: true, Tests: []Test{{Name: "a", StdinBytes: 1, ExpectBytes: &n}}}, ""},
-		{"both", Request{Interactive: true, Interact: true, Tests: []Test{{Name: "a"}}}, "interactive and interact: a request is the program's or its interactor's, not both"},
-		{"no tests", Request{Interactive: true}, "interactor: an interactor grades tests, and there are none"},
-		{"compare", Request{Interact: true, Compare: "exact", Tests: []Test{{Name: "a"}}}, "interactor: the interactor grades; no compare mode or checker beside it"},
-		{"checked", Request{Interactive: true, Checked: true, Tests: []Test{{Name: "a"}}}, "interactor: the interactor grades; no compare mode or checker beside it"},
-		{"the program's data", Request{Interactive: true, Tests: []Test{{Name: "a", StdinBytes: 1}}}, `test "a": an interactive program's test carries no data: its stdin is the interactor's`},
-		{"the program's answer", Request{Interactive: true, Tests: []Test{{Name: "a", ExpectBytes: &n}}}, `test "a": an interactive program's test carries no data: its stdin is the interactor's`},
+		{"neither", frame(RoleCompare, Request{}), ""},
+		{"interactive", frame(RoleInteractive, Request{Tests: []Test{{Name: "a"}}}), ""},
+		{"interact", frame(RoleInteract, Request{Tests: []Test{{Name: "a", StdinBytes: 1, ExpectBytes: &n}}}), ""},
+		{"no tests", frame(RoleInteractive, Request{}), "interactor: an interactor grades tests, and there are none"},
+		{"compare", frame(RoleInteract, Request{Compare: "exact", Tests: []Test{{Name: "a"}}}), "interactor: the interactor grades; no compare mode beside it"},
+		{"the program's data", frame(RoleInteractive, Request{Tests: []Test{{Name: "a", StdinBytes: 1}}}), `test "a": an interactive program's test carries no data: its stdin is the interactor's`},
+		{"the program's answer", frame(RoleInteractive, Request{Tests: []Test{{Name: "a", ExpectBytes: &n}}}), `test "a": an interactive program's test carries no data: its stdin is the interactor's`},
 	} {
-		err := checkInteractive(c.r)
+		err := checkInteractive(c.f)
 		if c.err == "" {
 			assert.Check(t, err == nil, "%s: %v", c.name, err)
 			continue

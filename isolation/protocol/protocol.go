@@ -3,10 +3,10 @@ package protocol
 import "encoding/json"
 
 // Version is the protocol version; the hello and every response carry it
-// in "v". Version 8 added a judge's checker: the request frame's
-// "checked" and "check", the output frames a checked request's runner
-// writes before its response (OutputHeader), and a test result's
-// "checked_bytes". Version 7 added the request frame's "stop_ms", the host's stop
+// in "v". Version 8 added a judge's checker and interactor: the request
+// frame's "role" (Role), the output frames a checked request's runner
+// writes before its response (OutputHeader), the live frames of an
+// interactive one (LiveHeader), and a test result's "checked_bytes". Version 7 added the request frame's "stop_ms", the host's stop
 // (WithStop): a version 6 runner would refuse it as an unknown field.
 // Version 6 added a judge's request: the request's "tests" and
 // "compare", their data after the request, and the response's "compile"

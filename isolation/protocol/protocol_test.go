@@ -41,13 +41,13 @@ func TestDecodeRequestStdinAndFiles(t *testing.T) {
 func TestDecodeRequestRejects(t *testing.T) {
 	big := `{"source":"` + strings.Repeat("x", limits.MaxRequestBytes) + `"}`
 	for in, want := range map[string]string{
-		``:                                      `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms"`,
-		`null`:                                  `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms"`,
-		`[]`:                                    `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms"`,
-		`"x"`:                                   `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms"`,
+		``:                                      `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms"`,
+		`null`:                                  `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms"`,
+		`[]`:                                    `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms"`,
+		`"x"`:                                   `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms"`,
 		`{}`:                                    `request: missing field "source"`,
-		`{"source":"a","extra":1}`:              `request: unknown field "extra" (want "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms" only)`,
-		`{"Source":"a"}`:                        `request: unknown field "Source" (want "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms" only)`,
+		`{"source":"a","extra":1}`:              `request: unknown field "extra" (want "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms" only)`,
+		`{"Source":"a"}`:                        `request: unknown field "Source" (want "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms" only)`,
 		`{"source":"a","source":"b"}`:           `request: duplicate field "source"`,
 		`{"source":1}`:                          `request: "source" must be a string`,
 		`{"source":null}`:                       `request: "source" must be a string`,

@@ -55,32 +55,12 @@ type Request struct {
 	// whitespace and the trailing empty lines ignored), CompareExact, or
 	// "float:ABS[:REL]", numbers within an epsilon (ParseCompare).
 	Compare string `json:"compare,omitempty"`
-	// Checker grades the tests in place of Compare (Checker's doc): the
-	// host's alone, never sent; the host sends the program's request
-	// Checked and then its checker's, a Check.
-	Checker *Checker `json:"-"`
-	// Checked: the tests' stdout goes to a checker; the runner compares
-	// nothing, and writes each test that exited 0 within its limits an
-	// output frame (OutputHeader) of its stdout, the whole of it up to
-	// limits.MaxCheckedOutput, once its processes are gone.
-	Checked bool `json:"checked,omitempty"`
-	// Check: the request is a checker's (Source), to run once per test
-	// on the test's input, the program's output (Test.OutputBytes) and
-	// the expected output, which follow the request test by test in that
-	// order; the runner reads each test's as it comes to it.
-	Check bool `json:"check,omitempty"`
-	// Interactor grades the tests by talking with the program (its
-	// doc): the host's alone, never sent; the host sends the program's
-	// request Interactive and the interactor's Interact, at once.
-	Interactor *Interactor `json:"-"`
-	// Interactive: each test's stdin comes from the host, and its
-	// stdout goes to it, in live frames (LiveHeader); the runner compares
-	// nothing.
-	Interactive bool `json:"interactive,omitempty"`
-	// Interact: the request is an interactor's (Source), run once per
-	// test as `interactor INPUT ANSWER` on the test's stdin and expected
-	// output, its own stdin and stdout the live frames'.
-	Interact bool `json:"interact,omitempty"`
+	// Grader grades the tests in place of Compare: a *Checker or an
+	// *Interactor (their docs); nil, Compare does. The host's alone,
+	// never sent as it is: the program's frame says what becomes of its
+	// tests (ProgramFrame's role), and the grader runs in a container of
+	// its own (GraderFrame).
+	Grader Grader `json:"-"`
 }
 
 // checkSource applies the source's rules: valid UTF-8; in Starlark mode
@@ -99,45 +79,53 @@ func CheckRequest(r Request, starlark bool) error {
 	return err
 }
 
-// EncodeRequest encodes the request frame of r, refusing one that breaks
+// EncodeRequest encodes the frame of r's program (ProgramFrame).
+func EncodeRequest(r Request, starlark bool) ([]byte, error) {
+	return EncodeFrame(ProgramFrame(r), starlark)
+}
+
+// EncodeFrame encodes the request frame f, refusing one that breaks
 // a rule: the source's (checkSource), stdin's (valid UTF-8; NUL bytes are data),
 // each file's (CheckName, valid UTF-8, in Starlark mode no NUL, since a
-// file there is a module), at most MaxFiles files, and the whole at most
-// limits.MaxRequestBytes encoded. HTML characters are not escaped: <, >
+// file there is a module), at most MaxFiles files, its role's, and the
+// whole at most limits.MaxRequestBytes encoded. Its role, derived, is
+// "role" (left out for RoleCompare). HTML characters are not escaped: <, >
 // and & are a byte each, as written, not six against the bound (JSON
 // allows both spellings, the runner decodes either). The encoding holds no
 // raw newline (JSON escapes it in strings), so the frame on the wire is
 // this plus one newline.
-func EncodeRequest(r Request, starlark bool) ([]byte, error) {
-	if err := checkParts(r, starlark); err != nil {
+func EncodeFrame(f Frame, starlark bool) ([]byte, error) {
+	if err := checkParts(f, starlark); err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	buf.Grow(len(r.Source) + len(r.Stdin) + len(`{"source":""}`) + 1)
+	buf.Grow(len(f.Source) + len(f.Stdin) + len(`{"source":""}`) + 1)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	sized := r
-	if r.Tests != nil {
-		sized.Tests = withSizes(r.Tests)
+	sized := wireFrame{Request: f.Request, Role: f.role}
+	if f.Tests != nil {
+		sized.Tests = withSizes(f.Tests)
 	}
 	if err := enc.Encode(sized); err != nil {
 		return nil, err
 	}
 	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n")) // Encode's own newline
 	if len(b) > limits.MaxRequestBytes {
-		return nil, &tooLargeError{program: int64(len(r.Source)), encoded: len(b), parts: sizes(r)}
+		return nil, &tooLargeError{program: int64(len(f.Source)), encoded: len(b), parts: sizes(f.Request)}
 	}
 	return b, nil
 }
 
-// CheckRules applies the rules of every part of r, for Starlark or not,
-// without encoding it: for a request encoded already by the rules every
+// CheckRules applies the rules of every part of f, for Starlark or not,
+// without encoding it: for a frame encoded already by the rules every
 // interpreter shares, once its interpreter is known to be Starlark.
-func CheckRules(r Request, starlark bool) error { return checkParts(r, starlark) }
+func CheckRules(f Frame, starlark bool) error { return checkParts(f, starlark) }
 
 // checkParts applies each part's own rules, in the order a reader finds
-// them: the source, stdin, then the files by name.
-func checkParts(r Request, starlark bool) error {
+// them: the source, stdin, then the files by name; then its role's and
+// its tests'.
+func checkParts(f Frame, starlark bool) error {
+	r := f.Request
 	if err := strict.CheckUTF8(r.Source); err != nil {
 		return fmt.Errorf("source: %w", err)
 	}
@@ -169,10 +157,10 @@ func checkParts(r Request, starlark bool) error {
 	if err := checkCollect(r.Collect, starlark); err != nil {
 		return err
 	}
-	if err := checkChecked(r); err != nil {
+	if err := checkChecked(f); err != nil {
 		return err
 	}
-	if err := checkInteractive(r); err != nil {
+	if err := checkInteractive(f); err != nil {
 		return err
 	}
 	return checkTests(r, starlark)

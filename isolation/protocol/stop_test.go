@@ -25,7 +25,8 @@ func TestStopRoundTrip(t *testing.T) {
 		req, stop, err := DecodeFrame(frame, true)
 		assert.NilError(t, err)
 		assert.Check(t, is.Equal(stop, want), "WithStop(%s)", d)
-		assert.Check(t, is.DeepEqual(req, Request{Source: "1+2", Stdin: "x"}))
+		assert.Check(t, is.DeepEqual(req.Request, Request{Source: "1+2", Stdin: "x"}))
+		assert.Check(t, is.Equal(req.Role(), RoleCompare))
 	}
 	_, stop, err := DecodeFrame(body, true)
 	assert.NilError(t, err)

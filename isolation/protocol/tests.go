@@ -30,7 +30,7 @@ type Test struct {
 	// Expect is the expected standard output; nil: none, so the test
 	// has no comparison.
 	Expect []byte `json:"-"`
-	// OutputBytes is a check's (Request.Check): the size of the program's
+	// OutputBytes is a check's (RoleCheck): the size of the program's
 	// output in the test, sent after its expected output.
 	OutputBytes *int64 `json:"output_bytes,omitempty"`
 }

@@ -1,92 +1,61 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
-	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 )
 
-// checkRun runs a check (protocol.Request's Check): the checker (the
-// request's source) compiled once where its language compiles, then once
-// per test as `checker INPUT OUTPUT ANSWER`, three files the runner
-// writes from the test's data as it reads it (data), in a directory of
-// their own, removed after. Each run is a step: its own wall-clock and
-// CPU-time limits (the request's --test-timeout and --cpu-time, which the
-// host sets to the checker's own; no time factor: the limits are the
-// checker's, not a program's), everything it started killed and reaped
-// after. Its exit is its test's result; the host grades by it.
-func checkRun(ctx context.Context, cfg runargs.Args, req protocol.Request, data io.Reader, g *guard) protocol.Response {
-	b, end := build(ctx, cfg, req, g, "the checker")
-	defer b.close()
-	if end != nil {
-		return *end
-	}
-	resp, budget := b.resp, b.budget
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		return failure(protocol.ErrInternal, "checker: "+err.Error())
-	}
-	defer null.Close()
-	spec := startSpec{argv: b.argv, dir: b.w.dir, stdin: null, threads: cfg.Threads, program: b.prog,
-		keep: max(budget/len(req.Tests), minTestKeep)}
-	runs := make([]testRun, len(req.Tests))
-	for i, t := range req.Tests {
-		if failed := checkTest(ctx, cfg, t, data, spec, g, &runs[i]); failed != nil {
-			return *failed
-		}
-	}
-	resp.Tests, resp.OK = shareOutput(runs, budget), true
-	resp.Usage = g.cpu.usage(nil)
-	return resp
+// checkMode is a check's (protocol.RoleCheck): the checker (the
+// request's source) runs once per test as `checker INPUT OUTPUT ANSWER`,
+// three files the runner writes from the test's data as it reads it
+// (data), in a directory of their own, removed after, its stdin empty.
+// Its limits are the request's --test-timeout and --cpu-time, which the
+// host sets to the checker's own. Its exit is its test's result; the
+// host grades by it.
+type checkMode struct {
+	stepped
+	data io.Reader
 }
 
-// checkTest reads test t's three files from data and runs the checker
-// on them (spec, with their paths after its arguments) into run; a
-// failure of the runner's own is the response to give instead. Files
-// that do not fit /tmp fail the test's check, never the program: the
-// result says so, and the host grades that a judge's failure.
-func checkTest(ctx context.Context, cfg runargs.Args, t protocol.Test, data io.Reader, spec startSpec, g *guard, run *testRun) *protocol.Response {
-	run.result.Name = t.Name
-	dir, paths, werr := testFiles(t, data)
-	if dir != "" {
-		defer os.RemoveAll(dir)
+func (checkMode) grader() string { return "the checker" }
+
+// prepare reads test t's three files from the data. Files that do not
+// fit /tmp fail the test's check, never the program: the result says so,
+// and the host grades that a judge's failure. Data that ends short is
+// the runner's failure to read its request.
+func (c checkMode) prepare(_ int, t *protocol.Test, spec startSpec) (prepared, *protocol.Response) {
+	dir, paths, werr := testFiles(*t, c.data)
+	removeDir := func() {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
+	}
+	if _, ok := werr.(readError); ok {
+		removeDir()
+		r := failure(protocol.ErrRequest, werr.Error())
+		return prepared{}, &r
 	}
 	if werr != nil {
-		if _, ok := werr.(readError); ok {
-			r := failure(protocol.ErrRequest, werr.Error())
-			return &r
-		}
-		run.result.Verdict = protocol.TestProgramError
-		run.result.Error = &protocol.Error{Type: protocol.ErrInternal, Message: fmt.Sprintf("test %q: the checker's files: %v", t.Name, werr)}
-		return nil
+		skip := &protocol.Error{Type: protocol.ErrInternal, Message: fmt.Sprintf("test %q: the checker's files: %v", t.Name, werr)}
+		return prepared{spec: spec, release: removeDir, skip: skip}, nil
 	}
-	left := time.Until(deadlineOf(ctx))
-	if left <= 0 {
-		run.result.Verdict, run.result.NotRun = protocol.TestTimeout, true
-		run.result.Error = &protocol.Error{Type: protocol.ErrTimeout, Message: fmt.Sprintf("not run: the check's deadline of %s came first", cfg.Timeout)}
-		return nil
+	p, err := nullStdin(spec)
+	if err != nil {
+		removeDir()
+		r := failure(protocol.ErrInternal, "checker: "+err.Error())
+		return prepared{}, &r
 	}
-	wall := min(cfg.TestTimeout, left)
-	if cfg.TestTimeout <= 0 {
-		wall = left
-	}
-	run.result.TimeLimitMS, run.result.CPUTimeLimitMS = wall.Milliseconds(), cfg.CPUTime.Milliseconds()
-	spec.argv = append(spec.argv[:len(spec.argv):len(spec.argv)], paths[:]...)
-	r := step(ctx, g, spec, wall, cfg.CPUTime)
-	if r.failed != nil {
-		return r.failed
-	}
-	run.stdout, run.stderr = r.stdout, r.stderr
-	run.result.Step = r.step(2 * spec.keep)
-	run.result.Verdict = verdictOf(run.result.Step, nil)
-	return nil
+	p.spec.argv = append(spec.argv[:len(spec.argv):len(spec.argv)], paths[:]...)
+	closeNull := p.release
+	p.release = func() { closeNull(); removeDir() }
+	return p, nil
 }
+
+func (checkMode) took(int, *protocol.TestResult, stepRun) *protocol.Response { return nil }
 
 // readError is a failure to read the request's own data: the host sent
 // less than it announced.

@@ -1,8 +1,44 @@
 package main
 
 import (
+	"fmt"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
+
+// checkedMode compares no test: each test's stdout is kept as the
+// program writes it (spool), and a test that exited 0 within its limits
+// sends it to the host (out) as an output frame once its processes are
+// all gone, for the checker to grade.
+type checkedMode struct {
+	stepped
+	out   framer
+	spool *checkedOutput
+}
+
+func (*checkedMode) grader() string { return "" }
+
+func (c *checkedMode) prepare(_ int, t *protocol.Test, spec startSpec) (prepared, *protocol.Response) {
+	p, failed := withStdin(t, spec)
+	c.spool.begin()
+	p.spec.tee = c.spool
+	return p, failed
+}
+
+// took sends a test's output frame, only now: step killed and reaped all
+// the test started. Its result says how much the frame carried.
+func (c *checkedMode) took(i int, res *protocol.TestResult, _ stepRun) *protocol.Response {
+	if res.Error != nil {
+		return nil
+	}
+	if err := c.spool.send(c.out, i); err != nil {
+		f := failure(protocol.ErrInternal, fmt.Sprintf("test %q: its output for the checker: %v", res.Name, err))
+		return &f
+	}
+	res.CheckedBytes = c.spool.sent()
+	return nil
+}
 
 // framer writes a test's output frame: the responder, which keeps frames
 // and the response apart.

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,22 +28,18 @@ func judged(cfg runargs.Args, req protocol.Request) bool {
 }
 
 // judgeRun runs a judge's request: the compile step once, if the
-// language has one, then the program once per test, each a fresh process
-// (step) with the test's stdin, its own wall-clock limit (the test
-// timeout, or the time left shared by the tests left) and the request's
-// CPU-time limit, its stdout compared with the test's expected output as
-// it is written. A later test runs whatever an earlier one did. Without
-// tests the program runs once, as exec mode runs an interpreter.
-//
-// A checked request's tests compare nothing here: each test that exited
-// 0 within its limits has its stdout, the whole of it up to
-// limits.MaxCheckedOutput, written to the host as an output frame once
-// its processes are gone (r.frame), for the checker to grade. An
-// interactive request's tests talk with the interactor through the
-// host (interactiveTests, data the host's live frames).
-func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, data io.Reader, g *guard, pre *preloaded, r *responder) protocol.Response {
+// language has one, then the program once per test (runTests), each a
+// fresh process with its own limits, what becomes of its stdout the
+// request's mode's (modeOf: compared with the test's expected output as
+// it is written; sent to the host for a checker; relayed live to an
+// interactor). A checker's or an interactor's own run (its role says so)
+// runs the same way, the grader in place of the program. Without tests
+// the program runs once, as exec mode runs an interpreter.
+func judgeRun(ctx context.Context, cfg runargs.Args, in incoming, g *guard, pre *preloaded, r *responder) protocol.Response {
 	pre.abortUnused() // a warm interpreter serves one program; these start fresh
-	b, end := build(ctx, cfg, req, g, "the program")
+	req := in.frame.Request
+	m := modeOf(in.frame.Role(), req.Compare, in.data, r)
+	b, end := build(ctx, cfg, req, g, cmp.Or(m.grader(), "the program"))
 	defer b.close()
 	if end != nil {
 		return *end
@@ -57,18 +53,8 @@ func judgeRun(ctx context.Context, cfg runargs.Args, req protocol.Request, data 
 			return *r.failed
 		}
 		respond(ctx, &resp, r.s, r.stdout, r.stderr, budget)
-	} else if req.Interactive {
-		tests, failed := interactiveTests(ctx, cfg, req, g, spec, budget, r, data)
-		if failed != nil {
-			return *failed
-		}
-		resp.Tests, resp.OK = tests, true
 	} else {
-		var out framer
-		if req.Checked {
-			out = r
-		}
-		tests, failed := runTests(ctx, cfg, req, g, spec, budget, out)
+		tests, failed := runTests(ctx, cfg, req.Tests, g, spec, budget, m)
 		if failed != nil {
 			return *failed
 		}

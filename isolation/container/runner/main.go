@@ -110,7 +110,7 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 		pre, _ = startPreload(cfg.Exec, cfg.Preload, cfg.Threads, cg) // nil: the program starts cold
 		defer pre.abortUnused()
 	}
-	req, stop, data, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
+	in, err := readRequestWithin(stdin, cfg.Idle, cfg.Timeout, a.starlark)
 	if err != nil {
 		r.send(failure(protocol.ErrRequest, err.Error()))
 		return
@@ -128,7 +128,7 @@ func run(args []string, seccompBy string, stdin io.Reader, stdout io.Writer) (co
 		r.send(failure(protocol.ErrInternal, err.Error())) // the deferred end aborts the idle child
 		return
 	}
-	r.send(serve(cfg, incoming{req, stop, data}, g, a.handOver(), pre.handOver(), r))
+	r.send(serve(cfg, in, g, a.handOver(), pre.handOver(), r))
 	return
 }
 
@@ -170,20 +170,21 @@ func (a *ahead) handOver() *starlarkChildProc {
 	return sl
 }
 
+// incoming is the request as read: its frame, the host's stop, and what
+// follows it on stdin still to read (a check's data, test by test; the
+// live frames of an interactive request or an interactor's).
+type incoming struct {
+	frame protocol.Frame
+	stop  time.Duration
+	data  io.Reader
+}
+
 // serve runs the program under the runner's deadline, or the host's stop
 // if that comes first (protocol.WithStop), whose watchdog answers for it
 // if it cannot be stopped, and the guard's limits, and returns the
 // response.
-// incoming is the request as read: its frame, the host's stop, and for
-// a check the tests' data still to read, test by test.
-type incoming struct {
-	req  protocol.Request
-	stop time.Duration
-	data io.Reader
-}
-
 func serve(cfg runargs.Args, in incoming, g *guard, sl *starlarkChildProc, pre *preloaded, r *responder) protocol.Response {
-	req, stop := in.req, in.stop
+	req, stop := in.frame.Request, in.stop
 	timeout, why := cfg.Timeout, fmt.Errorf("runner deadline of %s", cfg.Timeout)
 	if stop > 0 && stop < timeout {
 		timeout, why = stop, fmt.Errorf("the host's stop, %s after the request", stop)
@@ -197,14 +198,8 @@ func serve(cfg runargs.Args, in incoming, g *guard, sl *starlarkChildProc, pre *
 	})
 	defer watchdog.Stop()
 
-	if req.Check {
-		return checkRun(ctx, cfg, req, in.data, g)
-	}
-	if req.Interact {
-		return interactRun(ctx, cfg, req, in.data, g, r)
-	}
 	if judged(cfg, req) {
-		return judgeRun(ctx, cfg, req, in.data, g, pre, r) // a decoy for each of its steps
+		return judgeRun(ctx, cfg, in, g, pre, r) // a decoy for each of its steps
 	}
 	if os.Getpid() == 1 && !g.gvisor {
 		// Only now, with a program to run: nothing but the idle

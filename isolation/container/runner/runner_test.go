@@ -24,8 +24,13 @@ var runnerBin string
 // the tests run it as a subprocess, without Docker. Where there is no Go
 // to build with (this test binary in a container on an arm64 engine,
 // tests/arm64, running only the filter's tests, which start the test
-// binary itself), SYNAPSE_RUNNER_TEST_NO_BUILD=1 says so.
+// binary itself), SYNAPSE_RUNNER_TEST_NO_BUILD=1 says so. Started as the
+// exec trampoline (by a step the tests run in-process, which starts
+// /proc/self/exe), the test binary is the trampoline, as the runner is.
 func TestMain(m *testing.M) {
+	if isTrampoline() {
+		os.Exit(trampoline(os.Args[2], os.Args[3:]))
+	}
 	if os.Getenv("SYNAPSE_RUNNER_TEST_NO_BUILD") == "1" {
 		os.Exit(m.Run())
 	}
@@ -113,11 +118,11 @@ func TestRunnerHostStop(t *testing.T) {
 func TestRunnerBadRequests(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		``:                              `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms"`,
-		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms" only)`,
+		``:                              `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms"`,
+		`{"source":"1","f":"x"}`:        `request: unknown field "f" (want "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms" only)`,
 		`{"source":"1"}{"source":"2"}`:  "request: trailing data after the JSON value",
 		"{\"source\":\"\xff\"}":         "request: invalid UTF-8 at offset 11",
-		`[1]`:                           `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "checked", "check", "interactive", "interact" and "stop_ms"`,
+		`[1]`:                           `request: want a JSON object with "source", "stdin", "files", "binary", "collect", "tests", "compare", "role" and "stop_ms"`,
 		strings.Repeat(" ", 64<<10+100): "request: more than 65536 bytes encoded, over the limit of 65536",
 	} {
 		r := runRunner(t, in)

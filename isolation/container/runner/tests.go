@@ -4,18 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"time"
 
 	"golang.org/x/sys/unix"
 
-	expect "github.com/synapse-lang/synapse-isolation/isolation/container/runner/judge"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/capture"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
-	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
 // minTestKeep is the least a test's stream keeps of its head and of its
@@ -28,88 +25,90 @@ type testRun struct {
 	stdout, stderr *capture.Stream
 }
 
-// runTests runs the program (spec) once per test of req, in order, and
-// judges each; a failure to start the program at all (an image without
-// its command) is the response to give instead. Each test's stdout and
-// stderr keep budget/n of their head and of their tail (at least
-// minTestKeep) while it runs, so the runner holds at most 4 budget (and
-// 4 KiB a test), whatever the tests write, and a test can keep up to
-// twice its equal share when others need less; once all ran, shareOutput
-// fits them within budget.
-//
-// With out (a checked request), no test is compared: a test that exited
-// 0 within its limits sends out its stdout (checkedOutput) once its
-// processes are all gone.
-func runTests(ctx context.Context, cfg runargs.Args, req protocol.Request, g *guard, spec startSpec, budget int, out framer) ([]protocol.TestResult, *protocol.Response) {
-	n := len(req.Tests)
+// runTests runs the program (spec, built) once per test, in order, as
+// the request's mode m says, and judges each (verdictOf); a failure of
+// the runner's own (an image without its command, a test's stdin it
+// could not make) is the response to give instead. A later test runs
+// whatever an earlier one did. Each test's stdout and stderr keep
+// budget/n of their head and of their tail (at least minTestKeep) while
+// it runs, so the runner holds at most 4 budget (and 4 KiB a test),
+// whatever the tests write, and a test can keep up to twice its equal
+// share when others need less; once all ran, shareOutput fits them
+// within budget.
+func runTests(ctx context.Context, cfg runargs.Args, tests []protocol.Test, g *guard, spec startSpec, budget int, m mode) ([]protocol.TestResult, *protocol.Response) {
+	n := len(tests)
 	spec.keep = max(budget/n, minTestKeep)
 	runs := make([]testRun, n)
-	var spool *checkedOutput
-	if out != nil {
-		spool = &checkedOutput{left: limits.MaxCheckedTotal}
-	}
-	for i := range req.Tests {
-		t := &req.Tests[i]
-		run := &runs[i]
+	for i := range tests {
+		t, run := &tests[i], &runs[i]
 		run.result.Name = t.Name
-		left := time.Until(deadlineOf(ctx))
-		if left <= 0 {
-			run.result.Verdict, run.result.NotRun = protocol.TestTimeout, true
-			run.result.Error = &protocol.Error{Type: protocol.ErrTimeout, Message: fmt.Sprintf("not run: the request's deadline of %s came first", cfg.Timeout)}
-			continue
+		p, failed := m.prepare(i, t, spec)
+		if failed == nil {
+			failed = runTest(ctx, cfg, g, m, p, i, n-i, run)
+			p.release()
 		}
-		wall, cpu := testLimits(cfg, left, n-i)
-		run.result.TimeLimitMS, run.result.CPUTimeLimitMS = wall.Milliseconds(), cpu.Milliseconds()
-		stdin, err := memfdWith(t.Stdin)
-		if err != nil {
-			r := failure(protocol.ErrInternal, fmt.Sprintf("test %q: stdin: %v", t.Name, err))
-			return nil, &r
+		if failed != nil {
+			return nil, failed
 		}
-		t.Stdin = nil // in the file now; the runner need not keep it
-		spec.stdin, spec.tee = stdin, nil
-		var m matcher
-		switch {
-		case spool != nil:
-			spool.begin()
-			spec.tee = spool
-		case t.Expect != nil:
-			m = matcherFor(t.Expect, req.Compare)
-			spec.tee = m
-		}
-		r := step(ctx, g, spec, wall, cpu)
-		stdin.Close()
-		if r.failed != nil {
-			return nil, r.failed
-		}
-		run.stdout, run.stderr = r.stdout, r.stderr
-		run.result.Step = r.step(2 * spec.keep)
-		run.result.Verdict = verdictOf(run.result.Step, m)
-		if spool != nil && run.result.Error == nil {
-			// Only now: step killed and reaped all the test started.
-			if err := spool.send(out, i); err != nil {
-				f := failure(protocol.ErrInternal, fmt.Sprintf("test %q: its output for the checker: %v", t.Name, err))
-				return nil, &f
-			}
-			run.result.CheckedBytes = spool.sent()
-		}
-		if m != nil && run.result.Error == nil {
-			matched := m.Match()
-			run.result.Match = &matched
-			if !matched {
-				run.result.Line = m.Line()
-			}
-		}
-		t.Expect = nil
+		run.result.Verdict = verdictOf(run.result)
+		t.Stdin, t.Expect = nil, nil // the runner need not keep them
 	}
 	return shareOutput(runs, budget), nil
+}
+
+// runTest runs test i, made ready as p, into run, tests the tests still
+// to run, itself included: under its limits (testLimits), unless it is
+// not to run (p.skip, or the request's deadline came), in which case the
+// result says why and has no limits. A failure of the runner's own is
+// the response to give instead.
+func runTest(ctx context.Context, cfg runargs.Args, g *guard, m mode, p prepared, i, tests int, run *testRun) *protocol.Response {
+	left := time.Until(deadlineOf(ctx))
+	if p.skip == nil && left <= 0 {
+		p.skip, p.notRun = deadlinePassed(cfg, m), true
+	}
+	if p.skip != nil {
+		run.result.Error, run.result.NotRun = p.skip, p.notRun
+		return nil
+	}
+	wall, cpu := testLimits(cfg, left, tests, m.grader() != "")
+	run.result.TimeLimitMS, run.result.CPUTimeLimitMS = wall.Milliseconds(), cpu.Milliseconds()
+	s, err := m.run(ctx, g, p.spec, i, wall, cpu)
+	switch {
+	case s.failed != nil:
+		return s.failed
+	case err != nil:
+		run.result.TimeLimitMS, run.result.CPUTimeLimitMS = 0, 0
+		run.result.Error, run.result.NotRun = &protocol.Error{Type: protocol.ErrInternal, Message: "not run: " + err.Error()}, true
+		if ctx.Err() != nil { // it waited for the other side until the deadline
+			run.result.Error = deadlinePassed(cfg, m)
+		}
+		return nil
+	}
+	run.stdout, run.stderr = s.stdout, s.stderr
+	run.result.Step = s.step(2 * p.spec.keep)
+	return m.took(i, &run.result, s)
+}
+
+// deadlinePassed is the error of a test the request's deadline came
+// before: a timeout, not the test's.
+func deadlinePassed(cfg runargs.Args, m mode) *protocol.Error {
+	whose := "the request's"
+	if m.grader() != "" {
+		whose = m.grader() + "'s"
+	}
+	return &protocol.Error{Type: protocol.ErrTimeout, Message: fmt.Sprintf("not run: %s deadline of %s came first", whose, cfg.Timeout)}
 }
 
 // testLimits are a test's wall-clock and CPU-time limits, left the time
 // left and tests the tests still to run: --test-timeout (else a fair
 // share of the time left) and --cpu-time, each times the language's time
-// factor, the wall-clock limit never past the time left.
-func testLimits(cfg runargs.Args, left time.Duration, tests int) (wall, cpu time.Duration) {
+// factor unless they are a grader's own, the wall-clock limit never past
+// the time left.
+func testLimits(cfg runargs.Args, left time.Duration, tests int, grader bool) (wall, cpu time.Duration) {
 	factor := max(cfg.TimeFactor, 1)
+	if grader {
+		factor = 1
+	}
 	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * factor) }
 	wall = left / time.Duration(tests)
 	if cfg.TestTimeout > 0 {
@@ -118,29 +117,14 @@ func testLimits(cfg runargs.Args, left time.Duration, tests int) (wall, cpu time
 	return wall, scale(cfg.CPUTime)
 }
 
-// matcher compares a test's output, written to it as the program writes
-// it, with the expected output: an expect.Matcher, or an expect.Float.
-type matcher interface {
-	io.Writer
-	Match() bool
-	Line() int64
-}
-
-// matcherFor is the matcher of want under a request's compare mode,
-// which the request's decoding checked.
-func matcherFor(want []byte, mode string) matcher {
-	c, _ := protocol.ParseCompare(mode)
-	if c.Mode == protocol.CompareFloat {
-		return expect.NewFloat(want, c.Abs, c.Rel)
-	}
-	return expect.NewMatcher(want, expect.Mode(c.Mode))
-}
-
-// verdictOf is a test's verdict: how its step ended, then whether its
-// output matched (m nil: nothing to match).
-func verdictOf(st protocol.Step, m matcher) string {
-	if st.Error != nil {
-		switch st.Error.Type {
+// verdictOf is a test's verdict, decided once it ran or did not, from its
+// result: its error (how its process failed: a limit, a signal, an exit;
+// or why it did not run: the request's deadline, a timeout; the other
+// side's end, or a failure before it started), then its comparison
+// (Match false: a wrong answer).
+func verdictOf(r protocol.TestResult) string {
+	if r.Error != nil {
+		switch r.Error.Type {
 		case protocol.ErrOOM:
 			return protocol.TestOOM
 		case protocol.ErrTimeout:
@@ -150,7 +134,7 @@ func verdictOf(st protocol.Step, m matcher) string {
 		}
 		return protocol.TestProgramError
 	}
-	if m != nil && !m.Match() {
+	if r.Match != nil && !*r.Match {
 		return protocol.TestWrongAnswer
 	}
 	return protocol.TestOK

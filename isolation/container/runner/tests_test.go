@@ -11,7 +11,8 @@ import (
 
 // TestTestLimits: --test-timeout and --cpu-time times the time factor,
 // the wall-clock limit never past the time left; without --test-timeout
-// a fair share of it, which no factor scales.
+// a fair share of it, which no factor scales. A grader's own limits are
+// never scaled.
 func TestTestLimits(t *testing.T) {
 	t.Parallel()
 	java := runargs.Args{TestTimeout: time.Second, CPUTime: 500 * time.Millisecond, TimeFactor: 2}
@@ -19,15 +20,18 @@ func TestTestLimits(t *testing.T) {
 		cfg       runargs.Args
 		left      time.Duration
 		tests     int
+		grader    bool
 		wall, cpu time.Duration
 	}{
-		{runargs.Args{TestTimeout: time.Second, CPUTime: 500 * time.Millisecond}, time.Minute, 3, time.Second, 500 * time.Millisecond},
-		{java, time.Minute, 3, 2 * time.Second, time.Second},
-		{java, 1500 * time.Millisecond, 3, 1500 * time.Millisecond, time.Second},
-		{runargs.Args{TimeFactor: 2.5}, 9 * time.Second, 3, 3 * time.Second, 0},
-		{runargs.Args{TestTimeout: 200 * time.Millisecond, TimeFactor: 1.5}, time.Minute, 1, 300 * time.Millisecond, 0},
+		{runargs.Args{TestTimeout: time.Second, CPUTime: 500 * time.Millisecond}, time.Minute, 3, false, time.Second, 500 * time.Millisecond},
+		{java, time.Minute, 3, false, 2 * time.Second, time.Second},
+		{java, 1500 * time.Millisecond, 3, false, 1500 * time.Millisecond, time.Second},
+		{runargs.Args{TimeFactor: 2.5}, 9 * time.Second, 3, false, 3 * time.Second, 0},
+		{runargs.Args{TestTimeout: 200 * time.Millisecond, TimeFactor: 1.5}, time.Minute, 1, false, 300 * time.Millisecond, 0},
+		{java, time.Minute, 3, true, time.Second, 500 * time.Millisecond},
+		{java, 700 * time.Millisecond, 3, true, 700 * time.Millisecond, 500 * time.Millisecond},
 	} {
-		wall, cpu := testLimits(tc.cfg, tc.left, tc.tests)
+		wall, cpu := testLimits(tc.cfg, tc.left, tc.tests, tc.grader)
 		assert.Check(t, is.Equal(wall, tc.wall), "%+v", tc)
 		assert.Check(t, is.Equal(cpu, tc.cpu), "%+v", tc)
 	}

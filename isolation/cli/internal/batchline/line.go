@@ -88,13 +88,31 @@ func (l *line) request(starlark bool) (protocol.Request, error) {
 		return protocol.Request{}, err
 	}
 	req.Tests = fromLine(l.Tests)
-	if req.Checker, err = decodeChecker(l.Checker); err != nil {
-		return protocol.Request{}, err
-	}
-	if req.Interactor, err = decodeInteractor(l.Interactor); err != nil {
+	if req.Grader, err = l.grader(); err != nil {
 		return protocol.Request{}, err
 	}
 	return req, protocol.CheckRequest(req, starlark)
+}
+
+// grader is the line's grader: its "checker" or its "interactor" (nil
+// when it has neither), never both.
+func (l *line) grader() (protocol.Grader, error) {
+	checker, err := decodeChecker(l.Checker)
+	if err != nil {
+		return nil, err
+	}
+	interactor, err := decodeInteractor(l.Interactor)
+	switch {
+	case err != nil:
+		return nil, err
+	case checker != nil && interactor != nil:
+		return nil, errors.New("interactor: a checker beside it: the interactor grades")
+	case checker != nil:
+		return checker, nil
+	case interactor != nil:
+		return interactor, nil
+	}
+	return nil, nil
 }
 
 // decodeChecker decodes a line's "checker", {"source": "...", "image":

@@ -84,20 +84,29 @@ func TestDecodeIntoTheRequest(t *testing.T) {
 	assert.Check(t, errors.Is(err, protocol.ErrTooLarge), "a line over its bound is a request over the limit: %v", err)
 }
 
-// TestDecodeChecker: a line's "checker" is its source and image, both
-// strings; any other shape is refused naming it.
+// TestDecodeChecker: a line's "checker" (or "interactor") is its source
+// and image, both strings, its request's grader; any other shape is
+// refused naming it, and so is a line with both, or a checker beside a
+// compare mode.
 func TestDecodeChecker(t *testing.T) {
 	const tests = `"tests":[{"name":"1","stdin":"3","expect":""}]`
 	_, r, err := Decode([]byte(`{"source":"s",`+tests+`,"checker":{"source":"c","image":"sha256:ab"}}`), false)
 	assert.NilError(t, err)
-	assert.Assert(t, r.Checker != nil)
-	assert.Equal(t, *r.Checker, protocol.Checker{Source: "c", Image: "sha256:ab"})
+	assert.DeepEqual(t, r.Grader, protocol.Grader(&protocol.Checker{Source: "c", Image: "sha256:ab"}))
+	_, r, err = Decode([]byte(`{"source":"s",`+tests+`,"interactor":{"source":"i","image":"sha256:ab"}}`), false)
+	assert.NilError(t, err)
+	assert.DeepEqual(t, r.Grader, protocol.Grader(&protocol.Interactor{Source: "i", Image: "sha256:ab"}))
+	_, r, err = Decode([]byte(`{"source":"s",`+tests+`}`), false)
+	assert.NilError(t, err)
+	assert.Check(t, r.Grader == nil, "no grader: compared")
 	for in, want := range map[string]string{
 		`"checker":"c"`:                        `"checker" must be an object {"source": "...", "image": "sha256:..."}`,
 		`"checker":{"source":"c"}`:             `"checker" must be an object {"source": "...", "image": "sha256:..."}`,
 		`"checker":{"source":"c","image":1}`:   `"checker image" must be a string`,
 		`"checker":{"source":"c","x":1}`:       `"checker" must be an object {"source": "...", "image": "sha256:..."}`,
 		`"checker":{"source":null,"image":""}`: `"checker source" must be a string`,
+		`"checker":{"source":"c","image":"sha256:ab"},"interactor":{"source":"i","image":"sha256:ab"}`: `interactor: a checker beside it: the interactor grades`,
+		`"checker":{"source":"c","image":"sha256:ab"},"compare":"exact"`:                               `compare: with a checker, the checker compares`,
 	} {
 		_, _, err := Decode([]byte(`{"source":"s",`+tests+`,`+in+`}`), false)
 		assert.Check(t, err != nil && err.Error() == want, "%s: got %v", in, err)
