@@ -12,21 +12,17 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// Checker is a judge's checker: its source and the image whose language
-// runs it (protocol.Checker).
-type Checker = protocol.Checker
-
 // CheckerRun is how a checker graded one test: its exit code (nil when
 // it did not exit: a signal or a limit stopped it), its message (the
 // head of its stderr, at most limits.MaxCheckerMessage bytes, where
 // testlib writes its verdict's words), its wall-clock time and usage,
 // and why it failed where its exit is none of testlib's grades.
 type CheckerRun struct {
-	ExitCode *int         `json:"exit_code"`
-	Message  string       `json:"message"`
-	WallMS   int64        `json:"wall_ms"`
-	Usage    Usage        `json:"usage"`
-	Error    *ErrorDetail `json:"error"`
+	ExitCode *int            `json:"exit_code"`
+	Message  string          `json:"message"`
+	WallMS   int64           `json:"wall_ms"`
+	Usage    Usage           `json:"usage"`
+	Error    *protocol.Error `json:"error"`
 }
 
 // CheckerPass is the checker's own run, in a container of its own after
@@ -35,12 +31,12 @@ type CheckerRun struct {
 // it was to grade is then a JudgeFailure), its language's compile step
 // and its duration.
 type CheckerPass struct {
-	RunID      string       `json:"run_id"`
-	Image      string       `json:"image"`
-	Verdict    Verdict      `json:"verdict"`
-	Error      *ErrorDetail `json:"error"`
-	Compile    *Step        `json:"compile"`
-	DurationMS int64        `json:"duration_ms"`
+	RunID      string          `json:"run_id"`
+	Image      string          `json:"image"`
+	Verdict    Verdict         `json:"verdict"`
+	Error      *protocol.Error `json:"error"`
+	Compile    *Step           `json:"compile"`
+	DurationMS int64           `json:"duration_ms"`
 }
 
 // runChecked runs a judge's request with its checker c: the program
@@ -51,7 +47,7 @@ type CheckerPass struct {
 // (protocol.RoleCheck), on each such test's input, output and expected
 // output, under its own bounds (checkerOptions). The checker's exits
 // grade those tests (grade).
-func runChecked(ctx context.Context, req Request, c *Checker, p checkedRun) (Result, error) {
+func runChecked(ctx context.Context, req Request, c *protocol.Checker, p checkedRun) (Result, error) {
 	if err := checkChecker(req, c); err != nil {
 		a := &attempt{start: p.start}
 		return a.result(err), err
@@ -108,11 +104,11 @@ type checkedRun struct {
 // tells a checker from an interactor.
 func runGraded(ctx context.Context, req Request, p checkedRun) (Result, error) {
 	switch g := req.Grader.(type) {
-	case *Checker:
+	case *protocol.Checker:
 		if g != nil {
 			return runChecked(ctx, req, g, p)
 		}
-	case *Interactor:
+	case *protocol.Interactor:
 		if g != nil {
 			return runInteractive(ctx, req, g, p)
 		}
@@ -125,7 +121,7 @@ func runGraded(ctx context.Context, req Request, p checkedRun) (Result, error) {
 // checkChecker refuses a checker that could never run: no source, a
 // source out of the request's rules, an image that is no sha256 ID; and
 // a request it could not grade: no tests, or a compare mode beside it.
-func checkChecker(req Request, c *Checker) error {
+func checkChecker(req Request, c *protocol.Checker) error {
 	reject := rejecter("checker")
 	switch {
 	case req.Tests == nil:
@@ -176,7 +172,7 @@ func checkerOptions(o Options, image string, n int) Options {
 // test for each of the program's tests that sent its output (graded,
 // their indexes), with the test's input, expected output (empty without
 // one) and the output's size.
-func checkRequest(c *Checker, tests []Test, results []TestResult, outputs *spool.Spool) (protocol.Frame, []int) {
+func checkRequest(c *protocol.Checker, tests []Test, results []TestResult, outputs *spool.Spool) (protocol.Frame, []int) {
 	var check []Test
 	var graded []int
 	for i, t := range tests {

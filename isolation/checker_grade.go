@@ -26,7 +26,7 @@ func passVerdict(cres Result, n int) Verdict {
 
 // passError is the pass's error: none when it answered for all n tests
 // (its grades are the tests'), else the run's, why it could not.
-func passError(cres Result, n int) *ErrorDetail {
+func passError(cres Result, n int) *protocol.Error {
 	if passVerdict(cres, n) == OK {
 		return nil
 	}
@@ -50,7 +50,7 @@ func grade(res *Result, graded []int, cres Result) {
 			if cres.Error != nil {
 				cause = cres.Error.Message
 			}
-			t.Checker = &CheckerRun{Error: &ErrorDetail{Type: string(JudgeFailure), Message: cause}}
+			t.Checker = &CheckerRun{Error: &protocol.Error{Type: string(JudgeFailure), Message: cause}}
 		}
 		rule, verdict := decideTest(f)
 		t.Verdict = verdict
@@ -82,7 +82,7 @@ func overBound(tests []TestResult, outputs *spool.Spool) {
 		}
 		_, t.Verdict = decideTest(testFacts{program: t.Verdict, grade: JudgeFailure, first: programSide, cut: true})
 		t.CheckedBytes = nil
-		t.Error = &ErrorDetail{Type: string(t.Verdict), Message: fmt.Sprintf(
+		t.Error = &protocol.Error{Type: string(t.Verdict), Message: fmt.Sprintf(
 			"its stdout, %d bytes, is over what a checker is given (%d bytes a test, %d in all); it was not graded",
 			t.OutputBytes, limits.MaxCheckedOutput, int64(limits.MaxCheckedTotal))}
 	}
@@ -98,7 +98,7 @@ func gradeOf(c TestResult, who string) (Verdict, *float64, *CheckerRun) {
 		run.ExitCode = &code
 	}
 	fail := func(format string, args ...any) (Verdict, *float64, *CheckerRun) {
-		run.Error = &ErrorDetail{Type: string(JudgeFailure), Message: fmt.Sprintf(format, args...)}
+		run.Error = &protocol.Error{Type: string(JudgeFailure), Message: fmt.Sprintf(format, args...)}
 		return JudgeFailure, nil, run
 	}
 	switch {

@@ -15,13 +15,13 @@ import (
 // checkerStep is a checker's run on a test as the check's result gives
 // it: exited code (-1: a signal), or stopped by a limit (errType).
 func checkerStep(code int, errType, stdout, stderr string) TestResult {
-	t := TestResult{Verdict: OK, Step: Step{Exit: &ExecExit{Code: code}, WallMS: 5}}
+	t := TestResult{Verdict: OK, Step: Step{Exit: &protocol.Exit{Code: code}, WallMS: 5}}
 	t.Output, t.Stderr = stdout, stderr
 	switch {
 	case errType != "":
-		t.Verdict, t.Error = Timeout, &ErrorDetail{Type: errType, Message: "stopped at its wall-clock limit of 10s"}
+		t.Verdict, t.Error = Timeout, &protocol.Error{Type: errType, Message: "stopped at its wall-clock limit of 10s"}
 	case code != 0:
-		t.Verdict, t.Error = ProgramError, &ErrorDetail{Type: protocol.ErrExec, Message: "exit status 1"}
+		t.Verdict, t.Error = ProgramError, &protocol.Error{Type: protocol.ErrExec, Message: "exit status 1"}
 	}
 	return t
 }
@@ -86,7 +86,7 @@ func TestGradeTakesTheWorst(t *testing.T) {
 	assert.Check(t, is.Equal(res.Error.Message, `test "a": the checker: wrong answer: no`))
 
 	res = prog()
-	grade(&res, []int{0, 2}, Result{Verdict: CompileError, Error: &ErrorDetail{Message: "compilation failed: exit status 1: check.cpp:1: error: x"}})
+	grade(&res, []int{0, 2}, Result{Verdict: CompileError, Error: &protocol.Error{Message: "compilation failed: exit status 1: check.cpp:1: error: x"}})
 	assert.Check(t, is.Equal(res.Verdict, JudgeFailure))
 	assert.Check(t, is.Equal(res.Tests[2].Verdict, JudgeFailure))
 	assert.Check(t, is.Equal(res.Error.Message, `test "a": compilation failed: exit status 1: check.cpp:1: error: x`))
@@ -95,19 +95,19 @@ func TestGradeTakesTheWorst(t *testing.T) {
 // TestCheckChecker: a checker without a source, tests or an ID for an
 // image, or beside a compare mode, is refused.
 func TestCheckChecker(t *testing.T) {
-	good := Request{Tests: []Test{{Name: "a"}}, Grader: &Checker{Source: "import sys", Image: "sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}
-	assert.NilError(t, checkChecker(good, good.Grader.(*Checker)))
-	image := good.Grader.(*Checker).Image
+	good := Request{Tests: []Test{{Name: "a"}}, Grader: &protocol.Checker{Source: "import sys", Image: "sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}}
+	assert.NilError(t, checkChecker(good, good.Grader.(*protocol.Checker)))
+	image := good.Grader.(*protocol.Checker).Image
 	for want, mutate := range map[string]func(*Request){
 		"checker: a checker grades tests, and there are none":            func(r *Request) { r.Tests = nil },
 		`checker: compare "exact": with a checker, the checker compares`: func(r *Request) { r.Compare = "exact" },
-		"checker: no source":             func(r *Request) { r.Grader = &Checker{Source: " \n", Image: image} },
-		"checker: image: ":               func(r *Request) { r.Grader = &Checker{Source: "x", Image: "python:3"} },
-		"checker: source: invalid UTF-8": func(r *Request) { r.Grader = &Checker{Source: "\xff", Image: image} },
+		"checker: no source":             func(r *Request) { r.Grader = &protocol.Checker{Source: " \n", Image: image} },
+		"checker: image: ":               func(r *Request) { r.Grader = &protocol.Checker{Source: "x", Image: "python:3"} },
+		"checker: source: invalid UTF-8": func(r *Request) { r.Grader = &protocol.Checker{Source: "\xff", Image: image} },
 	} {
 		r := good
 		mutate(&r)
-		err := checkChecker(r, r.Grader.(*Checker))
+		err := checkChecker(r, r.Grader.(*protocol.Checker))
 		assert.Check(t, is.ErrorContains(err, want))
 		assert.Check(t, is.Equal(verdictOf(err), Rejected))
 	}
@@ -116,7 +116,7 @@ func TestCheckChecker(t *testing.T) {
 // TestRunGradedRefusesANilGrader: a Grader that is a nil pointer grades
 // nothing: the request is refused before anything runs.
 func TestRunGradedRefusesANilGrader(t *testing.T) {
-	for _, g := range []protocol.Grader{(*Checker)(nil), (*Interactor)(nil)} {
+	for _, g := range []protocol.Grader{(*protocol.Checker)(nil), (*protocol.Interactor)(nil)} {
 		p := checkedRun{start: time.Now(), program: func(*attempt, protocol.Frame) error { panic("the program ran") }}
 		res, err := runGraded(context.Background(), Request{Source: "x", Tests: []Test{{Name: "a"}}, Grader: g}, p)
 		assert.Check(t, is.Equal(verdictOf(err), Rejected), "%T", g)
@@ -149,7 +149,7 @@ func TestOverBoundIsNeverShown(t *testing.T) {
 	assert.Check(t, tests[1].CheckedBytes == nil && tests[1].Error != nil)
 	assert.Check(t, is.Contains(tests[1].Error.Message, "its stdout, 20 bytes, is over what a checker is given"))
 	assert.Check(t, is.Equal(tests[2].Verdict, ProgramError))
-	check, graded := checkRequest(&Checker{Source: "x"}, []Test{{Name: "whole"}, {Name: "cut"}, {Name: "crash"}}, tests, outputs)
+	check, graded := checkRequest(&protocol.Checker{Source: "x"}, []Test{{Name: "whole"}, {Name: "cut"}, {Name: "crash"}}, tests, outputs)
 	assert.Check(t, is.DeepEqual(graded, []int{0}))
 	assert.Check(t, check.Role() == protocol.RoleCheck && len(check.Tests) == 1 && *check.Tests[0].OutputBytes == 4)
 }

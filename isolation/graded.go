@@ -3,6 +3,7 @@ package isolation
 import (
 	"fmt"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -96,7 +97,7 @@ func interactive(res *Result, ires Result, ends []testEnd) {
 		}
 		run.EndedFirst = endedFirstNames[f.first]
 		var points *float64
-		grade := &CheckerRun{Error: &ErrorDetail{Type: string(JudgeFailure), Message: notGraded(ires, graded)}}
+		grade := &CheckerRun{Error: &protocol.Error{Type: string(JudgeFailure), Message: notGraded(ires, graded)}}
 		ran := graded && !ires.Tests[i].NotRun
 		if graded {
 			it := ires.Tests[i]
@@ -115,10 +116,10 @@ func interactive(res *Result, ires Result, ends []testEnd) {
 			if t.Error != nil {
 				cause += ": " + t.Error.Message
 			}
-			run.Error = &ErrorDetail{Type: string(JudgeFailure), Message: cause}
+			run.Error = &protocol.Error{Type: string(JudgeFailure), Message: cause}
 		case ruleCut:
 			t.Stopped = false // by the host, at a bound of its own
-			t.Error = &ErrorDetail{Type: string(WrongAnswer), Message: fmt.Sprintf(
+			t.Error = &protocol.Error{Type: string(WrongAnswer), Message: fmt.Sprintf(
 				"its output to the interactor passed %d bytes, a test's bound: it was stopped there, and the interactor's grade of what it was given does not count",
 				int64(limits.MaxInteractedOutput))}
 			if ran {

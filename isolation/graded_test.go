@@ -28,9 +28,9 @@ func interactorStep(code int, errType string, notRun bool) TestResult {
 // the stream's bound is its own wrong answer; a test either side did not
 // run, or the interactor did not grade, is the judge's failure.
 func TestInteractiveDecides(t *testing.T) {
-	stopped := &ErrorDetail{Type: protocol.ErrTimeout, Message: "stopped at the interactor's end"}
-	crashed := &ErrorDetail{Type: protocol.ErrExec, Message: "exit status 1"}
-	ownLimit := &ErrorDetail{Type: protocol.ErrTimeout, Message: "stopped at its wall-clock limit of 2s"}
+	stopped := &protocol.Error{Type: protocol.ErrTimeout, Message: "stopped at the interactor's end"}
+	crashed := &protocol.Error{Type: protocol.ErrExec, Message: "exit status 1"}
+	ownLimit := &protocol.Error{Type: protocol.ErrTimeout, Message: "stopped at its wall-clock limit of 2s"}
 	points := checkerStep(7, "", "100\nlower\n", "points 0.5\n")
 	const p, i, none = programSide, interactorSide, -1
 	for _, c := range []struct {
@@ -62,8 +62,8 @@ func TestInteractiveDecides(t *testing.T) {
 		{"the interactor hung", TestResult{Verdict: OK}, interactorStep(0, protocol.ErrTimeout, false), testEnd{first: p}, JudgeFailure, false, true},
 		{"the interactor failed", TestResult{Verdict: OK}, interactorStep(3, "", false), testEnd{first: p}, JudgeFailure, false, true},
 		{"the interactor did not run it", TestResult{Verdict: OK}, interactorStep(0, "", true), testEnd{first: p}, JudgeFailure, false, false},
-		{"the request's timeout came first", TestResult{Verdict: Timeout, NotRun: true, Step: Step{Error: &ErrorDetail{Type: protocol.ErrTimeout, Message: "not run: the request's deadline of 10s came first"}}}, interactorStep(0, "", true), testEnd{first: none}, Timeout, true, false},
-		{"the program's side did not run it", TestResult{Verdict: ProgramError, NotRun: true, Step: Step{Error: &ErrorDetail{Type: protocol.ErrInternal, Message: "not run: the interactor ended before it"}}}, interactorStep(0, "", false), testEnd{first: none}, JudgeFailure, true, false},
+		{"the request's timeout came first", TestResult{Verdict: Timeout, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrTimeout, Message: "not run: the request's deadline of 10s came first"}}}, interactorStep(0, "", true), testEnd{first: none}, Timeout, true, false},
+		{"the program's side did not run it", TestResult{Verdict: ProgramError, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrInternal, Message: "not run: the interactor ended before it"}}}, interactorStep(0, "", false), testEnd{first: none}, JudgeFailure, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.program.Name = "a"
@@ -100,7 +100,7 @@ func TestInteractiveDecides(t *testing.T) {
 // program did not fail itself a judge's failure, its cause named.
 func TestInteractiveWithoutTheInteractorsTests(t *testing.T) {
 	res := Result{Tests: []TestResult{{Name: "a", Verdict: OK}, {Name: "b", Verdict: OK}}}
-	interactive(&res, Result{Verdict: CompileError, Error: &ErrorDetail{Type: "compile_error", Message: "compilation failed: x"}}, []testEnd{{first: 1}, {first: 1}})
+	interactive(&res, Result{Verdict: CompileError, Error: &protocol.Error{Type: "compile_error", Message: "compilation failed: x"}}, []testEnd{{first: 1}, {first: 1}})
 	for _, tc := range res.Tests {
 		assert.Check(t, is.Equal(tc.Verdict, JudgeFailure))
 		assert.Check(t, is.Equal(tc.Interactor.Error.Message, "the interactor's run: compilation failed: x"))

@@ -9,10 +9,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// Interactor is a judge's interactor: its source and the image whose
-// language runs it (protocol.Interactor).
-type Interactor = protocol.Interactor
-
 // InteractorRun is how the interactor talked with the program in one
 // test and graded it: a checker's account of its run (CheckerRun), and
 // what it wrote to the program, head and tail (the program's own words
@@ -38,7 +34,7 @@ type InteractorRun struct {
 // relaying each one's stdout to the other's stdin, test
 // by test (relay), what the program sends bounded. Each test's verdict
 // is then decided by interactive, on who ended it first.
-func runInteractive(ctx context.Context, req Request, g *Interactor, p checkedRun) (Result, error) {
+func runInteractive(ctx context.Context, req Request, g *protocol.Interactor, p checkedRun) (Result, error) {
 	if err := checkInteractor(req, g); err != nil {
 		a := &attempt{start: p.start}
 		return a.result(err), err
@@ -84,7 +80,7 @@ func runInteractive(ctx context.Context, req Request, g *Interactor, p checkedRu
 
 // checkInteractor refuses an interactor that could never run, as
 // checkChecker does a checker.
-func checkInteractor(req Request, g *Interactor) error {
+func checkInteractor(req Request, g *protocol.Interactor) error {
 	reject := rejecter("interactor")
 	switch {
 	case req.Tests == nil:

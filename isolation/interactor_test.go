@@ -11,6 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -151,18 +152,18 @@ func TestInteractorOptions(t *testing.T) {
 // compare mode; each refusal names the interactor.
 func TestCheckInteractor(t *testing.T) {
 	image := "sha256:" + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	good := Request{Tests: []Test{{Name: "a"}}, Grader: &Interactor{Source: "import sys", Image: image}}
-	assert.NilError(t, checkInteractor(good, good.Grader.(*Interactor)))
+	good := Request{Tests: []Test{{Name: "a"}}, Grader: &protocol.Interactor{Source: "import sys", Image: image}}
+	assert.NilError(t, checkInteractor(good, good.Grader.(*protocol.Interactor)))
 	for want, mutate := range map[string]func(*Request){
 		"interactor: an interactor grades tests, and there are none":             func(r *Request) { r.Tests = nil },
 		`interactor: compare "exact": with an interactor, the interactor grades`: func(r *Request) { r.Compare = "exact" },
-		"interactor: no source":             func(r *Request) { r.Grader = &Interactor{Source: " \n", Image: image} },
-		"interactor: image: ":               func(r *Request) { r.Grader = &Interactor{Source: "x", Image: "python:3"} },
-		"interactor: source: invalid UTF-8": func(r *Request) { r.Grader = &Interactor{Source: "\xff", Image: image} },
+		"interactor: no source":             func(r *Request) { r.Grader = &protocol.Interactor{Source: " \n", Image: image} },
+		"interactor: image: ":               func(r *Request) { r.Grader = &protocol.Interactor{Source: "x", Image: "python:3"} },
+		"interactor: source: invalid UTF-8": func(r *Request) { r.Grader = &protocol.Interactor{Source: "\xff", Image: image} },
 	} {
 		r := good
 		mutate(&r)
-		err := checkInteractor(r, r.Grader.(*Interactor))
+		err := checkInteractor(r, r.Grader.(*protocol.Interactor))
 		assert.Check(t, is.ErrorContains(err, want))
 		assert.Check(t, is.Equal(verdictOf(err), Rejected))
 	}

@@ -16,10 +16,10 @@ import (
 // resident set, capped at the memory limit).
 type Step struct {
 	protocol.Streams
-	Exit   *ExecExit    `json:"-"`
-	Error  *ErrorDetail `json:"error"`
-	WallMS int64        `json:"wall_ms"`
-	Usage  Usage        `json:"usage"`
+	Exit   *protocol.Exit  `json:"-"`
+	Error  *protocol.Error `json:"error"`
+	WallMS int64           `json:"wall_ms"`
+	Usage  Usage           `json:"usage"`
 }
 
 // TestResult is one test's result.
@@ -165,9 +165,9 @@ func (a *attempt) step(s protocol.Step) (Step, error) {
 
 // judgedError is a judged request's error: the compile step's, or the
 // first test whose verdict is the request's, named.
-func (j *judgement) judgedError(resp *protocol.Response) *ErrorDetail {
+func (j *judgement) judgedError(resp *protocol.Response) *protocol.Error {
 	if j.verdict == CompileError {
-		return &ErrorDetail{Type: string(CompileError), Message: resp.Error.Message}
+		return &protocol.Error{Type: string(CompileError), Message: resp.Error.Message}
 	}
 	for _, t := range j.tests {
 		if t.Verdict != j.verdict || t.Verdict == OK {
@@ -182,7 +182,7 @@ func (j *judgement) judgedError(resp *protocol.Response) *ErrorDetail {
 		case t.Error != nil:
 			msg = t.Error.Message
 		}
-		return &ErrorDetail{Type: string(t.Verdict), Message: fmt.Sprintf("test %q: %s", t.Name, msg)}
+		return &protocol.Error{Type: string(t.Verdict), Message: fmt.Sprintf("test %q: %s", t.Name, msg)}
 	}
 	return nil
 }

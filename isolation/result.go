@@ -8,21 +8,6 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-// ErrorDetail is a program's error in a Result, or the reason its run
-// failed, whose Type is then the verdict. Line and Col place a Starlark
-// error in the source; zero where there is no place. It is the response's
-// error (protocol.Error) itself, its JSON keys the same.
-type ErrorDetail = protocol.Error
-
-// ExecExit is how an exec-mode interpreter ended: its status, or the
-// signal that killed it (Code -1). It is the response's (protocol.Exit).
-type ExecExit = protocol.Exit
-
-// File is a collected file: its bytes, their count and SHA-256, or why it
-// was not returned. It is the response's (protocol.File), checked by the
-// host before a Result carries it.
-type File = protocol.File
-
 // Result is the outcome of one run.
 type Result struct {
 	Verdict Verdict
@@ -39,7 +24,7 @@ type Result struct {
 	// working directory, by name: each whole (File.Data) or why not
 	// (File.Error). Nil when none were asked for or the verdict is not
 	// ok or program_error; empty when none matched.
-	Files map[string]File
+	Files map[string]protocol.File
 	// Compile is the compile step of an image's language that has one;
 	// nil without.
 	Compile *Step
@@ -57,9 +42,9 @@ type Result struct {
 	// of that verdict.
 	Tests []TestResult
 	// Error is the program's error or the reason the run failed.
-	Error *ErrorDetail
+	Error *protocol.Error
 	// Exec is the exit of an exec-mode command.
-	Exec *ExecExit
+	Exec *protocol.Exit
 	// ContainerExit is the exit status of `docker run`, when it exited.
 	ContainerExit *int
 	// RunID, Container and Image identify the run and its container; empty
@@ -144,7 +129,7 @@ func (a *attempt) result(err error) Result {
 	switch r := a.response; {
 	case err != nil:
 		res.Verdict = verdictOf(err)
-		res.Error = &ErrorDetail{Type: string(res.Verdict), Message: err.Error()}
+		res.Error = &protocol.Error{Type: string(res.Verdict), Message: err.Error()}
 	case r != nil:
 		res.Verdict = OK
 		if !r.OK {
@@ -158,7 +143,7 @@ func (a *attempt) result(err error) Result {
 		res.Error, res.Exec = r.Error, r.Exit
 		res.Files = r.Files
 		if a.collect && res.Files == nil {
-			res.Files = map[string]File{} // asked for, and none matched
+			res.Files = map[string]protocol.File{} // asked for, and none matched
 		}
 		if j := a.judged; j != nil {
 			res.Compile = j.compile

@@ -13,6 +13,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
@@ -70,7 +71,7 @@ func TestBatchOutputDirClaimedBeforeTheLineRuns(t *testing.T) {
 func TestWriteFilesRefusals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	res := isolation.Result{Verdict: isolation.OK, Files: map[string]isolation.File{
+	res := isolation.Result{Verdict: isolation.OK, Files: map[string]protocol.File{
 		"a\u009b31mred":   {Data: []byte("x"), Bytes: 1},
 		"doc\u202etxt.sh": {Data: []byte("y"), Bytes: 1},
 	}}

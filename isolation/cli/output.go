@@ -43,7 +43,7 @@ func rejectedResult(err error) isolation.Result { return errorResult(isolation.R
 
 // errorResult is a result that is only its verdict and why.
 func errorResult(v isolation.Verdict, msg string) isolation.Result {
-	return isolation.Result{Verdict: v, Error: &isolation.ErrorDetail{Type: string(v), Message: msg}}
+	return isolation.Result{Verdict: v, Error: &protocol.Error{Type: string(v), Message: msg}}
 }
 
 // resultOut is how run and eval print their one result: in format, and
@@ -125,7 +125,7 @@ func textResult(res isolation.Result, verdictLine bool) (stdout, stderr []byte) 
 
 // listFiles says, for a person, what came back of the files asked for:
 // each with its size, or why not; nothing goes to stdout, the program's.
-func listFiles(w io.Writer, files map[string]isolation.File) {
+func listFiles(w io.Writer, files map[string]protocol.File) {
 	for _, n := range slices.Sorted(maps.Keys(files)) {
 		if f := files[n]; f.Error != "" {
 			fmt.Fprintf(w, "synapse-isolation: file %s: %s\n", oneLine(n), oneLine(f.Error))
@@ -148,7 +148,7 @@ func replacedText(out, errOut int64) string {
 }
 
 // position is " (line L, col C)" for an error with a position.
-func position(e *isolation.ErrorDetail) string {
+func position(e *protocol.Error) string {
 	if e.Line > 0 {
 		return fmt.Sprintf(" (line %d, col %d)", e.Line, e.Col)
 	}
@@ -195,17 +195,17 @@ type record struct {
 	ResultType *string           `json:"result_type"`
 	ResultRepr bool              `json:"result_repr"`
 	protocol.Streams
-	Error         *isolation.ErrorDetail `json:"error"`
-	ExecExit      *execExit              `json:"exec_exit"`
-	ContainerExit *int                   `json:"container_exit"`
-	RunID         *string                `json:"run_id"`
-	Container     *string                `json:"container"`
-	Image         *string                `json:"image"`
-	Interpreter   *string                `json:"interpreter"`
-	Sandboxed     bool                   `json:"sandboxed"`
-	DurationMS    int64                  `json:"duration_ms"`
-	Timings       isolation.Timings      `json:"timings"`
-	Usage         isolation.Usage        `json:"usage"`
+	Error         *protocol.Error   `json:"error"`
+	ExecExit      *execExit         `json:"exec_exit"`
+	ContainerExit *int              `json:"container_exit"`
+	RunID         *string           `json:"run_id"`
+	Container     *string           `json:"container"`
+	Image         *string           `json:"image"`
+	Interpreter   *string           `json:"interpreter"`
+	Sandboxed     bool              `json:"sandboxed"`
+	DurationMS    int64             `json:"duration_ms"`
+	Timings       isolation.Timings `json:"timings"`
+	Usage         isolation.Usage   `json:"usage"`
 	// Files are the collected files: null when none were asked for,
 	// {} when none matched.
 	Files map[string]fileRecord `json:"files"`
@@ -236,7 +236,7 @@ type testRecord struct {
 
 // fileRecord is a collected file as the result prints it: its size,
 // SHA-256 and base64, or why it was not returned.
-type fileRecord isolation.File
+type fileRecord protocol.File
 
 func (f fileRecord) MarshalJSON() ([]byte, error) {
 	if f.Error != "" {
@@ -330,7 +330,7 @@ type execExit struct {
 
 // newExecExit is e's record; null (nil) in Starlark mode, where nothing
 // was executed.
-func newExecExit(e *isolation.ExecExit) *execExit {
+func newExecExit(e *protocol.Exit) *execExit {
 	if e == nil {
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // TestExecExitHasBothKeys: exec_exit always has "code" and "signal",
@@ -14,12 +15,12 @@ import (
 func TestExecExitHasBothKeys(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		exit *isolation.ExecExit
+		exit *protocol.Exit
 		want string
 	}{
-		{&isolation.ExecExit{Code: 0}, `"exec_exit":{"code":0,"signal":null}`},
-		{&isolation.ExecExit{Code: 3}, `"exec_exit":{"code":3,"signal":null}`},
-		{&isolation.ExecExit{Code: -1, Signal: "killed"}, `"exec_exit":{"code":null,"signal":"killed"}`},
+		{&protocol.Exit{Code: 0}, `"exec_exit":{"code":0,"signal":null}`},
+		{&protocol.Exit{Code: 3}, `"exec_exit":{"code":3,"signal":null}`},
+		{&protocol.Exit{Code: -1, Signal: "killed"}, `"exec_exit":{"code":null,"signal":"killed"}`},
 		{nil, `"exec_exit":null`},
 	} {
 		out, err := encodeJSON(newRecord(isolation.Result{Verdict: isolation.OK, Exec: tc.exit}, 0))

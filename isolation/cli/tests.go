@@ -130,7 +130,7 @@ func (o *testsOptions) read(c *cli.Context, req *isolation.Request) error {
 func (o *testsOptions) readChecker(c *cli.Context, req *isolation.Request) error {
 	src, ok, err := readGrader(c, req, "checker", o.checker)
 	if ok {
-		req.Grader = &isolation.Checker{Source: src, Image: o.checkerImage}
+		req.Grader = &protocol.Checker{Source: src, Image: o.checkerImage}
 	}
 	return err
 }
@@ -143,7 +143,7 @@ func (o *testsOptions) readInteractor(c *cli.Context, req *isolation.Request) er
 	}
 	src, ok, err := readGrader(c, req, "interactor", o.interactor)
 	if ok {
-		req.Grader = &isolation.Interactor{Source: src, Image: o.interactorImage}
+		req.Grader = &protocol.Interactor{Source: src, Image: o.interactorImage}
 	}
 	return err
 }

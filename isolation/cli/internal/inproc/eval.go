@@ -65,7 +65,7 @@ func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Res
 	res.Streams = protocol.Streams{}
 	if parent.Err() != nil {
 		res.Verdict = isolation.Interrupted
-		res.Error = &isolation.ErrorDetail{Type: string(isolation.Interrupted), Message: context.Cause(parent).Error()}
+		res.Error = &protocol.Error{Type: string(isolation.Interrupted), Message: context.Cause(parent).Error()}
 		return res, &isolation.Error{Verdict: isolation.Interrupted, Err: context.Cause(parent)}
 	}
 	res.Verdict = isolation.Timeout
