@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/relay"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/spool"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -41,7 +42,7 @@ func passError(cres Result, n int) *protocol.Error {
 func grade(res *Result, graded []int, cres Result) {
 	for k, i := range graded {
 		t := &res.Tests[i]
-		f := testFacts{program: t.Verdict, notRun: t.NotRun, grade: JudgeFailure, first: programSide}
+		f := testFacts{program: t.Verdict, notRun: t.NotRun, grade: JudgeFailure, first: relay.Program}
 		var points *float64
 		if len(cres.Tests) == len(graded) {
 			f.grade, points, t.Checker = gradeOf(cres.Tests[k], "the checker")
@@ -80,7 +81,7 @@ func overBound(tests []TestResult, outputs *spool.Spool) {
 		if !ok || t.Verdict != OK || n >= t.OutputBytes {
 			continue
 		}
-		_, t.Verdict = decideTest(testFacts{program: t.Verdict, grade: JudgeFailure, first: programSide, cut: true})
+		_, t.Verdict = decideTest(testFacts{program: t.Verdict, grade: JudgeFailure, first: relay.Program, cut: true})
 		t.CheckedBytes = nil
 		t.Error = &protocol.Error{Type: string(t.Verdict), Message: fmt.Sprintf(
 			"its stdout, %d bytes, is over what a checker is given (%d bytes a test, %d in all); it was not graded",

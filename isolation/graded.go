@@ -3,6 +3,7 @@ package isolation
 import (
 	"fmt"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/relay"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -23,7 +24,7 @@ type testFacts struct {
 	notRun  bool    // the program's side did not run the test
 	stopped bool    // the program was stopped at the interactor's end, not at a limit of its own
 	grade   Verdict // the grader's grade (gradeOf); JudgeFailure when it did not grade
-	first   int     // the side that ended first (testEnd; programSide for a checker's test); -1: neither did
+	first   int     // the side that ended first (relay.End; relay.Program for a checker's test); -1: neither did
 	// cut: the program's output passed its grader's bound (an
 	// interactor's limits.MaxInteractedOutput, where it was stopped; a
 	// checker's limits.MaxCheckedOutput, whose test it is not shown).
@@ -65,7 +66,7 @@ func decideTest(f testFacts) (testRule, Verdict) {
 		return ruleDeadline, Timeout
 	case f.notRun:
 		return ruleUnrun, JudgeFailure
-	case f.first == interactorSide && f.grade != OK:
+	case f.first == relay.Interactor && f.grade != OK:
 		return ruleInteractorFirst, f.grade
 	case f.cut:
 		return ruleCut, WrongAnswer
@@ -76,7 +77,7 @@ func decideTest(f testFacts) (testRule, Verdict) {
 }
 
 // endedFirstNames name the side that ended first in a result.
-var endedFirstNames = map[int]string{programSide: "program", interactorSide: "interactor"}
+var endedFirstNames = map[int]string{relay.Program: "program", relay.Interactor: "interactor"}
 
 // interactive decides each test of res from its facts: the program's
 // side (res), the interactor's run ires (testlib's exits, gradeOf; a
@@ -85,7 +86,7 @@ var endedFirstNames = map[int]string{programSide: "program", interactorSide: "in
 // either side did not run, or the interactor did not grade, is the
 // judge's failure, never the program's, unless the program's own failure
 // (or its wrong answer past the stream's bound) came first.
-func interactive(res *Result, ires Result, ends []testEnd) {
+func interactive(res *Result, ires Result, ends []relay.End) {
 	graded := len(ires.Tests) == len(res.Tests)
 	for i := range res.Tests {
 		t := &res.Tests[i]
@@ -93,7 +94,7 @@ func interactive(res *Result, ires Result, ends []testEnd) {
 		t.Interactor = run
 		f := testFacts{program: t.Verdict, notRun: t.NotRun, stopped: t.Stopped, grade: JudgeFailure, first: -1}
 		if i < len(ends) {
-			f.first, f.cut = ends[i].first, ends[i].cut
+			f.first, f.cut = ends[i].First, ends[i].Cut
 		}
 		run.EndedFirst = endedFirstNames[f.first]
 		var points *float64

@@ -7,6 +7,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/relay"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -32,43 +33,43 @@ func TestInteractiveDecides(t *testing.T) {
 	crashed := &protocol.Error{Type: protocol.ErrExec, Message: "exit status 1"}
 	ownLimit := &protocol.Error{Type: protocol.ErrTimeout, Message: "stopped at its wall-clock limit of 2s"}
 	points := checkerStep(7, "", "100\nlower\n", "points 0.5\n")
-	const p, i, none = programSide, interactorSide, -1
+	const p, i, none = relay.Program, relay.Interactor, -1
 	for _, c := range []struct {
 		name    string
 		program TestResult
 		inter   TestResult
-		end     testEnd
+		end     relay.End
 		verdict Verdict
 		err     bool // the test keeps an error
 		graded  bool
 	}{
-		{"both ok", TestResult{Verdict: OK}, interactorStep(0, "", false), testEnd{first: p}, OK, false, true},
-		{"a wrong answer", TestResult{Verdict: OK}, interactorStep(1, "", false), testEnd{first: p}, WrongAnswer, false, true},
-		{"points from stderr", TestResult{Verdict: OK}, points, testEnd{first: p}, Points, false, true},
-		{"stopped at the interactor's end", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), testEnd{first: i}, OK, false, true},
-		{"stopped, the interactor gone", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrTimeout, false), testEnd{first: i}, JudgeFailure, false, true},
-		{"the program crashed first", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), testEnd{first: p}, ProgramError, true, false},
-		{"the program's own limit first", TestResult{Verdict: Timeout, Step: Step{Error: ownLimit}}, interactorStep(1, "", false), testEnd{first: p}, Timeout, true, false},
-		{"a crash at the interactor's end", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), testEnd{first: i}, WrongAnswer, true, true},
-		{"its own limit after the interactor's end", TestResult{Verdict: Timeout, Step: Step{Error: ownLimit}}, interactorStep(1, "", false), testEnd{first: i}, WrongAnswer, true, true},
-		{"points, then a crash", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, points, testEnd{first: i}, Points, true, true},
-		{"a crash after the interactor accepted", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", false), testEnd{first: i}, ProgramError, true, false},
-		{"a crash after the interactor failed", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(3, "", false), testEnd{first: i}, JudgeFailure, true, true},
-		{"a crash after the interactor's run was gone", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", true), testEnd{first: i}, JudgeFailure, true, false},
-		{"a crash, no end seen", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), testEnd{first: none}, ProgramError, true, false},
-		{"over the bound, the cut stream accepted", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), testEnd{first: p, cut: true}, WrongAnswer, true, false},
-		{"over the bound, the interactor failed", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrOOM, false), testEnd{first: p, cut: true}, WrongAnswer, true, false},
-		{"the interactor's verdict, then over the bound", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(2, "", false), testEnd{first: i, cut: true}, PresentationError, false, true},
-		{"the interactor hung", TestResult{Verdict: OK}, interactorStep(0, protocol.ErrTimeout, false), testEnd{first: p}, JudgeFailure, false, true},
-		{"the interactor failed", TestResult{Verdict: OK}, interactorStep(3, "", false), testEnd{first: p}, JudgeFailure, false, true},
-		{"the interactor did not run it", TestResult{Verdict: OK}, interactorStep(0, "", true), testEnd{first: p}, JudgeFailure, false, false},
-		{"the request's timeout came first", TestResult{Verdict: Timeout, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrTimeout, Message: "not run: the request's deadline of 10s came first"}}}, interactorStep(0, "", true), testEnd{first: none}, Timeout, true, false},
-		{"the program's side did not run it", TestResult{Verdict: ProgramError, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrInternal, Message: "not run: the interactor ended before it"}}}, interactorStep(0, "", false), testEnd{first: none}, JudgeFailure, true, false},
+		{"both ok", TestResult{Verdict: OK}, interactorStep(0, "", false), relay.End{First: p}, OK, false, true},
+		{"a wrong answer", TestResult{Verdict: OK}, interactorStep(1, "", false), relay.End{First: p}, WrongAnswer, false, true},
+		{"points from stderr", TestResult{Verdict: OK}, points, relay.End{First: p}, Points, false, true},
+		{"stopped at the interactor's end", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), relay.End{First: i}, OK, false, true},
+		{"stopped, the interactor gone", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrTimeout, false), relay.End{First: i}, JudgeFailure, false, true},
+		{"the program crashed first", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: p}, ProgramError, true, false},
+		{"the program's own limit first", TestResult{Verdict: Timeout, Step: Step{Error: ownLimit}}, interactorStep(1, "", false), relay.End{First: p}, Timeout, true, false},
+		{"a crash at the interactor's end", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: i}, WrongAnswer, true, true},
+		{"its own limit after the interactor's end", TestResult{Verdict: Timeout, Step: Step{Error: ownLimit}}, interactorStep(1, "", false), relay.End{First: i}, WrongAnswer, true, true},
+		{"points, then a crash", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, points, relay.End{First: i}, Points, true, true},
+		{"a crash after the interactor accepted", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", false), relay.End{First: i}, ProgramError, true, false},
+		{"a crash after the interactor failed", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(3, "", false), relay.End{First: i}, JudgeFailure, true, true},
+		{"a crash after the interactor's run was gone", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", true), relay.End{First: i}, JudgeFailure, true, false},
+		{"a crash, no end seen", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: none}, ProgramError, true, false},
+		{"over the bound, the cut stream accepted", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), relay.End{First: p, Cut: true}, WrongAnswer, true, false},
+		{"over the bound, the interactor failed", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrOOM, false), relay.End{First: p, Cut: true}, WrongAnswer, true, false},
+		{"the interactor's verdict, then over the bound", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(2, "", false), relay.End{First: i, Cut: true}, PresentationError, false, true},
+		{"the interactor hung", TestResult{Verdict: OK}, interactorStep(0, protocol.ErrTimeout, false), relay.End{First: p}, JudgeFailure, false, true},
+		{"the interactor failed", TestResult{Verdict: OK}, interactorStep(3, "", false), relay.End{First: p}, JudgeFailure, false, true},
+		{"the interactor did not run it", TestResult{Verdict: OK}, interactorStep(0, "", true), relay.End{First: p}, JudgeFailure, false, false},
+		{"the request's timeout came first", TestResult{Verdict: Timeout, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrTimeout, Message: "not run: the request's deadline of 10s came first"}}}, interactorStep(0, "", true), relay.End{First: none}, Timeout, true, false},
+		{"the program's side did not run it", TestResult{Verdict: ProgramError, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrInternal, Message: "not run: the interactor ended before it"}}}, interactorStep(0, "", false), relay.End{First: none}, JudgeFailure, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.program.Name = "a"
 			res := Result{Tests: []TestResult{c.program}}
-			interactive(&res, Result{Verdict: OK, Tests: []TestResult{c.inter}}, []testEnd{c.end})
+			interactive(&res, Result{Verdict: OK, Tests: []TestResult{c.inter}}, []relay.End{c.end})
 			got := res.Tests[0]
 			assert.Check(t, is.Equal(got.Verdict, c.verdict))
 			assert.Check(t, is.Equal(res.Verdict, c.verdict))
@@ -76,7 +77,7 @@ func TestInteractiveDecides(t *testing.T) {
 			assert.Assert(t, got.Interactor != nil)
 			assert.Check(t, is.Equal(got.Interactor.Output, "100\nlower\n"))
 			assert.Check(t, is.Equal(got.Interactor.Graded, c.graded))
-			assert.Check(t, is.Equal(got.Interactor.EndedFirst, map[int]string{p: "program", i: "interactor", none: ""}[c.end.first]))
+			assert.Check(t, is.Equal(got.Interactor.EndedFirst, map[int]string{p: "program", i: "interactor", none: ""}[c.end.First]))
 			if c.verdict == Points {
 				assert.Assert(t, got.Points != nil)
 				assert.Check(t, is.Equal(*got.Points, 0.5))
@@ -84,7 +85,7 @@ func TestInteractiveDecides(t *testing.T) {
 			if c.verdict == JudgeFailure {
 				assert.Check(t, got.Interactor.Error != nil && strings.Contains(res.Error.Message, "interactor") || strings.Contains(res.Error.Message, "side"), "%+v", res.Error)
 			}
-			if c.end.cut && c.end.first == p { // the cut came first: its wrong answer
+			if c.end.Cut && c.end.First == p { // the cut came first: its wrong answer
 				assert.Check(t, !got.Stopped, "stopped at a bound of its own")
 				if assert.Check(t, got.Error != nil && res.Error != nil) {
 					assert.Check(t, is.Equal(got.Error.Type, string(WrongAnswer)))
@@ -100,7 +101,7 @@ func TestInteractiveDecides(t *testing.T) {
 // program did not fail itself a judge's failure, its cause named.
 func TestInteractiveWithoutTheInteractorsTests(t *testing.T) {
 	res := Result{Tests: []TestResult{{Name: "a", Verdict: OK}, {Name: "b", Verdict: OK}}}
-	interactive(&res, Result{Verdict: CompileError, Error: &protocol.Error{Type: "compile_error", Message: "compilation failed: x"}}, []testEnd{{first: 1}, {first: 1}})
+	interactive(&res, Result{Verdict: CompileError, Error: &protocol.Error{Type: "compile_error", Message: "compilation failed: x"}}, []relay.End{{First: 1}, {First: 1}})
 	for _, tc := range res.Tests {
 		assert.Check(t, is.Equal(tc.Verdict, JudgeFailure))
 		assert.Check(t, is.Equal(tc.Interactor.Error.Message, "the interactor's run: compilation failed: x"))
@@ -112,7 +113,7 @@ func TestInteractiveWithoutTheInteractorsTests(t *testing.T) {
 // conflict between two of them, on facts alone: an interactor's test's,
 // then a checker's (which runs once the program's side has ended).
 func TestDecideTest(t *testing.T) {
-	const p, i = programSide, interactorSide
+	const p, i = relay.Program, relay.Interactor
 	for _, c := range []struct {
 		name    string
 		facts   testFacts

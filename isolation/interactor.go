@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/relay"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -40,22 +41,22 @@ func runInteractive(ctx context.Context, req Request, g *protocol.Interactor, p 
 		return a.result(err), err
 	}
 	n := len(req.Tests)
-	rl := newRelay(n)
+	rl := relay.New(n)
 	// The program's tests carry their names alone; their data is the
 	// interactor's (protocol.ProgramFrame, GraderFrame).
 	prog, inter := protocol.ProgramFrame(req), protocol.GraderFrame(g, req.Tests)
-	a := &attempt{start: p.start, tests: testNames(req), live: rl.side(programSide)}
-	ia := &attempt{start: time.Now(), tests: testNames(req), live: rl.side(interactorSide)}
+	a := &attempt{start: p.start, tests: testNames(req), live: rl.Side(relay.Program)}
+	ia := &attempt{start: time.Now(), tests: testNames(req), live: rl.Side(relay.Interactor)}
 	var wg sync.WaitGroup
 	var ierr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		defer rl.gone(interactorSide)
+		defer rl.Gone(relay.Interactor)
 		ierr = ia.run(ctx, inter, interactorOptions(p.options, g.Image, n), p.in)
 	}()
 	err := func() error {
-		defer rl.gone(programSide)
+		defer rl.Gone(relay.Program)
 		return p.program(a, prog)
 	}()
 	wg.Wait()
@@ -66,14 +67,14 @@ func runInteractive(ctx context.Context, req Request, g *protocol.Interactor, p 
 	if err != nil || res.Tests == nil {
 		return res, err
 	}
-	if err := rl.broken(); err != nil {
+	if err := rl.Broken(); err != nil {
 		err = &Error{Verdict: SandboxFailure, Err: err}
 		a := &attempt{start: p.start, plan: a.plan, sandboxed: a.sandboxed}
 		r := a.result(err)
 		r.Interactor = res.Interactor
 		return r, err
 	}
-	interactive(&res, ires, rl.testEnds())
+	interactive(&res, ires, rl.Ends())
 	res.DurationMS = time.Since(a.start).Milliseconds()
 	return res, nil
 }

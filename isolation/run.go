@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/relay"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/spool"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
@@ -83,7 +84,7 @@ type attempt struct {
 	// request's own (the program's outputs, from the spool).
 	data func(io.Writer) error
 	// live is an interactive run's side of its relay; nil for any other.
-	live *relaySide
+	live *relay.Side
 }
 
 // run runs the request frame f: the program's (ProgramFrame), or a
@@ -130,7 +131,7 @@ func (a *attempt) wire(l *launched, enc *encoded, tests int) {
 	}
 	if a.live != nil {
 		l.resp.TakeLive(a.live, tests)
-		enc.data = a.live.stdin(enc.data)
+		enc.data = a.live.Stdin(enc.data)
 	}
 }
 

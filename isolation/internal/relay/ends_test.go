@@ -1,4 +1,4 @@
-package isolation
+package relay
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ import (
 // endProbe is a side's stdin that notes, as each end of its stdin (=eof,
 // =end) reaches it, who the relay had seen end the test first by then.
 type endProbe struct {
-	rl   *relay
+	rl   *Relay
 	mu   sync.Mutex
 	seen []string
 }
@@ -28,7 +28,7 @@ type endProbe struct {
 func (w *endProbe) Write(b []byte) (int, error) {
 	if bytes.HasPrefix(b, []byte("=eof 0\n")) || bytes.HasPrefix(b, []byte("=end 0\n")) {
 		w.mu.Lock()
-		w.seen = append(w.seen, fmt.Sprintf("%s: %d", bytes.TrimSpace(b), w.rl.testEnds()[0].first))
+		w.seen = append(w.seen, fmt.Sprintf("%s: %d", bytes.TrimSpace(b), w.rl.Ends()[0].First))
 		w.mu.Unlock()
 	}
 	return len(b), nil
@@ -40,14 +40,14 @@ func (w *endProbe) Write(b []byte) (int, error) {
 // is already noted first, so a program that crashes at the end of its
 // input after the interactor's verdict can never be noted first.
 func TestRelayNotesWhoEndedFirst(t *testing.T) {
-	const p, i = programSide, interactorSide
+	const p, i = Program, Interactor
 	for _, c := range []struct {
 		name  string
-		drive func(rl *relay, prog, inter *relaySide)
+		drive func(rl *Relay, prog, inter *Side)
 		first []int
 		seen  string // what the program's stdin noted at its EOF and =end
 	}{
-		{"the interactor's verdict, then the program's crash", func(rl *relay, prog, inter *relaySide) {
+		{"the interactor's verdict, then the program's crash", func(rl *Relay, prog, inter *Side) {
 			prog.Ready(0)
 			inter.Ready(0)
 			inter.IO(0, []byte("1000\n"))
@@ -57,7 +57,7 @@ func TestRelayNotesWhoEndedFirst(t *testing.T) {
 			prog.Shut(0)
 			prog.Done(0)
 		}, []int{i, -1}, "=eof 0: 1; =end 0: 1"},
-		{"the program's crash, then the interactor's verdict", func(rl *relay, prog, inter *relaySide) {
+		{"the program's crash, then the interactor's verdict", func(rl *Relay, prog, inter *Side) {
 			prog.Ready(0)
 			inter.Ready(0)
 			prog.Shut(0)
@@ -65,19 +65,19 @@ func TestRelayNotesWhoEndedFirst(t *testing.T) {
 			inter.Shut(0)
 			inter.Done(0)
 		}, []int{p, -1}, "=eof 0: 0; =end 0: 0"},
-		{"the interactor's processes gone before its stdout's end", func(rl *relay, prog, inter *relaySide) {
+		{"the interactor's processes gone before its stdout's end", func(rl *Relay, prog, inter *Side) {
 			prog.Ready(0)
 			inter.Ready(0)
 			inter.Done(0)
 			prog.Done(0)
 		}, []int{i, -1}, "=end 0: 1"},
-		{"the interactor's run gone within the test", func(rl *relay, prog, inter *relaySide) {
+		{"the interactor's run gone within the test", func(rl *Relay, prog, inter *Side) {
 			prog.Ready(0)
 			inter.Ready(0)
 			inter.IO(0, []byte("1000\n"))
-			rl.gone(interactorSide)
+			rl.Gone(Interactor)
 		}, []int{i, -1}, ""},
-		{"a second test, the program first", func(rl *relay, prog, inter *relaySide) {
+		{"a second test, the program first", func(rl *Relay, prog, inter *Side) {
 			prog.Ready(0)
 			inter.Ready(0)
 			inter.Done(0)
@@ -88,18 +88,18 @@ func TestRelayNotesWhoEndedFirst(t *testing.T) {
 			inter.Done(1)
 		}, []int{i, p}, "=end 0: 1"},
 	} {
-		rl := newRelay(2)
+		rl := New(2)
 		probe := &endProbe{rl: rl}
 		var wg sync.WaitGroup
 		wg.Add(2)
-		go func() { defer wg.Done(); _ = rl.side(programSide).stdin(nil)(probe) }()
-		go func() { defer wg.Done(); _ = rl.side(interactorSide).stdin(nil)(io.Discard) }()
-		c.drive(rl, rl.side(programSide), rl.side(interactorSide))
-		rl.gone(programSide)
+		go func() { defer wg.Done(); _ = rl.Side(Program).Stdin(nil)(probe) }()
+		go func() { defer wg.Done(); _ = rl.Side(Interactor).Stdin(nil)(io.Discard) }()
+		c.drive(rl, rl.Side(Program), rl.Side(Interactor))
+		rl.Gone(Program)
 		wg.Wait()
 		var first []int
-		for _, e := range rl.testEnds() {
-			first = append(first, e.first)
+		for _, e := range rl.Ends() {
+			first = append(first, e.First)
 		}
 		assert.Check(t, is.DeepEqual(first, c.first), c.name)
 		assert.Check(t, is.Equal(strings.Join(probe.seen, "; "), c.seen), c.name)
@@ -107,9 +107,9 @@ func TestRelayNotesWhoEndedFirst(t *testing.T) {
 }
 
 // assertEnds checks the relay's facts of each test's end.
-func assertEnds(t *testing.T, rl *relay, want []testEnd) {
+func assertEnds(t *testing.T, rl *Relay, want []End) {
 	t.Helper()
-	got := rl.testEnds()
+	got := rl.Ends()
 	assert.Check(t, slices.Equal(got, want), "%+v, want %+v", got, want)
 }
 
@@ -149,14 +149,14 @@ func frameCounts(t *testing.T, stream string) (lines []string, in int64) {
 func TestRelayBoundsTheProgramsStream(t *testing.T) {
 	const bound = int64(limits.MaxInteractedOutput)
 	chunk := bytes.Repeat([]byte("1"), 1000) // not a divisor of the bound: one chunk passes it
-	send := func(prog *relaySide, test int, n int64) {
+	send := func(prog *Side, test int, n int64) {
 		for ; n > 0; n -= int64(len(chunk)) {
 			prog.IO(test, chunk[:min(n, int64(len(chunk)))])
 		}
 	}
 	t.Run("past the bound", func(t *testing.T) {
-		rl := newRelay(2)
-		got := relayed(t, rl, func(prog, inter *relaySide) {
+		rl := New(2)
+		got := relayed(t, rl, func(prog, inter *Side) {
 			prog.Ready(0)
 			inter.Ready(0)
 			inter.IO(0, []byte("100\n"))
@@ -166,18 +166,18 @@ func TestRelayBoundsTheProgramsStream(t *testing.T) {
 			inter.Done(0)
 			prog.Done(0)
 		})
-		lines, in := frameCounts(t, got[interactorSide])
+		lines, in := frameCounts(t, got[Interactor])
 		assert.Check(t, is.Equal(in, bound))
 		assert.Check(t, is.DeepEqual(lines, []string{"=go 0\n", "=in 0\n", "=eof 0\n", "=eof 0\n", "=end 0\n"}))
-		lines, in = frameCounts(t, got[programSide])
+		lines, in = frameCounts(t, got[Program])
 		assert.Check(t, is.Equal(in, int64(4)))
 		assert.Check(t, is.DeepEqual(lines, []string{"=go 0\n", "=in 0\n", "=end 0\n", "=eof 0\n", "=end 0\n"}))
-		assertEnds(t, rl, []testEnd{{first: programSide, sent: bound, cut: true}, {first: -1}})
-		assert.NilError(t, rl.broken())
+		assertEnds(t, rl, []End{{First: Program, Sent: bound, Cut: true}, {First: -1}})
+		assert.NilError(t, rl.Broken())
 	})
 	t.Run("within the bound, each test", func(t *testing.T) {
-		rl := newRelay(2)
-		got := relayed(t, rl, func(prog, inter *relaySide) {
+		rl := New(2)
+		got := relayed(t, rl, func(prog, inter *Side) {
 			for i := range 2 {
 				prog.Ready(i)
 				inter.Ready(i)
@@ -187,13 +187,13 @@ func TestRelayBoundsTheProgramsStream(t *testing.T) {
 				inter.Done(i)
 			}
 		})
-		_, in := frameCounts(t, got[interactorSide])
+		_, in := frameCounts(t, got[Interactor])
 		assert.Check(t, is.Equal(in, 2*bound))
-		assertEnds(t, rl, []testEnd{{first: programSide, sent: bound}, {first: programSide, sent: bound}})
+		assertEnds(t, rl, []End{{First: Program, Sent: bound}, {First: Program, Sent: bound}})
 	})
 	t.Run("after the interactor's end", func(t *testing.T) {
-		rl := newRelay(2)
-		got := relayed(t, rl, func(prog, inter *relaySide) {
+		rl := New(2)
+		got := relayed(t, rl, func(prog, inter *Side) {
 			prog.Ready(0)
 			inter.Ready(0)
 			inter.Shut(0)
@@ -201,9 +201,9 @@ func TestRelayBoundsTheProgramsStream(t *testing.T) {
 			send(prog, 0, bound+1)
 			prog.Done(0)
 		})
-		lines, in := frameCounts(t, got[interactorSide])
+		lines, in := frameCounts(t, got[Interactor])
 		assert.Check(t, is.Equal(in, int64(0)))
 		assert.Check(t, is.DeepEqual(lines, []string{"=go 0\n", "=end 0\n"}))
-		assertEnds(t, rl, []testEnd{{first: interactorSide}, {first: -1}})
+		assertEnds(t, rl, []End{{First: Interactor}, {First: -1}})
 	})
 }

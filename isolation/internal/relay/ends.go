@@ -1,12 +1,12 @@
-package isolation
+package relay
 
 import "github.com/synapse-lang/synapse-isolation/limits"
 
-// testEnd is what the relay saw of an interactive test's end: the facts
+// End is what the relay saw of an interactive test's end: the facts
 // its verdict is decided on beside the two sides' own accounts
-// (testFacts).
+// (the host's test facts).
 //
-// first is the side whose end the relay saw first: its =shut (its
+// First is the side whose end the relay saw first: its =shut (its
 // stdout ended) or its =done (its processes are gone), whichever came
 // first, or its whole run's end (gone). It is noted before the relay
 // passes that end on, and a side reads the other's end (its stdin's
@@ -15,23 +15,23 @@ import "github.com/synapse-lang/synapse-isolation/limits"
 // stopped) comes after the other's end in the relay's order, every run:
 // a program that raises at the end of its input never ended first.
 // Only two ends that neither caused can come in either order.
-type testEnd struct {
-	first int   // the side that ended first; -1: neither has
-	sent  int64 // the bytes of the program's stdout given to the interactor
-	cut   bool  // the program passed limits.MaxInteractedOutput, and was stopped
+type End struct {
+	First int   // the side that ended first; -1: neither has
+	Sent  int64 // the bytes of the program's stdout given to the interactor
+	Cut   bool  // the program passed limits.MaxInteractedOutput, and was stopped
 }
 
 // ended notes that side k ended test i, unless a side did already.
-func (r *relay) ended(i, k int) {
+func (r *Relay) ended(i, k int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.endedLocked(i, k)
 }
 
 // endedLocked is ended with r.mu held; a test i of -1 (none) is none.
-func (r *relay) endedLocked(i, k int) {
-	if i >= 0 && i < len(r.ends) && r.ends[i].first < 0 {
-		r.ends[i].first = k
+func (r *Relay) endedLocked(i, k int) {
+	if i >= 0 && i < len(r.ends) && r.ends[i].First < 0 {
+		r.ends[i].First = k
 	}
 }
 
@@ -43,30 +43,30 @@ func (r *relay) endedLocked(i, k int) {
 // limits.MaxInteractedOutput; past it, the program ended first (if no
 // side had) and its stdout is dropped. A cut program's stream is one its
 // interactor never saw whole, as a checker is never shown a cut output.
-func (r *relay) given(k, i int, b []byte) (keep []byte, send, cut bool) {
-	if k == interactorSide {
+func (r *Relay) given(k, i int, b []byte) (keep []byte, send, cut bool) {
+	if k == Interactor {
 		return b, true, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := &r.ends[i]
-	if e.cut || r.going[interactorSide] != i {
+	if e.Cut || r.going[Interactor] != i {
 		return nil, false, false
 	}
-	room := limits.MaxInteractedOutput - e.sent
+	room := limits.MaxInteractedOutput - e.Sent
 	if int64(len(b)) <= room {
-		e.sent += int64(len(b))
+		e.Sent += int64(len(b))
 		return b, true, false
 	}
-	e.sent, e.cut = limits.MaxInteractedOutput, true
-	r.endedLocked(i, programSide)
+	e.Sent, e.Cut = limits.MaxInteractedOutput, true
+	r.endedLocked(i, Program)
 	return b[:room], room > 0, true
 }
 
-// testEnds are the relay's facts of each test's end, once both runs
+// Ends are the relay's facts of each test's end, once both runs
 // ended.
-func (r *relay) testEnds() []testEnd {
+func (r *Relay) Ends() []End {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]testEnd(nil), r.ends...)
+	return append([]End(nil), r.ends...)
 }

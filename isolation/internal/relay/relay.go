@@ -1,4 +1,7 @@
-package isolation
+// Package relay carries an interactive judge request's live frames
+// between the program's run and its interactor's, on the host: test by
+// test, bounded, noting who ended each test first.
+package relay
 
 import (
 	"fmt"
@@ -8,7 +11,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
-// relay carries an interactive request's live frames between its two
+// Relay carries an interactive request's live frames between its two
 // runs, the program's (side 0) and the interactor's (side 1): each one's
 // =io to the other's stdin as =in, its =shut as =eof and its =done as
 // =end; each test goes (=go) once both sides are ready for it, and a
@@ -17,23 +20,23 @@ import (
 // wait, never the host's memory grow. A side's frames out of their order
 // (a test that is not its next, or not going) break the relay: both
 // stdins end, and the run is the sandbox's failure (broken). It notes
-// each test's end as it relays it (testEnd: who ended first), and bounds
+// each test's end as it relays it (End: who ended first), and bounds
 // what the program gives the interactor (given).
-type relay struct {
+type Relay struct {
 	feeds [2]*feed
 
 	mu     sync.Mutex
 	ready  [2]int // the last test each side was ready for; -1: none yet
 	going  [2]int // the test each side's frames are for: its =go came, its =done not; -1: none
-	ends   []testEnd
+	ends   []End
 	broke  error
 	closed bool
 }
 
-// The sides of a relay.
+// The sides of a relay: Program and Interactor.
 const (
-	programSide    = 0
-	interactorSide = 1
+	Program    = 0
+	Interactor = 1
 )
 
 // sideNames name the sides in a broken relay's error.
@@ -43,11 +46,11 @@ var sideNames = [2]string{"the program's runner", "the interactor's runner"}
 // protocol.MaxLiveChunk bytes each.
 const relayQueue = 16
 
-// newRelay is the relay of an interactive request of n tests.
-func newRelay(n int) *relay {
-	r := &relay{ready: [2]int{-1, -1}, going: [2]int{-1, -1}, ends: make([]testEnd, n)}
+// New is the relay of an interactive request of n tests.
+func New(n int) *Relay {
+	r := &Relay{ready: [2]int{-1, -1}, going: [2]int{-1, -1}, ends: make([]End, n)}
 	for i := range r.ends {
-		r.ends[i].first = -1
+		r.ends[i].First = -1
 	}
 	for k := range r.feeds {
 		r.feeds[k] = &feed{ch: make(chan []byte, relayQueue), went: -1}
@@ -55,16 +58,16 @@ func newRelay(n int) *relay {
 	return r
 }
 
-// side is side k's end of the relay: the sink of its live frames, and
+// Side is side k's end of the relay: the sink of its live frames, and
 // the writer of its stdin.
-func (r *relay) side(k int) *relaySide { return &relaySide{r: r, k: k} }
+func (r *Relay) Side(k int) *Side { return &Side{r: r, k: k} }
 
-// gone ends the relay once side k's run ended: the other side's stdin
+// Gone ends the relay once side k's run ended: the other side's stdin
 // then reaches EOF after what was queued for it, which ends the test it
 // runs and leaves the rest unrun. A test going on either side that no
 // side had ended, side k ended first: its run's end is what ends the
 // other's stdin.
-func (r *relay) gone(k int) {
+func (r *Relay) Gone(k int) {
 	r.mu.Lock()
 	if !r.closed {
 		for _, i := range r.going {
@@ -78,32 +81,32 @@ func (r *relay) gone(k int) {
 	}
 }
 
-// broken is why a side broke the relay, nil if none did.
-func (r *relay) broken() error {
+// Broken is why a side broke the relay, nil if none did.
+func (r *Relay) Broken() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.broke
 }
 
 // fail breaks the relay: side k's frames broke their order (err).
-func (r *relay) fail(k int, err error) {
+func (r *Relay) fail(k int, err error) {
 	r.mu.Lock()
 	if r.broke == nil && !r.closed {
 		r.broke = fmt.Errorf("live frames of %s: %w", sideNames[k], err)
 	}
 	r.mu.Unlock()
-	r.gone(k)
+	r.Gone(k)
 }
 
-// relaySide is one side's end of a relay (frames.LiveSink).
-type relaySide struct {
-	r *relay
+// Side is one side's end of a relay (frames.LiveSink).
+type Side struct {
+	r *Relay
 	k int
 }
 
 // Ready starts test i on both sides once both are ready for it. A side is
 // ready for each test once, in order, and only once its last one is done.
-func (s *relaySide) Ready(i int) {
+func (s *Side) Ready(i int) {
 	r := s.r
 	r.mu.Lock()
 	if i != r.ready[s.k]+1 || r.going[s.k] >= 0 {
@@ -125,7 +128,7 @@ func (s *relaySide) Ready(i int) {
 }
 
 // check holds a frame of side k for test i to its test: the one going.
-func (s *relaySide) check(kind string, i int) bool {
+func (s *Side) check(kind string, i int) bool {
 	r := s.r
 	r.mu.Lock()
 	ok := r.going[s.k] == i
@@ -140,7 +143,7 @@ func (s *relaySide) check(kind string, i int) bool {
 // the program sends within its bound (given). Once it passes it, the
 // interactor's stdin ends there and the program is stopped, as at the
 // interactor's end.
-func (s *relaySide) IO(i int, b []byte) {
+func (s *Side) IO(i int, b []byte) {
 	if !s.check(protocol.LiveIO, i) {
 		return
 	}
@@ -149,13 +152,13 @@ func (s *relaySide) IO(i int, b []byte) {
 		s.r.feeds[1-s.k].send(i, append(protocol.LiveHeader(protocol.LiveIn, i, len(b)), b...))
 	}
 	if cut {
-		s.r.feeds[interactorSide].send(i, protocol.LiveHeader(protocol.LiveEOF, i, 0))
-		s.r.feeds[programSide].send(i, protocol.LiveHeader(protocol.LiveEnd, i, 0))
+		s.r.feeds[Interactor].send(i, protocol.LiveHeader(protocol.LiveEOF, i, 0))
+		s.r.feeds[Program].send(i, protocol.LiveHeader(protocol.LiveEnd, i, 0))
 	}
 }
 
 // Shut ends the other side's stdin in test i: side k's stdout ended.
-func (s *relaySide) Shut(i int) {
+func (s *Side) Shut(i int) {
 	if s.check(protocol.LiveShut, i) {
 		s.r.ended(i, s.k) // before the other side can read its EOF
 		s.r.feeds[1-s.k].send(i, protocol.LiveHeader(protocol.LiveEOF, i, 0))
@@ -163,7 +166,7 @@ func (s *relaySide) Shut(i int) {
 }
 
 // Done ends the other side's test i: side k's test i ended.
-func (s *relaySide) Done(i int) {
+func (s *Side) Done(i int) {
 	if !s.check(protocol.LiveDone, i) {
 		return
 	}
@@ -175,11 +178,11 @@ func (s *relaySide) Done(i int) {
 }
 
 // Break breaks the relay: side k's frames broke the wire's rules.
-func (s *relaySide) Break(err error) { s.r.fail(s.k, err) }
+func (s *Side) Break(err error) { s.r.fail(s.k, err) }
 
-// stdin is side k's stdin writer: first (its request's own data; nil:
+// Stdin is side k's stdin writer: first (its request's own data; nil:
 // none), then its feed until the relay is gone.
-func (s *relaySide) stdin(first func(io.Writer) error) func(io.Writer) error {
+func (s *Side) Stdin(first func(io.Writer) error) func(io.Writer) error {
 	return func(w io.Writer) error {
 		var err error
 		if first != nil {
