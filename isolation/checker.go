@@ -55,7 +55,7 @@ func runChecked(ctx context.Context, req Request, c *protocol.Checker, p checked
 	outputs, err := spool.New()
 	if err != nil {
 		a := &attempt{start: p.start}
-		err = &Error{Verdict: EngineFailure, Err: err}
+		err = &Error{Verdict: protocol.EngineFailure, Err: err}
 		return a.result(err), err
 	}
 	defer outputs.Remove()
@@ -76,11 +76,11 @@ func runChecked(ctx context.Context, req Request, c *protocol.Checker, p checked
 	cres := ca.result(cerr)
 	res.Checker = &CheckerPass{RunID: cres.RunID, Image: cres.Image, Verdict: passVerdict(cres, len(graded)), Error: passError(cres, len(graded)),
 		Compile: cres.Compile, DurationMS: cres.DurationMS}
-	if cres.Verdict == Interrupted {
+	if cres.Verdict == protocol.Interrupted {
 		// The caller stopped the run (a signal, a cancelled context) while
 		// the checker ran: no test was graded, and that is no failure of
 		// the checker's.
-		res.Verdict, res.Error = Interrupted, cres.Error
+		res.Verdict, res.Error = protocol.Interrupted, cres.Error
 		res.DurationMS = time.Since(a.start).Milliseconds()
 		return res, cerr
 	}
@@ -113,7 +113,7 @@ func runGraded(ctx context.Context, req Request, p checkedRun) (Result, error) {
 			return runInteractive(ctx, req, g, p)
 		}
 	}
-	err := &Error{Verdict: Rejected, Err: fmt.Errorf("grader: a nil %T", req.Grader)}
+	err := &Error{Verdict: protocol.Rejected, Err: fmt.Errorf("grader: a nil %T", req.Grader)}
 	a := &attempt{start: p.start}
 	return a.result(err), err
 }
@@ -136,7 +136,7 @@ func checkChecker(req Request, c *protocol.Checker) error {
 // interactor), named.
 func rejecter(what string) func(format string, args ...any) error {
 	return func(format string, args ...any) error {
-		return &Error{Verdict: Rejected, Err: fmt.Errorf(what+": "+format, args...)}
+		return &Error{Verdict: protocol.Rejected, Err: fmt.Errorf(what+": "+format, args...)}
 	}
 }
 
@@ -177,7 +177,7 @@ func checkRequest(c *protocol.Checker, tests []Test, results []TestResult, outpu
 	var graded []int
 	for i, t := range tests {
 		n, ok := outputs.Size(i)
-		if !ok || results[i].Verdict != OK {
+		if !ok || results[i].Verdict != protocol.OK {
 			continue
 		}
 		check = append(check, Test{Name: t.Name, Stdin: t.Stdin, Expect: t.Expect, OutputBytes: &n})

@@ -20,7 +20,7 @@ import (
 // the run's own, why it could not.
 func passVerdict(cres Result, n int) Verdict {
 	if len(cres.Tests) == n { // a compile error answers for no test
-		return OK
+		return protocol.OK
 	}
 	return cres.Verdict
 }
@@ -28,7 +28,7 @@ func passVerdict(cres Result, n int) Verdict {
 // passError is the pass's error: none when it answered for all n tests
 // (its grades are the tests'), else the run's, why it could not.
 func passError(cres Result, n int) *protocol.Error {
-	if passVerdict(cres, n) == OK {
+	if passVerdict(cres, n) == protocol.OK {
 		return nil
 	}
 	return cres.Error
@@ -42,7 +42,7 @@ func passError(cres Result, n int) *protocol.Error {
 func grade(res *Result, graded []int, cres Result) {
 	for k, i := range graded {
 		t := &res.Tests[i]
-		f := testFacts{program: t.Verdict, notRun: t.NotRun, grade: JudgeFailure, first: relay.Program}
+		f := testFacts{program: t.Verdict, notRun: t.NotRun, grade: protocol.JudgeFailure, first: relay.Program}
 		var points *float64
 		if len(cres.Tests) == len(graded) {
 			f.grade, points, t.Checker = gradeOf(cres.Tests[k], "the checker")
@@ -51,7 +51,7 @@ func grade(res *Result, graded []int, cres Result) {
 			if cres.Error != nil {
 				cause = cres.Error.Message
 			}
-			t.Checker = &CheckerRun{Error: &protocol.Error{Type: string(JudgeFailure), Message: cause}}
+			t.Checker = &CheckerRun{Error: &protocol.Error{Type: string(protocol.JudgeFailure), Message: cause}}
 		}
 		rule, verdict := decideTest(f)
 		t.Verdict = verdict
@@ -78,10 +78,10 @@ func overBound(tests []TestResult, outputs *spool.Spool) {
 	for i := range tests {
 		t := &tests[i]
 		n, ok := outputs.Size(i)
-		if !ok || t.Verdict != OK || n >= t.OutputBytes {
+		if !ok || t.Verdict != protocol.OK || n >= t.OutputBytes {
 			continue
 		}
-		_, t.Verdict = decideTest(testFacts{program: t.Verdict, grade: JudgeFailure, first: relay.Program, cut: true})
+		_, t.Verdict = decideTest(testFacts{program: t.Verdict, grade: protocol.JudgeFailure, first: relay.Program, cut: true})
 		t.CheckedBytes = nil
 		t.Error = &protocol.Error{Type: string(t.Verdict), Message: fmt.Sprintf(
 			"its stdout, %d bytes, is over what a checker is given (%d bytes a test, %d in all); it was not graded",
@@ -99,12 +99,12 @@ func gradeOf(c TestResult, who string) (Verdict, *float64, *CheckerRun) {
 		run.ExitCode = &code
 	}
 	fail := func(format string, args ...any) (Verdict, *float64, *CheckerRun) {
-		run.Error = &protocol.Error{Type: string(JudgeFailure), Message: fmt.Sprintf(format, args...)}
-		return JudgeFailure, nil, run
+		run.Error = &protocol.Error{Type: string(protocol.JudgeFailure), Message: fmt.Sprintf(format, args...)}
+		return protocol.JudgeFailure, nil, run
 	}
 	switch {
-	case c.Verdict == OK:
-		return OK, nil, run
+	case c.Verdict == protocol.OK:
+		return protocol.OK, nil, run
 	case run.ExitCode == nil || c.Error == nil || c.Error.Type != protocol.ErrExec:
 		msg := string(c.Verdict)
 		if c.Error != nil {
@@ -114,12 +114,12 @@ func gradeOf(c TestResult, who string) (Verdict, *float64, *CheckerRun) {
 	}
 	switch *run.ExitCode {
 	case protocol.CheckWrongAnswer:
-		return WrongAnswer, nil, run
+		return protocol.WrongAnswer, nil, run
 	case protocol.CheckPresentationError:
-		return PresentationError, nil, run
+		return protocol.PresentationError, nil, run
 	case protocol.CheckPoints:
 		if p, ok := score(c.Output, c.Stderr); ok {
-			return Points, &p, run
+			return protocol.Points, &p, run
 		}
 		return fail("%s exited 7 (points) with no score", who)
 	case protocol.CheckFailed:

@@ -190,7 +190,7 @@ func engineChecks(info engineInfo) []Check {
 func configCheck(env []string) Check {
 	path, err := docker.Proxies(env)
 	if err != nil {
-		return fail("docker config", (&Error{Verdict: EngineFailure, Err: err}).Error())
+		return fail("docker config", (&Error{Verdict: protocol.EngineFailure, Err: err}).Error())
 	}
 	return pass("docker config", "no proxies in "+path)
 }

@@ -124,7 +124,7 @@ func TestSelfcheckFailureHint(t *testing.T) {
 		err  error
 		hint bool
 	}{
-		"timed out":            {&Error{Verdict: Timeout, Err: fmt.Errorf("%w; the program was never sent", late)}, true},
+		"timed out":            {&Error{Verdict: protocol.Timeout, Err: fmt.Errorf("%w; the program was never sent", late)}, true},
 		"hello after stdin":    {&noHelloError{within: time.Second, own: true, version: protocol.Version}, true},
 		"part of a line":       {&noHelloError{within: time.Second, own: true, partial: true}, false},
 		"another protocol":     {&noHelloError{within: time.Second, own: true, version: 1}, false},

@@ -5,6 +5,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
@@ -17,7 +18,7 @@ func TestDuplicateKeysAreRefused(t *testing.T) {
 	t.Run("hello", func(t *testing.T) {
 		t.Parallel()
 		res, state, err := runFake(t, "hello-duplicate-key")
-		assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+		assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 		assert.ErrorContains(t, err, `duplicate field "v"`)
 		assert.Assert(t, !res.Sandboxed)
 		assert.Equal(t, fakedocker.Stdin(state), "", "the source reached the container")
@@ -25,7 +26,7 @@ func TestDuplicateKeysAreRefused(t *testing.T) {
 	t.Run("response", func(t *testing.T) {
 		t.Parallel()
 		res, _, err := runFake(t, "response-duplicate-key")
-		assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+		assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 		assert.ErrorContains(t, err, `duplicate field "ok"`)
 		assert.Assert(t, res.Sandboxed, "the hello passed; the response was refused")
 		assert.Assert(t, res.Result == nil && res.Output == "")

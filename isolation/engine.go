@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // Engine is the Docker engine that run, gc and doctor talk to, and the
@@ -38,7 +39,7 @@ func (e Engine) environ() []string {
 func newClient(e Engine) (*docker.Client, error) {
 	c, err := docker.New(e.CLI, e.Context, e.environ())
 	if err != nil {
-		return nil, &Error{Verdict: EngineFailure, Err: err}
+		return nil, &Error{Verdict: protocol.EngineFailure, Err: err}
 	}
 	return c, nil
 }
@@ -51,7 +52,7 @@ func clientFor(e Engine) (*docker.Client, error) {
 		return nil, err
 	}
 	if _, err := docker.Proxies(c.Env()); err != nil {
-		return nil, &Error{Verdict: EngineFailure, Err: err}
+		return nil, &Error{Verdict: protocol.EngineFailure, Err: err}
 	}
 	return c, nil
 }
@@ -73,7 +74,7 @@ func (e Engine) CPUs(ctx context.Context) (int, error) {
 func declared(ctx context.Context, c *docker.Client, image string) (docker.Declared, error) {
 	d, err := c.Declared(ctx, image)
 	if lerr := (*docker.LabelError)(nil); errors.As(err, &lerr) {
-		return docker.Declared{}, &Error{Verdict: SandboxFailure, Err: err}
+		return docker.Declared{}, &Error{Verdict: protocol.SandboxFailure, Err: err}
 	}
 	if err != nil {
 		return docker.Declared{}, engineFailure(ctx, err)
@@ -106,7 +107,7 @@ func checkEngine(ctx context.Context, c *docker.Client, image string) error {
 // run was interrupted, whatever the query said.
 func engineFailure(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return &Error{Verdict: Interrupted, Err: context.Cause(ctx)}
+		return &Error{Verdict: protocol.Interrupted, Err: context.Cause(ctx)}
 	}
-	return &Error{Verdict: EngineFailure, Err: err}
+	return &Error{Verdict: protocol.EngineFailure, Err: err}
 }

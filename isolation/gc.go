@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // GCOptions selects what GC removes, and on which engine.
@@ -44,7 +45,7 @@ func GC(ctx context.Context, o GCOptions, now time.Time) ([]Leftover, error) {
 	}
 	left, err := removal.Leftovers(ctx, c, o.All, now)
 	if err != nil {
-		return nil, &Error{Verdict: EngineFailure, Err: err}
+		return nil, &Error{Verdict: protocol.EngineFailure, Err: err}
 	}
 	var found []Leftover
 	for _, l := range left {
@@ -55,7 +56,7 @@ func GC(ctx context.Context, o GCOptions, now time.Time) ([]Leftover, error) {
 	}
 	for i := range found {
 		if _, err := removal.After(c, found[i].RunID, time.Time{}, removal.MaxListErrors); err != nil {
-			return found, fmt.Errorf("gc: %w", &Error{Verdict: EngineFailure, Err: err})
+			return found, fmt.Errorf("gc: %w", &Error{Verdict: protocol.EngineFailure, Err: err})
 		}
 		found[i].Removed = true
 	}

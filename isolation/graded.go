@@ -62,15 +62,15 @@ const (
 // decides a compared test's from its process).
 func decideTest(f testFacts) (testRule, Verdict) {
 	switch {
-	case f.notRun && f.program == Timeout:
-		return ruleDeadline, Timeout
+	case f.notRun && f.program == protocol.Timeout:
+		return ruleDeadline, protocol.Timeout
 	case f.notRun:
-		return ruleUnrun, JudgeFailure
-	case f.first == relay.Interactor && f.grade != OK:
+		return ruleUnrun, protocol.JudgeFailure
+	case f.first == relay.Interactor && f.grade != protocol.OK:
 		return ruleInteractorFirst, f.grade
 	case f.cut:
-		return ruleCut, WrongAnswer
-	case f.program != OK && !f.stopped:
+		return ruleCut, protocol.WrongAnswer
+	case f.program != protocol.OK && !f.stopped:
 		return ruleProgramFailed, f.program
 	}
 	return ruleGraded, f.grade
@@ -92,13 +92,13 @@ func interactive(res *Result, ires Result, ends []relay.End) {
 		t := &res.Tests[i]
 		run := &InteractorRun{}
 		t.Interactor = run
-		f := testFacts{program: t.Verdict, notRun: t.NotRun, stopped: t.Stopped, grade: JudgeFailure, first: -1}
+		f := testFacts{program: t.Verdict, notRun: t.NotRun, stopped: t.Stopped, grade: protocol.JudgeFailure, first: -1}
 		if i < len(ends) {
 			f.first, f.cut = ends[i].First, ends[i].Cut
 		}
 		run.EndedFirst = endedFirstNames[f.first]
 		var points *float64
-		grade := &CheckerRun{Error: &protocol.Error{Type: string(JudgeFailure), Message: notGraded(ires, graded)}}
+		grade := &CheckerRun{Error: &protocol.Error{Type: string(protocol.JudgeFailure), Message: notGraded(ires, graded)}}
 		ran := graded && !ires.Tests[i].NotRun
 		if graded {
 			it := ires.Tests[i]
@@ -117,10 +117,10 @@ func interactive(res *Result, ires Result, ends []relay.End) {
 			if t.Error != nil {
 				cause += ": " + t.Error.Message
 			}
-			run.Error = &protocol.Error{Type: string(JudgeFailure), Message: cause}
+			run.Error = &protocol.Error{Type: string(protocol.JudgeFailure), Message: cause}
 		case ruleCut:
 			t.Stopped = false // by the host, at a bound of its own
-			t.Error = &protocol.Error{Type: string(WrongAnswer), Message: fmt.Sprintf(
+			t.Error = &protocol.Error{Type: string(protocol.WrongAnswer), Message: fmt.Sprintf(
 				"its output to the interactor passed %d bytes, a test's bound: it was stopped there, and the interactor's grade of what it was given does not count",
 				int64(limits.MaxInteractedOutput))}
 			if ran {

@@ -43,33 +43,33 @@ func TestInteractiveDecides(t *testing.T) {
 		err     bool // the test keeps an error
 		graded  bool
 	}{
-		{"both ok", TestResult{Verdict: OK}, interactorStep(0, "", false), relay.End{First: p}, OK, false, true},
-		{"a wrong answer", TestResult{Verdict: OK}, interactorStep(1, "", false), relay.End{First: p}, WrongAnswer, false, true},
-		{"points from stderr", TestResult{Verdict: OK}, points, relay.End{First: p}, Points, false, true},
-		{"stopped at the interactor's end", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), relay.End{First: i}, OK, false, true},
-		{"stopped, the interactor gone", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrTimeout, false), relay.End{First: i}, JudgeFailure, false, true},
-		{"the program crashed first", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: p}, ProgramError, true, false},
-		{"the program's own limit first", TestResult{Verdict: Timeout, Step: Step{Error: ownLimit}}, interactorStep(1, "", false), relay.End{First: p}, Timeout, true, false},
-		{"a crash at the interactor's end", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: i}, WrongAnswer, true, true},
-		{"its own limit after the interactor's end", TestResult{Verdict: Timeout, Step: Step{Error: ownLimit}}, interactorStep(1, "", false), relay.End{First: i}, WrongAnswer, true, true},
-		{"points, then a crash", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, points, relay.End{First: i}, Points, true, true},
-		{"a crash after the interactor accepted", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", false), relay.End{First: i}, ProgramError, true, false},
-		{"a crash after the interactor failed", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(3, "", false), relay.End{First: i}, JudgeFailure, true, true},
-		{"a crash after the interactor's run was gone", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", true), relay.End{First: i}, JudgeFailure, true, false},
-		{"a crash, no end seen", TestResult{Verdict: ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: none}, ProgramError, true, false},
-		{"over the bound, the cut stream accepted", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), relay.End{First: p, Cut: true}, WrongAnswer, true, false},
-		{"over the bound, the interactor failed", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrOOM, false), relay.End{First: p, Cut: true}, WrongAnswer, true, false},
-		{"the interactor's verdict, then over the bound", TestResult{Verdict: Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(2, "", false), relay.End{First: i, Cut: true}, PresentationError, false, true},
-		{"the interactor hung", TestResult{Verdict: OK}, interactorStep(0, protocol.ErrTimeout, false), relay.End{First: p}, JudgeFailure, false, true},
-		{"the interactor failed", TestResult{Verdict: OK}, interactorStep(3, "", false), relay.End{First: p}, JudgeFailure, false, true},
-		{"the interactor did not run it", TestResult{Verdict: OK}, interactorStep(0, "", true), relay.End{First: p}, JudgeFailure, false, false},
-		{"the request's timeout came first", TestResult{Verdict: Timeout, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrTimeout, Message: "not run: the request's deadline of 10s came first"}}}, interactorStep(0, "", true), relay.End{First: none}, Timeout, true, false},
-		{"the program's side did not run it", TestResult{Verdict: ProgramError, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrInternal, Message: "not run: the interactor ended before it"}}}, interactorStep(0, "", false), relay.End{First: none}, JudgeFailure, true, false},
+		{"both ok", TestResult{Verdict: protocol.OK}, interactorStep(0, "", false), relay.End{First: p}, protocol.OK, false, true},
+		{"a wrong answer", TestResult{Verdict: protocol.OK}, interactorStep(1, "", false), relay.End{First: p}, protocol.WrongAnswer, false, true},
+		{"points from stderr", TestResult{Verdict: protocol.OK}, points, relay.End{First: p}, protocol.Points, false, true},
+		{"stopped at the interactor's end", TestResult{Verdict: protocol.Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), relay.End{First: i}, protocol.OK, false, true},
+		{"stopped, the interactor gone", TestResult{Verdict: protocol.Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrTimeout, false), relay.End{First: i}, protocol.JudgeFailure, false, true},
+		{"the program crashed first", TestResult{Verdict: protocol.ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: p}, protocol.ProgramError, true, false},
+		{"the program's own limit first", TestResult{Verdict: protocol.Timeout, Step: Step{Error: ownLimit}}, interactorStep(1, "", false), relay.End{First: p}, protocol.Timeout, true, false},
+		{"a crash at the interactor's end", TestResult{Verdict: protocol.ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: i}, protocol.WrongAnswer, true, true},
+		{"its own limit after the interactor's end", TestResult{Verdict: protocol.Timeout, Step: Step{Error: ownLimit}}, interactorStep(1, "", false), relay.End{First: i}, protocol.WrongAnswer, true, true},
+		{"points, then a crash", TestResult{Verdict: protocol.ProgramError, Step: Step{Error: crashed}}, points, relay.End{First: i}, protocol.Points, true, true},
+		{"a crash after the interactor accepted", TestResult{Verdict: protocol.ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", false), relay.End{First: i}, protocol.ProgramError, true, false},
+		{"a crash after the interactor failed", TestResult{Verdict: protocol.ProgramError, Step: Step{Error: crashed}}, interactorStep(3, "", false), relay.End{First: i}, protocol.JudgeFailure, true, true},
+		{"a crash after the interactor's run was gone", TestResult{Verdict: protocol.ProgramError, Step: Step{Error: crashed}}, interactorStep(0, "", true), relay.End{First: i}, protocol.JudgeFailure, true, false},
+		{"a crash, no end seen", TestResult{Verdict: protocol.ProgramError, Step: Step{Error: crashed}}, interactorStep(1, "", false), relay.End{First: none}, protocol.ProgramError, true, false},
+		{"over the bound, the cut stream accepted", TestResult{Verdict: protocol.Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, "", false), relay.End{First: p, Cut: true}, protocol.WrongAnswer, true, false},
+		{"over the bound, the interactor failed", TestResult{Verdict: protocol.Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(0, protocol.ErrOOM, false), relay.End{First: p, Cut: true}, protocol.WrongAnswer, true, false},
+		{"the interactor's verdict, then over the bound", TestResult{Verdict: protocol.Timeout, Stopped: true, Step: Step{Error: stopped}}, interactorStep(2, "", false), relay.End{First: i, Cut: true}, protocol.PresentationError, false, true},
+		{"the interactor hung", TestResult{Verdict: protocol.OK}, interactorStep(0, protocol.ErrTimeout, false), relay.End{First: p}, protocol.JudgeFailure, false, true},
+		{"the interactor failed", TestResult{Verdict: protocol.OK}, interactorStep(3, "", false), relay.End{First: p}, protocol.JudgeFailure, false, true},
+		{"the interactor did not run it", TestResult{Verdict: protocol.OK}, interactorStep(0, "", true), relay.End{First: p}, protocol.JudgeFailure, false, false},
+		{"the request's timeout came first", TestResult{Verdict: protocol.Timeout, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrTimeout, Message: "not run: the request's deadline of 10s came first"}}}, interactorStep(0, "", true), relay.End{First: none}, protocol.Timeout, true, false},
+		{"the program's side did not run it", TestResult{Verdict: protocol.ProgramError, NotRun: true, Step: Step{Error: &protocol.Error{Type: protocol.ErrInternal, Message: "not run: the interactor ended before it"}}}, interactorStep(0, "", false), relay.End{First: none}, protocol.JudgeFailure, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.program.Name = "a"
 			res := Result{Tests: []TestResult{c.program}}
-			interactive(&res, Result{Verdict: OK, Tests: []TestResult{c.inter}}, []relay.End{c.end})
+			interactive(&res, Result{Verdict: protocol.OK, Tests: []TestResult{c.inter}}, []relay.End{c.end})
 			got := res.Tests[0]
 			assert.Check(t, is.Equal(got.Verdict, c.verdict))
 			assert.Check(t, is.Equal(res.Verdict, c.verdict))
@@ -78,17 +78,17 @@ func TestInteractiveDecides(t *testing.T) {
 			assert.Check(t, is.Equal(got.Interactor.Output, "100\nlower\n"))
 			assert.Check(t, is.Equal(got.Interactor.Graded, c.graded))
 			assert.Check(t, is.Equal(got.Interactor.EndedFirst, map[int]string{p: "program", i: "interactor", none: ""}[c.end.First]))
-			if c.verdict == Points {
+			if c.verdict == protocol.Points {
 				assert.Assert(t, got.Points != nil)
 				assert.Check(t, is.Equal(*got.Points, 0.5))
 			}
-			if c.verdict == JudgeFailure {
+			if c.verdict == protocol.JudgeFailure {
 				assert.Check(t, got.Interactor.Error != nil && strings.Contains(res.Error.Message, "interactor") || strings.Contains(res.Error.Message, "side"), "%+v", res.Error)
 			}
 			if c.end.Cut && c.end.First == p { // the cut came first: its wrong answer
 				assert.Check(t, !got.Stopped, "stopped at a bound of its own")
 				if assert.Check(t, got.Error != nil && res.Error != nil) {
-					assert.Check(t, is.Equal(got.Error.Type, string(WrongAnswer)))
+					assert.Check(t, is.Equal(got.Error.Type, string(protocol.WrongAnswer)))
 				}
 				assert.Check(t, res.Error != nil && res.Error.Message == `test "a": its output to the interactor passed 8388608 bytes, a test's bound: it was stopped there, and the interactor's grade of what it was given does not count`, "%+v", res.Error)
 			}
@@ -100,13 +100,13 @@ func TestInteractiveDecides(t *testing.T) {
 // answered for no test (it failed to compile, say) makes every test the
 // program did not fail itself a judge's failure, its cause named.
 func TestInteractiveWithoutTheInteractorsTests(t *testing.T) {
-	res := Result{Tests: []TestResult{{Name: "a", Verdict: OK}, {Name: "b", Verdict: OK}}}
-	interactive(&res, Result{Verdict: CompileError, Error: &protocol.Error{Type: "compile_error", Message: "compilation failed: x"}}, []relay.End{{First: 1}, {First: 1}})
+	res := Result{Tests: []TestResult{{Name: "a", Verdict: protocol.OK}, {Name: "b", Verdict: protocol.OK}}}
+	interactive(&res, Result{Verdict: protocol.CompileError, Error: &protocol.Error{Type: "compile_error", Message: "compilation failed: x"}}, []relay.End{{First: 1}, {First: 1}})
 	for _, tc := range res.Tests {
-		assert.Check(t, is.Equal(tc.Verdict, JudgeFailure))
+		assert.Check(t, is.Equal(tc.Verdict, protocol.JudgeFailure))
 		assert.Check(t, is.Equal(tc.Interactor.Error.Message, "the interactor's run: compilation failed: x"))
 	}
-	assert.Check(t, is.Equal(res.Verdict, JudgeFailure))
+	assert.Check(t, is.Equal(res.Verdict, protocol.JudgeFailure))
 }
 
 // TestDecideTest: the rules in their order, a case for each and for each
@@ -120,35 +120,35 @@ func TestDecideTest(t *testing.T) {
 		rule    testRule
 		verdict Verdict
 	}{
-		{"the request's timeout came first", testFacts{notRun: true, program: Timeout, grade: JudgeFailure, first: -1}, ruleDeadline, Timeout},
-		{"the program's side did not run it", testFacts{notRun: true, program: ProgramError, grade: OK, first: -1}, ruleUnrun, JudgeFailure},
-		{"unrun, the interactor's run gone first", testFacts{notRun: true, program: ProgramError, grade: JudgeFailure, first: i}, ruleUnrun, JudgeFailure},
-		{"over the bound", testFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: p, cut: true}, ruleCut, WrongAnswer},
-		{"over the bound, the cut stream accepted", testFacts{program: Timeout, stopped: true, grade: OK, first: p, cut: true}, ruleCut, WrongAnswer},
-		{"over the bound, the interactor failed", testFacts{program: Timeout, stopped: true, grade: JudgeFailure, first: p, cut: true}, ruleCut, WrongAnswer},
-		{"over the bound after the interactor's stdout ended, then accepted", testFacts{program: Timeout, stopped: true, grade: OK, first: i, cut: true}, ruleCut, WrongAnswer},
-		{"the interactor's verdict, then over the bound", testFacts{program: Timeout, stopped: true, grade: PresentationError, first: i, cut: true}, ruleInteractorFirst, PresentationError},
-		{"the interactor failed, then over the bound", testFacts{program: Timeout, stopped: true, grade: JudgeFailure, first: i, cut: true}, ruleInteractorFirst, JudgeFailure},
-		{"the interactor first, the program exited 0", testFacts{program: OK, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
-		{"the interactor first, then a crash", testFacts{program: ProgramError, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
-		{"the interactor first, then a time limit", testFacts{program: Timeout, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
-		{"the interactor first, then out of memory", testFacts{program: OOM, grade: PresentationError, first: i}, ruleInteractorFirst, PresentationError},
-		{"the interactor first with points, then a crash", testFacts{program: ProgramError, grade: Points, first: i}, ruleInteractorFirst, Points},
-		{"the interactor failed first, then a crash", testFacts{program: ProgramError, grade: JudgeFailure, first: i}, ruleInteractorFirst, JudgeFailure},
-		{"the interactor first, stopped at its end", testFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: i}, ruleInteractorFirst, WrongAnswer},
-		{"the program crashed first", testFacts{program: ProgramError, grade: WrongAnswer, first: p}, ruleProgramFailed, ProgramError},
-		{"the program's own limit first", testFacts{program: CPUTimeout, grade: WrongAnswer, first: p}, ruleProgramFailed, CPUTimeout},
-		{"the program crashed first, the interactor failed", testFacts{program: ProgramError, grade: JudgeFailure, first: p}, ruleProgramFailed, ProgramError},
-		{"the interactor accepted first, then a crash", testFacts{program: ProgramError, grade: OK, first: i}, ruleProgramFailed, ProgramError},
-		{"a crash, no end seen", testFacts{program: ProgramError, grade: WrongAnswer, first: -1}, ruleProgramFailed, ProgramError},
-		{"the program exited 0 first", testFacts{program: OK, grade: WrongAnswer, first: p}, ruleGraded, WrongAnswer},
-		{"the program exited 0 first, the interactor failed", testFacts{program: OK, grade: JudgeFailure, first: p}, ruleGraded, JudgeFailure},
-		{"the interactor accepted first, stopped at its end", testFacts{program: Timeout, stopped: true, grade: OK, first: i}, ruleGraded, OK},
-		{"its stdout ended first, stopped at the interactor's end", testFacts{program: Timeout, stopped: true, grade: WrongAnswer, first: p}, ruleGraded, WrongAnswer},
-		{"both ok", testFacts{program: OK, grade: OK, first: p}, ruleGraded, OK},
-		{"a checker's grade", testFacts{program: OK, grade: PresentationError, first: p}, ruleGraded, PresentationError},
-		{"a checker's failure", testFacts{program: OK, grade: JudgeFailure, first: p}, ruleGraded, JudgeFailure},
-		{"over a checker's bound, not graded", testFacts{program: OK, grade: JudgeFailure, first: p, cut: true}, ruleCut, WrongAnswer},
+		{"the request's timeout came first", testFacts{notRun: true, program: protocol.Timeout, grade: protocol.JudgeFailure, first: -1}, ruleDeadline, protocol.Timeout},
+		{"the program's side did not run it", testFacts{notRun: true, program: protocol.ProgramError, grade: protocol.OK, first: -1}, ruleUnrun, protocol.JudgeFailure},
+		{"unrun, the interactor's run gone first", testFacts{notRun: true, program: protocol.ProgramError, grade: protocol.JudgeFailure, first: i}, ruleUnrun, protocol.JudgeFailure},
+		{"over the bound", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.WrongAnswer, first: p, cut: true}, ruleCut, protocol.WrongAnswer},
+		{"over the bound, the cut stream accepted", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.OK, first: p, cut: true}, ruleCut, protocol.WrongAnswer},
+		{"over the bound, the interactor failed", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.JudgeFailure, first: p, cut: true}, ruleCut, protocol.WrongAnswer},
+		{"over the bound after the interactor's stdout ended, then accepted", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.OK, first: i, cut: true}, ruleCut, protocol.WrongAnswer},
+		{"the interactor's verdict, then over the bound", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.PresentationError, first: i, cut: true}, ruleInteractorFirst, protocol.PresentationError},
+		{"the interactor failed, then over the bound", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.JudgeFailure, first: i, cut: true}, ruleInteractorFirst, protocol.JudgeFailure},
+		{"the interactor first, the program exited 0", testFacts{program: protocol.OK, grade: protocol.WrongAnswer, first: i}, ruleInteractorFirst, protocol.WrongAnswer},
+		{"the interactor first, then a crash", testFacts{program: protocol.ProgramError, grade: protocol.WrongAnswer, first: i}, ruleInteractorFirst, protocol.WrongAnswer},
+		{"the interactor first, then a time limit", testFacts{program: protocol.Timeout, grade: protocol.WrongAnswer, first: i}, ruleInteractorFirst, protocol.WrongAnswer},
+		{"the interactor first, then out of memory", testFacts{program: protocol.OOM, grade: protocol.PresentationError, first: i}, ruleInteractorFirst, protocol.PresentationError},
+		{"the interactor first with points, then a crash", testFacts{program: protocol.ProgramError, grade: protocol.Points, first: i}, ruleInteractorFirst, protocol.Points},
+		{"the interactor failed first, then a crash", testFacts{program: protocol.ProgramError, grade: protocol.JudgeFailure, first: i}, ruleInteractorFirst, protocol.JudgeFailure},
+		{"the interactor first, stopped at its end", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.WrongAnswer, first: i}, ruleInteractorFirst, protocol.WrongAnswer},
+		{"the program crashed first", testFacts{program: protocol.ProgramError, grade: protocol.WrongAnswer, first: p}, ruleProgramFailed, protocol.ProgramError},
+		{"the program's own limit first", testFacts{program: protocol.CPUTimeout, grade: protocol.WrongAnswer, first: p}, ruleProgramFailed, protocol.CPUTimeout},
+		{"the program crashed first, the interactor failed", testFacts{program: protocol.ProgramError, grade: protocol.JudgeFailure, first: p}, ruleProgramFailed, protocol.ProgramError},
+		{"the interactor accepted first, then a crash", testFacts{program: protocol.ProgramError, grade: protocol.OK, first: i}, ruleProgramFailed, protocol.ProgramError},
+		{"a crash, no end seen", testFacts{program: protocol.ProgramError, grade: protocol.WrongAnswer, first: -1}, ruleProgramFailed, protocol.ProgramError},
+		{"the program exited 0 first", testFacts{program: protocol.OK, grade: protocol.WrongAnswer, first: p}, ruleGraded, protocol.WrongAnswer},
+		{"the program exited 0 first, the interactor failed", testFacts{program: protocol.OK, grade: protocol.JudgeFailure, first: p}, ruleGraded, protocol.JudgeFailure},
+		{"the interactor accepted first, stopped at its end", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.OK, first: i}, ruleGraded, protocol.OK},
+		{"its stdout ended first, stopped at the interactor's end", testFacts{program: protocol.Timeout, stopped: true, grade: protocol.WrongAnswer, first: p}, ruleGraded, protocol.WrongAnswer},
+		{"both ok", testFacts{program: protocol.OK, grade: protocol.OK, first: p}, ruleGraded, protocol.OK},
+		{"a checker's grade", testFacts{program: protocol.OK, grade: protocol.PresentationError, first: p}, ruleGraded, protocol.PresentationError},
+		{"a checker's failure", testFacts{program: protocol.OK, grade: protocol.JudgeFailure, first: p}, ruleGraded, protocol.JudgeFailure},
+		{"over a checker's bound, not graded", testFacts{program: protocol.OK, grade: protocol.JudgeFailure, first: p, cut: true}, ruleCut, protocol.WrongAnswer},
 	} {
 		rule, verdict := decideTest(c.facts)
 		assert.Check(t, is.Equal(rule, c.rule), c.name)

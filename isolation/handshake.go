@@ -34,7 +34,7 @@ func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen hell
 	seen.at = l.helloAt
 	h, err := protocol.DecodeHello(line)
 	if err != nil {
-		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
+		return seen, &Error{Verdict: protocol.SandboxFailure, Err: err}, true
 	}
 	seen.selfcheck = h.Selfcheck
 	v := attest.Sight{Hello: *h.Selfcheck, Memory: l.plan.Limits.Memory, Runtime: l.plan.Runtime}
@@ -44,15 +44,15 @@ func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen hell
 		// the source goes.
 		seen.record, seen.recordErr = l.record.Await(deadline, l.plan.Name, bound)
 		if seen.recordErr != nil {
-			return seen, &Error{Verdict: EngineFailure, Err: fmt.Errorf("%w; the program was never sent", seen.recordErr)}, true
+			return seen, &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("%w; the program was never sent", seen.recordErr)}, true
 		}
 		v.Record = seen.record
 	}
 	if err := attest.Refusal(l.plan.Column, v, l.plan.Limits.CPUTime > 0); err != nil {
-		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
+		return seen, &Error{Verdict: protocol.SandboxFailure, Err: err}, true
 	}
 	if err := l.out.Begin(); err != nil {
-		return seen, &Error{Verdict: SandboxFailure, Err: err}, true
+		return seen, &Error{Verdict: protocol.SandboxFailure, Err: err}, true
 	}
 	return seen, nil, false
 }

@@ -42,7 +42,7 @@ func TestHandshakeRefusesHostileRunners(t *testing.T) {
 			start := time.Now()
 			res, state, err := runFake(t, mode, func(o *Options) { o.Limits.Timeout = deadline })
 			took := time.Since(start)
-			assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+			assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 			assert.ErrorContains(t, err, want)
 			assert.Assert(t, !res.Sandboxed)
 			assert.Assert(t, res.Result == nil && res.Output == "")
@@ -61,7 +61,7 @@ func TestHandshakeTimeoutBeforeHello(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			res, state, err := runFake(t, mode, func(o *Options) { o.Limits.Timeout = 1500 * time.Millisecond })
-			assert.Equal(t, res.Verdict, Timeout, "%v", err)
+			assert.Equal(t, res.Verdict, protocol.Timeout, "%v", err)
 			assert.Error(t, err, "timeout: the deadline of 1.5s passed before the sandbox was ready (no hello from the runner yet); the program was never sent")
 			assert.Assert(t, !res.Sandboxed)
 			assert.Equal(t, fakedocker.Stdin(state), "", "the source reached the container")
@@ -75,13 +75,13 @@ func TestHandshakeWrongMemory(t *testing.T) {
 	t.Parallel()
 	res, _, err := runFake(t, "ok", func(o *Options) { o.Limits.Memory = 1 << 30 })
 	assert.NilError(t, err)
-	assert.Equal(t, res.Verdict, OK)
+	assert.Equal(t, res.Verdict, protocol.OK)
 	assert.Assert(t, res.Sandboxed)
 	o, state := fake(t, "wrong-memory")
 	o.Limits.Memory = 1 << 30
 	a := &attempt{start: time.Now()}
 	err = a.run(context.Background(), protocol.ProgramFrame(Request{Source: "1+2"}), o, planInput{})
-	assert.Equal(t, verdictOf(err), SandboxFailure)
+	assert.Equal(t, verdictOf(err), protocol.SandboxFailure)
 	assert.ErrorContains(t, err, "memory limit is 536870912 bytes, want 1073741824")
 	assert.Equal(t, fakedocker.Stdin(state), "")
 	assert.Assert(t, a.selfcheck != nil, "the refused hello is kept for doctor")
@@ -99,7 +99,7 @@ func TestHandshakeDockerFailsFirst(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			res, state, err := runFake(t, mode)
-			assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+			assert.Equal(t, res.Verdict, protocol.EngineFailure, "%v", err)
 			assert.ErrorContains(t, err, want)
 			assert.Assert(t, !strings.Contains(err.Error(), "sandbox failure"), err)
 			assert.Assert(t, !res.Sandboxed)
@@ -127,14 +127,14 @@ func TestStarlarkRefusesNUL(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "ok")
 	res, err := Run(context.Background(), Request{Source: "print(1)\n\x00\n1//0"}, o)
-	assert.Equal(t, res.Verdict, Rejected, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.Rejected, "%v", err)
 	assert.ErrorContains(t, err, "source: NUL byte at offset 9")
 	assert.Equal(t, len(fakedocker.Calls(state)), 0, "docker was called")
 
 	o.Exec = []string{"cat"}
 	res, err = Run(context.Background(), Request{Source: "a\x00b"}, o)
 	assert.NilError(t, err)
-	assert.Equal(t, res.Verdict, OK)
+	assert.Equal(t, res.Verdict, protocol.OK)
 	assert.Check(t, is.Regexp(`^\{"stop_ms":[0-9]+,"source":"a\\u0000b"\}\n$`, fakedocker.Stdin(state)))
 }
 
@@ -144,14 +144,14 @@ func TestPoolRefusesAnIdleItCannotServe(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "ok")
 	_, err := NewPool(context.Background(), PoolOptions{Run: o, Idle: 2 * time.Second})
-	assert.Equal(t, verdictOf(err), Rejected)
+	assert.Equal(t, verdictOf(err), protocol.Rejected)
 	assert.ErrorContains(t, err, "idle: must be from 10s to 10m0s")
 	assert.Equal(t, len(fakedocker.Calls(state)), 0)
 
 	// The parallelism's range is the pool's too.
 	for _, n := range []int{-1, limits.MaxParallel + 1} {
 		_, err = NewPool(context.Background(), PoolOptions{Run: o, Parallel: n})
-		assert.Equal(t, verdictOf(err), Rejected)
+		assert.Equal(t, verdictOf(err), protocol.Rejected)
 		assert.ErrorContains(t, err, "parallel: must be from 1 to 64")
 	}
 	assert.Equal(t, len(fakedocker.Calls(state)), 0)
@@ -164,7 +164,7 @@ func TestHandshakeUnreachableEngineSaidOnce(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "unreachable")
 	res, err := Run(context.Background(), Request{Source: "1+2"}, o)
-	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.EngineFailure, "%v", err)
 	assert.Error(t, err, "engine failure: docker run exited 125: docker: Cannot connect to the Docker daemon at unix:///fake.sock. Is the docker daemon running?")
 	assert.Assert(t, res.ContainerExit == nil)
 	// This process's listings: the run's reaper, left to go on trying,

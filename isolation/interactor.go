@@ -68,7 +68,7 @@ func runInteractive(ctx context.Context, req Request, g *protocol.Interactor, p 
 		return res, err
 	}
 	if err := rl.Broken(); err != nil {
-		err = &Error{Verdict: SandboxFailure, Err: err}
+		err = &Error{Verdict: protocol.SandboxFailure, Err: err}
 		a := &attempt{start: p.start, plan: a.plan, sandboxed: a.sandboxed}
 		r := a.result(err)
 		r.Interactor = res.Interactor

@@ -54,6 +54,6 @@ func TestCheckInteractor(t *testing.T) {
 		mutate(&r)
 		err := checkInteractor(r, r.Grader.(*protocol.Interactor))
 		assert.Check(t, is.ErrorContains(err, want))
-		assert.Check(t, is.Equal(verdictOf(err), Rejected))
+		assert.Check(t, is.Equal(verdictOf(err), protocol.Rejected))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
@@ -60,7 +61,7 @@ func TestBadExecLabelIsRefused(t *testing.T) {
 	o, state := fake(t, "bad-label")
 	o.Image = badImage
 	res, err := Run(context.Background(), Request{Source: "1+2"}, o)
-	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 	assert.ErrorContains(t, err, "label io.synapse-isolation.exec: must be a JSON array of strings")
 	assert.Check(t, lastRun(state) == nil, "a container was started")
 	_, err = o.Argv(time.Unix(0, 0))

@@ -65,7 +65,7 @@ type TestResult struct {
 // worst is a judge's request's verdict from its tests: the most serious
 // test's (severity), OK for none.
 func worst(tests []TestResult) Verdict {
-	v := OK
+	v := protocol.OK
 	for _, t := range tests {
 		if severity(t.Verdict) > severity(v) {
 			v = t.Verdict
@@ -89,7 +89,7 @@ type judgement struct {
 // compile step.
 func (a *attempt) judgement(resp protocol.Response) (j judgement, judged bool, err error) {
 	if resp.Error != nil && resp.Error.Type == protocol.ErrCompile {
-		j, err = a.steps(resp, CompileError)
+		j, err = a.steps(resp, protocol.CompileError)
 		return j, true, err
 	}
 	if resp.Tests == nil {
@@ -98,7 +98,7 @@ func (a *attempt) judgement(resp protocol.Response) (j judgement, judged bool, e
 			if resp.Error != nil { // the runner's own account of why it ran none
 				why = fmt.Sprintf(" (its error: %s: %.200s)", resp.Error.Type, resp.Error.Message)
 			}
-			return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: no tests, for a request of %d%s", len(a.tests), why)}
+			return j, true, &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("response: no tests, for a request of %d%s", len(a.tests), why)}
 		}
 		if resp.Compile == nil {
 			return j, false, nil
@@ -108,11 +108,11 @@ func (a *attempt) judgement(resp protocol.Response) (j judgement, judged bool, e
 		return j, err != nil, err
 	}
 	if len(resp.Tests) != len(a.tests) {
-		return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: %d tests, for a request of %d", len(resp.Tests), len(a.tests))}
+		return j, true, &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("response: %d tests, for a request of %d", len(resp.Tests), len(a.tests))}
 	}
 	for i, t := range resp.Tests {
 		if t.Name != a.tests[i] {
-			return j, true, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: test %d is %q, the request's is %q", i+1, t.Name, a.tests[i])}
+			return j, true, &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("response: test %d is %q, the request's is %q", i+1, t.Name, a.tests[i])}
 		}
 	}
 	if j, err = a.steps(resp, ""); err == nil {
@@ -147,11 +147,11 @@ func (a *attempt) steps(resp protocol.Response, verdict Verdict) (judgement, err
 func (a *attempt) step(s protocol.Step) (Step, error) {
 	u, err := a.bound(s.Usage)
 	if err != nil {
-		return Step{}, &Error{Verdict: SandboxFailure, Err: err}
+		return Step{}, &Error{Verdict: protocol.SandboxFailure, Err: err}
 	}
 	wall := time.Duration(s.WallMicros) * time.Microsecond
 	if window := max(a.responded.Sub(a.sent), 0); wall > window {
-		return Step{}, &Error{Verdict: SandboxFailure, Err: fmt.Errorf("response: a step of %s in a request of %s", wall, window)}
+		return Step{}, &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("response: a step of %s in a request of %s", wall, window)}
 	}
 	st := Step{
 		Streams: s.Streams,
@@ -166,18 +166,18 @@ func (a *attempt) step(s protocol.Step) (Step, error) {
 // judgedError is a judged request's error: the compile step's, or the
 // first test whose verdict is the request's, named.
 func (j *judgement) judgedError(resp *protocol.Response) *protocol.Error {
-	if j.verdict == CompileError {
-		return &protocol.Error{Type: string(CompileError), Message: resp.Error.Message}
+	if j.verdict == protocol.CompileError {
+		return &protocol.Error{Type: string(protocol.CompileError), Message: resp.Error.Message}
 	}
 	for _, t := range j.tests {
-		if t.Verdict != j.verdict || t.Verdict == OK {
+		if t.Verdict != j.verdict || t.Verdict == protocol.OK {
 			continue
 		}
 		msg := fmt.Sprintf("its stdout differs from the expected output at line %d", t.Line)
 		switch {
 		case t.Checker != nil:
 			msg = t.Checker.says("the checker", t.Verdict)
-		case t.Interactor != nil && (t.Interactor.Graded || t.Verdict == JudgeFailure):
+		case t.Interactor != nil && (t.Interactor.Graded || t.Verdict == protocol.JudgeFailure):
 			msg = t.Interactor.says("the interactor", t.Verdict)
 		case t.Error != nil:
 			msg = t.Error.Message
@@ -208,7 +208,7 @@ func checkSourceName(in Request, name string) error {
 	_, text := in.Files[name]
 	_, binary := in.Binary[name]
 	if name != "" && (text || binary) {
-		return &Error{Verdict: Rejected, Err: fmt.Errorf("file %q: the name of the source's own file in this image's language", name)}
+		return &Error{Verdict: protocol.Rejected, Err: fmt.Errorf("file %q: the name of the source's own file in this image's language", name)}
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ func TestJudgedTestsKeepTheirLimits(t *testing.T) {
 		{Name: "1", Verdict: protocol.TestOK, TimeLimitMS: 2000, CPUTimeLimitMS: 1000},
 		{Name: "2", Verdict: protocol.TestTimeout, NotRun: true},
 	}}
-	j, err := a.steps(resp, Timeout)
+	j, err := a.steps(resp, protocol.Timeout)
 	assert.NilError(t, err)
 	assert.Equal(t, len(j.tests), 2)
 	assert.Equal(t, j.tests[0].TimeLimitMS, int64(2000))

@@ -11,6 +11,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -37,7 +38,7 @@ func TestSlowLabelReadTakesNothingFromTheTimeout(t *testing.T) {
 		o.Limits = limits.Config{Timeout: meetTimeout}
 	})
 	assert.NilError(t, err)
-	assert.Equal(t, res.Verdict, OK)
+	assert.Equal(t, res.Verdict, protocol.OK)
 }
 
 // TestInterruptDuringLabelRead: a caller that gives up while the engine is
@@ -56,7 +57,7 @@ func TestInterruptDuringLabelRead(t *testing.T) {
 	defer close(ran)
 	whenever(asked, ran, func() { cancel(errors.New("interrupt")) })
 	res, err := Run(ctx, Request{Source: "1+2"}, o)
-	assert.Equal(t, res.Verdict, Interrupted, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.Interrupted, "%v", err)
 	assert.Assert(t, is.Len(fakedocker.Containers(state), 0))
 }
 

@@ -115,13 +115,13 @@ func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, er
 	var err error
 	if l.reaper, err = removal.StartReaper(c, plan.RunID); err != nil {
 		abort(nil)
-		return nil, &Error{Verdict: EngineFailure, Err: err}
+		return nil, &Error{Verdict: protocol.EngineFailure, Err: err}
 	}
 	l.at = time.Now()
 	if l.cmd, l.stdin, err = c.StartRun(runCtx, plan.Argv, l.out, l.stderr); err != nil {
 		l.reaper.Settle(true)
 		abort(nil)
-		return nil, &Error{Verdict: EngineFailure, Err: err}
+		return nil, &Error{Verdict: protocol.EngineFailure, Err: err}
 	}
 	l.reaper.Watch(l.cmd.Process.Pid)
 	go func() {
@@ -212,7 +212,7 @@ func (l *launched) deadlinePassed() {
 // request follows when one comes.
 func (l *launched) ready() error {
 	if _, err := l.stdin.Write([]byte{'\n'}); err != nil {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("telling the runner its hello passed: %w", err)}
+		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("telling the runner its hello passed: %w", err)}
 	}
 	return nil
 }
@@ -255,7 +255,7 @@ func (l *launched) removeWithin(clientDied time.Time, attempts int) (found bool,
 	found, err = r.Run()
 	l.reaper.Settle(err == nil)
 	if err != nil {
-		return found, &Error{Verdict: EngineFailure, Err: err}
+		return found, &Error{Verdict: protocol.EngineFailure, Err: err}
 	}
 	return found, nil
 }
@@ -287,7 +287,7 @@ func (l *launched) wait() (clientEnd, error) {
 	l.mu.Unlock()
 	l.stderr.Finish() // a last WARNING line without a newline still aborts
 	if l.cmd.ProcessState == nil {
-		return end, &Error{Verdict: EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.Path(), l.waitErr)}
+		return end, &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.Path(), l.waitErr)}
 	}
 	end.code = l.cmd.ProcessState.ExitCode()
 	return end, nil
@@ -300,7 +300,7 @@ func (l *launched) cause() error { return context.Cause(l.runCtx) }
 // has not.
 func (l *launched) interrupted() error {
 	if l.parent.Err() != nil {
-		return &Error{Verdict: Interrupted, Err: context.Cause(l.parent)}
+		return &Error{Verdict: protocol.Interrupted, Err: context.Cause(l.parent)}
 	}
 	return nil
 }

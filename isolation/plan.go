@@ -13,6 +13,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -108,11 +109,11 @@ type base struct {
 func newBase(o Options, in planInput) (base, error) {
 	lim, err := o.Limits.Resolve()
 	if err != nil {
-		return base{}, &Error{Verdict: Rejected, Err: err}
+		return base{}, &Error{Verdict: protocol.Rejected, Err: err}
 	}
 	if in.owner != "" {
 		if _, ok := removal.ParseOwner(in.owner); !ok {
-			return base{}, &Error{Verdict: Rejected, Err: &limits.FieldError{Field: "owner", Value: in.owner, Msg: "must be boot-id:pid:start"}}
+			return base{}, &Error{Verdict: protocol.Rejected, Err: &limits.FieldError{Field: "owner", Value: in.owner, Msg: "must be boot-id:pid:start"}}
 		}
 	}
 	return base{o: o, in: in, lim: lim}, nil
@@ -137,7 +138,7 @@ type pending struct {
 func (b base) check() (pending, error) {
 	profile, err := docker.SeccompFile(b.o.Engine.environ())
 	if err != nil {
-		return pending{}, &Error{Verdict: SandboxFailure, Err: err}
+		return pending{}, &Error{Verdict: protocol.SandboxFailure, Err: err}
 	}
 	runID := cmp.Or(b.in.runID, newRunID())
 	name := cmp.Or(b.o.Name, namePrefix+runID)
@@ -146,7 +147,7 @@ func (b base) check() (pending, error) {
 		Name: name, RunID: runID, Owner: b.in.owner, Image: b.o.Image,
 	})
 	if err != nil {
-		return pending{}, &Error{Verdict: Rejected, Err: err}
+		return pending{}, &Error{Verdict: protocol.Rejected, Err: err}
 	}
 	column, _ := limits.RuntimeOf(b.o.Runtime) // dockerargs.Check refused any other
 	return pending{base: b, runID: runID, name: name, spec: spec, column: column}, nil
@@ -159,13 +160,13 @@ func (b base) check() (pending, error) {
 // are p's, checked already.
 func (p pending) next() (pending, error) {
 	if _, err := docker.SeccompFile(p.o.Engine.environ()); err != nil {
-		return pending{}, &Error{Verdict: SandboxFailure, Err: err}
+		return pending{}, &Error{Verdict: protocol.SandboxFailure, Err: err}
 	}
 	p.runID = newRunID()
 	p.name = namePrefix + p.runID // a Pool names no container (PoolOptions.Run)
 	spec, err := p.spec.Named(p.runID, p.name)
 	if err != nil {
-		return pending{}, &Error{Verdict: Rejected, Err: err}
+		return pending{}, &Error{Verdict: protocol.Rejected, Err: err}
 	}
 	p.spec = spec
 	return p, nil
@@ -203,7 +204,7 @@ func (b base) runner(d docker.Declared) (runargs.Args, error) {
 		r.Preload = d.Preload
 	}
 	if err := r.CheckProgram(); err != nil {
-		return runargs.Args{}, &Error{Verdict: Rejected, Err: err}
+		return runargs.Args{}, &Error{Verdict: protocol.Rejected, Err: err}
 	}
 	return r, nil
 }

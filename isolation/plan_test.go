@@ -13,6 +13,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -90,7 +91,7 @@ func TestPlan(t *testing.T) {
 
 	// No cache dir, no profile, no plan: the engine's default filter is never used.
 	_, err = planOf(Options{Engine: Engine{Env: []string{}}, Image: testImage}, planInput{}, docker.Declared{}, now)
-	assert.Check(t, is.Equal(verdictOf(err), SandboxFailure))
+	assert.Check(t, is.Equal(verdictOf(err), protocol.SandboxFailure))
 	assert.Check(t, is.ErrorContains(err, "no cache directory"))
 }
 
@@ -119,7 +120,7 @@ func TestPlanRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Engine.Env = e.Env
 			_, err := planOf(tc.o, tc.in, docker.Declared{}, now)
-			assert.Check(t, is.Equal(verdictOf(err), Rejected))
+			assert.Check(t, is.Equal(verdictOf(err), protocol.Rejected))
 			assert.Error(t, err, tc.want)
 		})
 	}

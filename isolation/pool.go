@@ -127,13 +127,13 @@ func newPool(ctx context.Context, o PoolOptions, in planInput) (*Pool, error) {
 		o.Parallel = 1
 	}
 	if err := limits.CheckParallel(o.Parallel); err != nil {
-		return nil, &Error{Verdict: Rejected, Err: err}
+		return nil, &Error{Verdict: protocol.Rejected, Err: err}
 	}
 	if o.Idle == 0 {
 		o.Idle = limits.DefaultIdle
 	}
 	if err := limits.CheckIdle(o.Idle); err != nil {
-		return nil, &Error{Verdict: Rejected, Err: err}
+		return nil, &Error{Verdict: protocol.Rejected, Err: err}
 	}
 	if len(o.Engines) == 0 {
 		o.Engines = []Engine{o.Run.Engine}
@@ -266,7 +266,7 @@ func (p *Pool) run(ctx context.Context, a *attempt, f protocol.Frame) error {
 
 // errPoolClosed answers a request that comes, or still waits for a
 // container, once Close was called.
-var errPoolClosed = &Error{Verdict: Interrupted, Err: errors.New("the pool was closed")}
+var errPoolClosed = &Error{Verdict: protocol.Interrupted, Err: errors.New("the pool was closed")}
 
 // note keeps a removal of the pool's own that was not confirmed.
 func (p *Pool) note(err error) {

@@ -8,6 +8,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
@@ -20,7 +21,7 @@ func TestPoolAnswersALineWhenItsContainerExits(t *testing.T) {
 	p, state := fakePool(t, "held-removal", 1)
 	res, err := p.Run(context.Background(), Request{Source: "1+2"}, time.Now())
 	assert.NilError(t, err)
-	assert.Check(t, is.Equal(res.Verdict, OK))
+	assert.Check(t, is.Equal(res.Verdict, protocol.OK))
 	assert.Check(t, res.ContainerExit != nil && *res.ContainerExit == 0)
 	assert.Check(t, is.Contains(fakedocker.Containers(state), res.Container), "answered before --rm removed the container")
 	assert.NilError(t, fakedocker.Release(state, res.RunID))
@@ -34,7 +35,7 @@ func TestPoolWaitsForTheClientWhenTheExitIsNotClean(t *testing.T) {
 	t.Parallel()
 	p, state := fakePool(t, "dies-nonzero", 1)
 	res, err := p.Run(context.Background(), Request{Source: "1+2"}, time.Now())
-	assert.Check(t, is.Equal(res.Verdict, SandboxFailure), "%v", err)
+	assert.Check(t, is.Equal(res.Verdict, protocol.SandboxFailure), "%v", err)
 	assert.Check(t, is.ErrorContains(err, "container exited 1 (a valid response needs exit 0)"))
 	assert.Check(t, res.ContainerExit != nil && *res.ContainerExit == 1)
 	assert.NilError(t, p.Close())

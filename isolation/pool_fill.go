@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // fill starts a container whenever a token is free, on the engine with
@@ -172,7 +173,7 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 			p.mu.Lock()
 			p.takers--
 			p.mu.Unlock()
-			return nil, &Error{Verdict: Interrupted, Err: context.Cause(ctx)}
+			return nil, &Error{Verdict: protocol.Interrupted, Err: context.Cause(ctx)}
 		case <-p.dead:
 			p.mu.Lock()
 			p.takers--
@@ -240,7 +241,7 @@ func (p *Pool) settle(w *warm, answered int) {
 	l.teardown(&f)
 	p.note(f.rmErr)
 	if n := len(l.resp.Bytes()); n != answered {
-		p.note(&Error{Verdict: SandboxFailure, Err: fmt.Errorf("run %s: the runner wrote %d bytes more after its response line, which was answered already",
+		p.note(&Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("run %s: the runner wrote %d bytes more after its response line, which was answered already",
 			l.plan.RunID, n-answered)})
 	}
 }

@@ -15,6 +15,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/poll"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -58,7 +59,7 @@ func runOKs(t *testing.T, p *Pool, n int) <-chan []Result {
 			defer wg.Done()
 			res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
 			assert.Check(t, err)
-			assert.Check(t, is.Equal(res.Verdict, OK))
+			assert.Check(t, is.Equal(res.Verdict, protocol.OK))
 			results[i] = res
 		}()
 	}
@@ -92,7 +93,7 @@ func TestPoolHostileResponseInTheMiddle(t *testing.T) {
 		verdicts = append(verdicts, res.Verdict)
 	}
 	assert.NilError(t, p.Close())
-	assert.DeepEqual(t, verdicts, []Verdict{OK, SandboxFailure, SandboxFailure, OK, ProgramError})
+	assert.DeepEqual(t, verdicts, []Verdict{protocol.OK, protocol.SandboxFailure, protocol.SandboxFailure, protocol.OK, protocol.ProgramError})
 	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
 }
 
@@ -109,8 +110,8 @@ func TestPoolInterruptedRemovesEverything(t *testing.T) {
 	defer close(ran)
 	whenever(requestRead(state), ran, func() { cancel(errors.New("received interrupt")) })
 	res, err := p.Run(ctx, Request{Source: "hang"}, time.Now())
-	assert.Assert(t, verdictOf(err) == Interrupted, "%v", err)
-	assert.Equal(t, res.Verdict, Interrupted)
+	assert.Assert(t, verdictOf(err) == protocol.Interrupted, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.Interrupted)
 	assert.NilError(t, p.Close())
 	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
 }
@@ -119,7 +120,7 @@ func TestPoolChecksEveryEngineFirst(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "no-image")
 	_, err := NewPool(context.Background(), PoolOptions{Run: o, Parallel: 2})
-	assert.Assert(t, verdictOf(err) == EngineFailure, "%v", err)
+	assert.Assert(t, verdictOf(err) == protocol.EngineFailure, "%v", err)
 	assert.ErrorContains(t, err, "is not present (nothing is pulled)")
 	assert.Check(t, is.Len(runCalls(state), 0), "no container starts before the checks pass")
 }
@@ -136,7 +137,7 @@ func TestPoolChecksEveryEnginesOptionsOnce(t *testing.T) {
 		po.Engines[i].CLI, po.Engines[i].Env = o.Engine.CLI, o.Engine.Env
 	}
 	_, err := NewPool(context.Background(), po)
-	assert.Check(t, is.Equal(verdictOf(err), Rejected), "%v", err)
+	assert.Check(t, is.Equal(verdictOf(err), protocol.Rejected), "%v", err)
 	assert.Check(t, is.ErrorContains(err, `context: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "x;y")`))
 	assert.Check(t, is.Len(fakedocker.Calls(state), 0), "docker was called")
 }
@@ -147,7 +148,7 @@ func TestPoolSpreadsOverEngines(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
 		assert.NilError(t, err)
-		assert.Equal(t, res.Verdict, OK)
+		assert.Equal(t, res.Verdict, protocol.OK)
 	}
 	assert.NilError(t, p.Close())
 	per := map[string]int{}
@@ -195,7 +196,7 @@ func TestPoolOneEngineFailsItsHello(t *testing.T) {
 	start := time.Now()
 	for i := 0; i < 5; i++ {
 		res, err := p.Run(context.Background(), Request{Source: "ok"}, time.Now())
-		assert.Check(t, is.Equal(res.Verdict, SandboxFailure), "%v", err)
+		assert.Check(t, is.Equal(res.Verdict, protocol.SandboxFailure), "%v", err)
 		assert.Check(t, is.ErrorContains(err, "pids.max not visible"))
 		assert.Check(t, !res.Sandboxed)
 	}
@@ -268,7 +269,7 @@ func TestPoolClientVanishes(t *testing.T) {
 	}
 	// None waited for its deadline (a minute, fake's).
 	assert.Check(t, time.Since(start) < 30*time.Second, "took %s", time.Since(start))
-	assert.Check(t, is.Equal(verdicts[len(verdicts)-1], EngineFailure), "%v", verdicts)
+	assert.Check(t, is.Equal(verdicts[len(verdicts)-1], protocol.EngineFailure), "%v", verdicts)
 	assert.NilError(t, p.Close())
 }
 
@@ -290,7 +291,7 @@ func TestPoolRunHonoursItsContext(t *testing.T) {
 	res, err := p.Run(ctx, Request{Source: "1+2"}, time.Now())
 	returned := time.Now()
 	close(ran)
-	assert.Check(t, is.Equal(res.Verdict, Interrupted), "%v", err)
+	assert.Check(t, is.Equal(res.Verdict, protocol.Interrupted), "%v", err)
 	// From the end of its context, far sooner than the run's own deadline
 	// (a minute from the request, fake's): the abort and a removal (three
 	// docker calls, half a second on a quiet machine).
@@ -332,7 +333,7 @@ func TestPoolCloseWaitsForRuns(t *testing.T) {
 	select {
 	case o := <-done:
 		assert.Check(t, o.err)
-		assert.Check(t, is.Equal(o.res.Verdict, OK))
+		assert.Check(t, is.Equal(o.res.Verdict, protocol.OK))
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close returned, the run did not")
 	}

@@ -6,6 +6,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
@@ -21,17 +22,17 @@ func TestRunUnderGVisorReadsTheRecord(t *testing.T) {
 	assert.Check(t, is.Contains(fakedocker.Stdin(state), `"source":"1+2"`))
 
 	res, state, err = runFake(t, "gvisor-swap", runsc)
-	assert.Check(t, is.Equal(res.Verdict, SandboxFailure), "%v", err)
+	assert.Check(t, is.Equal(res.Verdict, protocol.SandboxFailure), "%v", err)
 	assert.Check(t, is.ErrorContains(err, "the engine's record allows swap or another limit (want Memory and MemorySwap 536870912)"))
 	assert.Check(t, is.Equal(fakedocker.Stdin(state), ""), "the program was never sent")
 
 	res, state, err = runFake(t, "gvisor-norecord", runsc)
-	assert.Check(t, is.Equal(res.Verdict, EngineFailure), "%v", err)
+	assert.Check(t, is.Equal(res.Verdict, protocol.EngineFailure), "%v", err)
 	assert.Check(t, is.ErrorContains(err, "reading the engine's record of container"))
 	assert.Check(t, is.Equal(fakedocker.Stdin(state), ""), "the program was never sent")
 
 	// gVisor's hello under runc's column is refused: the kernel is not the host's.
 	res, _, err = runFake(t, "gvisor")
-	assert.Check(t, is.Equal(res.Verdict, SandboxFailure), "%v", err)
+	assert.Check(t, is.Equal(res.Verdict, protocol.SandboxFailure), "%v", err)
 	assert.Check(t, is.ErrorContains(err, "the runner sees gVisor's kernel, not the host's"))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // refusalFacts are what a run whose hello did not pass learned once its
@@ -107,7 +108,7 @@ var refusalRules = []rule[refusalFacts, refusalVerdict]{
 	}},
 	refusalEnd(endDockerFailed),
 	{name: "engine unreached, unsaid", when: func(f *refusalFacts) bool { return f.unreached() && f.rmErr != nil }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", endedAs(f.code), f.stderr)}}
+		return refusalVerdict{err: &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("docker run %s before any hello: %s", endedAs(f.code), f.stderr)}}
 	}},
 	// The hello's cause, which removal failed adds its error to.
 	{name: "removal failed, unsaid", when: func(f *refusalFacts) bool { return f.rmErr != nil }, then: func(f *refusalFacts) refusalVerdict {
@@ -116,26 +117,26 @@ var refusalRules = []rule[refusalFacts, refusalVerdict]{
 	// docker run's status, killed at the deadline, is a container's only
 	// if the removal found one.
 	{name: "timed out", when: (*refusalFacts).timedOut, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: neverSent(Timeout, f.cause), exit: f.found}
+		return refusalVerdict{err: neverSent(protocol.Timeout, f.cause), exit: f.found}
 	}},
 	// A hello that never came is the sandbox's failure only if a
 	// container ran: the removal found it, or the daemon recorded its
 	// start; otherwise docker started none, which is the engine's.
 	{name: "container found", when: func(f *refusalFacts) bool { return f.found }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: neverSent(SandboxFailure, f.cause), exit: true}
+		return refusalVerdict{err: neverSent(protocol.SandboxFailure, f.cause), exit: true}
 	}},
 	{name: "start unasked", when: func(f *refusalFacts) bool { return !f.start.asked }, then: func(*refusalFacts) refusalVerdict {
 		return refusalVerdict{err: errNeedStartEvidence}
 	}},
 	{name: "start unknown", when: func(f *refusalFacts) bool { return f.start.err != nil }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: &Error{Verdict: EngineFailure, Err: fmt.Errorf("%v; whether a container started is unknown: %w", f.cause, f.start.err)}, exit: true}
+		return refusalVerdict{err: &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("%v; whether a container started is unknown: %w", f.cause, f.start.err)}, exit: true}
 	}},
 	{name: "container started", when: func(f *refusalFacts) bool { return f.start.seen }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: neverSent(SandboxFailure, f.cause), exit: true}
+		return refusalVerdict{err: neverSent(protocol.SandboxFailure, f.cause), exit: true}
 	}},
 	// The table's last word: every refused run has a verdict.
 	{name: "no container started", when: func(*refusalFacts) bool { return true }, then: func(f *refusalFacts) refusalVerdict {
-		return refusalVerdict{err: &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(f.code), f.stderr)}}
+		return refusalVerdict{err: &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("docker started no container (docker run %s): %s", endedAs(f.code), f.stderr)}}
 	}},
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
+
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // refusalCase is one set of a refused run's facts and what decideRefusal
@@ -25,7 +27,7 @@ type refusalCase struct {
 var (
 	errSilent    = &noHelloError{within: 5 * time.Second}
 	errLateHello = &noHelloError{within: 2 * time.Second, own: true}
-	errBadHello  = &Error{Verdict: SandboxFailure, Err: errors.New("hello: want a JSON object")}
+	errBadHello  = &Error{Verdict: protocol.SandboxFailure, Err: errors.New("hello: want a JSON object")}
 	startSeen    = evidence{asked: true, seen: true}
 	startNone    = evidence{asked: true}
 	startFailed  = evidence{asked: true, err: errors.New("events: no engine")}
@@ -43,74 +45,74 @@ func silentRun(change func(*refusalFacts)) refusalFacts {
 // refusalCases are a case per rule, then a case per conflict between
 // rules, the first of the two deciding.
 var refusalCases = []refusalCase{
-	{"unwaited", silentRun(func(f *refusalFacts) { f.waitErr = errWait }), "unwaited", EngineFailure,
+	{"unwaited", silentRun(func(f *refusalFacts) { f.waitErr = errWait }), "unwaited", protocol.EngineFailure,
 		"engine failure: waiting for docker: gone", false},
 	{"engine unreached", silentRun(func(f *refusalFacts) { f.code, f.rmErr, f.stderr = 1, errRm, "docker: unknown context" }),
-		"engine unreached > engine unreached, unsaid", EngineFailure, "engine failure: docker run exited 1 before any hello: docker: unknown context", false},
+		"engine unreached > engine unreached, unsaid", protocol.EngineFailure, "engine failure: docker run exited 1 before any hello: docker: unknown context", false},
 	{"engine unreached, said by docker", silentRun(func(f *refusalFacts) { f.code, f.rmErr, f.stderr = 125, errRm, "docker: cannot connect" }),
-		"engine unreached > docker's own exit, engine unlisted > docker failed", EngineFailure, "engine failure: docker run exited 125: docker: cannot connect", false},
+		"engine unreached > docker's own exit, engine unlisted > docker failed", protocol.EngineFailure, "engine failure: docker run exited 125: docker: cannot connect", false},
 	{"removal failed", silentRun(func(f *refusalFacts) { f.cause, f.hello, f.rmErr = errBadHello, true, errRm }),
-		"removal failed > hello refused", EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", true},
+		"removal failed > hello refused", protocol.EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", true},
 	{"docker's own exit, engine unlisted", silentRun(func(f *refusalFacts) { f.cause, f.hello, f.code, f.rmErr = errBadHello, true, 125, errRm }),
-		"removal failed > docker's own exit, engine unlisted > hello refused", EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", false},
+		"removal failed > docker's own exit, engine unlisted > hello refused", protocol.EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", false},
 	{"docker's own exit, start unasked", silentRun(func(f *refusalFacts) { f.code = 125 }), "docker's own exit, start unasked", "", needStart, false},
 	{"docker's own exit, never started", silentRun(func(f *refusalFacts) { f.code, f.start, f.stderr = 125, startNone, "docker: no such image" }),
-		"docker's own exit, never started > docker failed", EngineFailure, "engine failure: docker run exited 125: docker: no such image", false},
-	{"interrupted", silentRun(func(f *refusalFacts) { f.interrupted = errSignal }), "interrupted", Interrupted, "interrupted: signal: interrupt", true},
-	{"policy dropped", silentRun(func(f *refusalFacts) { f.warning = "WARNING: no swap limit" }), "policy dropped", EngineFailure,
+		"docker's own exit, never started > docker failed", protocol.EngineFailure, "engine failure: docker run exited 125: docker: no such image", false},
+	{"interrupted", silentRun(func(f *refusalFacts) { f.interrupted = errSignal }), "interrupted", protocol.Interrupted, "interrupted: signal: interrupt", true},
+	{"policy dropped", silentRun(func(f *refusalFacts) { f.warning = "WARNING: no swap limit" }), "policy dropped", protocol.EngineFailure,
 		"engine failure: refusing the run: docker did not apply the whole policy: WARNING: no swap limit", true},
-	{"hello refused", silentRun(func(f *refusalFacts) { f.cause, f.hello = errBadHello, true }), "hello refused", SandboxFailure,
+	{"hello refused", silentRun(func(f *refusalFacts) { f.cause, f.hello = errBadHello, true }), "hello refused", protocol.SandboxFailure,
 		"sandbox failure: hello: want a JSON object", true},
-	{"docker failed", silentRun(func(f *refusalFacts) { f.code = 127 }), "docker failed", EngineFailure, "engine failure: docker run exited 127: (unknown)", true},
-	{"removal failed, unsaid", silentRun(func(f *refusalFacts) { f.rmErr = errRm }), "removal failed > removal failed, unsaid", EngineFailure,
+	{"docker failed", silentRun(func(f *refusalFacts) { f.code = 127 }), "docker failed", protocol.EngineFailure, "engine failure: docker run exited 127: (unknown)", true},
+	{"removal failed, unsaid", silentRun(func(f *refusalFacts) { f.rmErr = errRm }), "removal failed > removal failed, unsaid", protocol.EngineFailure,
 		"no hello from the runner within 5s; then engine failure: docker rm -f: no engine", true},
-	{"timed out", silentRun(func(f *refusalFacts) { f.cause, f.found = errLateHello, true }), "timed out", Timeout,
+	{"timed out", silentRun(func(f *refusalFacts) { f.cause, f.found = errLateHello, true }), "timed out", protocol.Timeout,
 		"timeout: the deadline of 2s passed before the sandbox was ready (no hello from the runner yet); the program was never sent", true},
-	{"timed out, no container found", silentRun(func(f *refusalFacts) { f.cause = errLateHello }), "timed out", Timeout,
+	{"timed out, no container found", silentRun(func(f *refusalFacts) { f.cause = errLateHello }), "timed out", protocol.Timeout,
 		"timeout: the deadline of 2s passed before the sandbox was ready (no hello from the runner yet); the program was never sent", false},
-	{"container found", silentRun(func(f *refusalFacts) { f.found = true }), "container found", SandboxFailure,
+	{"container found", silentRun(func(f *refusalFacts) { f.found = true }), "container found", protocol.SandboxFailure,
 		"sandbox failure: no hello from the runner within 5s; the program was never sent", true},
 	{"start unasked", silentRun(func(*refusalFacts) {}), "start unasked", "", needStart, false},
-	{"start unknown", silentRun(func(f *refusalFacts) { f.start = startFailed }), "start unknown", EngineFailure,
+	{"start unknown", silentRun(func(f *refusalFacts) { f.start = startFailed }), "start unknown", protocol.EngineFailure,
 		"engine failure: no hello from the runner within 5s; whether a container started is unknown: events: no engine", true},
-	{"container started", silentRun(func(f *refusalFacts) { f.start = startSeen }), "container started", SandboxFailure,
+	{"container started", silentRun(func(f *refusalFacts) { f.start = startSeen }), "container started", protocol.SandboxFailure,
 		"sandbox failure: no hello from the runner within 5s; the program was never sent", true},
-	{"no container started", silentRun(func(f *refusalFacts) { f.start = startNone }), "no container started", EngineFailure,
+	{"no container started", silentRun(func(f *refusalFacts) { f.start = startNone }), "no container started", protocol.EngineFailure,
 		"engine failure: docker started no container (docker run was stopped): (unknown)", false},
 
 	// Conflicts: the earlier rule decides.
 	{"unwaited over an interrupt and a failed removal", silentRun(func(f *refusalFacts) { f.waitErr, f.interrupted, f.rmErr = errWait, errSignal, errRm }),
-		"unwaited", EngineFailure, "engine failure: waiting for docker: gone", false},
+		"unwaited", protocol.EngineFailure, "engine failure: waiting for docker: gone", false},
 	{"engine unreached keeps the interrupt", silentRun(func(f *refusalFacts) { f.code, f.interrupted, f.rmErr = 1, errSignal, errRm }),
-		"engine unreached > interrupted", Interrupted, "interrupted: signal: interrupt", false},
+		"engine unreached > interrupted", protocol.Interrupted, "interrupted: signal: interrupt", false},
 	{"removal failed keeps the interrupt", silentRun(func(f *refusalFacts) { f.interrupted, f.rmErr = errSignal, errRm }),
-		"removal failed > interrupted", EngineFailure, "interrupted: signal: interrupt; then engine failure: docker rm -f: no engine", true},
+		"removal failed > interrupted", protocol.EngineFailure, "interrupted: signal: interrupt; then engine failure: docker rm -f: no engine", true},
 	{"a refused hello is never unreached", silentRun(func(f *refusalFacts) { f.cause, f.hello, f.code, f.rmErr = errBadHello, true, 1, errRm }),
-		"removal failed > hello refused", EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", true},
+		"removal failed > hello refused", protocol.EngineFailure, "sandbox failure: hello: want a JSON object; then engine failure: docker rm -f: no engine", true},
 	{"a clean exit is never unreached", silentRun(func(f *refusalFacts) { f.cause, f.code, f.rmErr = &noHelloError{}, 0, errRm }),
-		"removal failed > removal failed, unsaid", EngineFailure, "the container exited 0 before the runner's hello; then engine failure: docker rm -f: no engine", true},
+		"removal failed > removal failed, unsaid", protocol.EngineFailure, "the container exited 0 before the runner's hello; then engine failure: docker rm -f: no engine", true},
 	{"docker's own exit, start unknown", silentRun(func(f *refusalFacts) { f.code, f.start = 125, startFailed }),
-		"docker failed", EngineFailure, "engine failure: docker run exited 125: (unknown)", true},
+		"docker failed", protocol.EngineFailure, "engine failure: docker run exited 125: (unknown)", true},
 	{"docker's own exit, started", silentRun(func(f *refusalFacts) { f.code, f.start = 125, startSeen }),
-		"docker failed", EngineFailure, "engine failure: docker run exited 125: (unknown)", true},
+		"docker failed", protocol.EngineFailure, "engine failure: docker run exited 125: (unknown)", true},
 	{"docker's own exit, interrupted", silentRun(func(f *refusalFacts) { f.code, f.start, f.interrupted = 125, startNone, errSignal }),
-		"docker's own exit, never started > interrupted", Interrupted, "interrupted: signal: interrupt", false},
+		"docker's own exit, never started > interrupted", protocol.Interrupted, "interrupted: signal: interrupt", false},
 	{"interrupted over a dropped policy", silentRun(func(f *refusalFacts) { f.interrupted, f.warning = errSignal, "WARNING: x" }),
-		"interrupted", Interrupted, "interrupted: signal: interrupt", true},
+		"interrupted", protocol.Interrupted, "interrupted: signal: interrupt", true},
 	{"a dropped policy over a refused hello", silentRun(func(f *refusalFacts) { f.warning, f.cause, f.hello = "WARNING: x", errBadHello, true }),
-		"policy dropped", EngineFailure, "engine failure: refusing the run: docker did not apply the whole policy: WARNING: x", true},
+		"policy dropped", protocol.EngineFailure, "engine failure: refusing the run: docker did not apply the whole policy: WARNING: x", true},
 	{"a refused hello over docker's failure", silentRun(func(f *refusalFacts) { f.cause, f.hello, f.code = errBadHello, true, 126 }),
-		"hello refused", SandboxFailure, "sandbox failure: hello: want a JSON object", true},
+		"hello refused", protocol.SandboxFailure, "sandbox failure: hello: want a JSON object", true},
 	{"docker failed over a timeout", silentRun(func(f *refusalFacts) { f.cause, f.code, f.found = errLateHello, 127, true }),
-		"docker failed", EngineFailure, "engine failure: docker run exited 127: (unknown)", true},
-	{"removal failed over a timeout", silentRun(func(f *refusalFacts) { f.cause, f.rmErr = errLateHello, errRm }), "removal failed > removal failed, unsaid", EngineFailure,
+		"docker failed", protocol.EngineFailure, "engine failure: docker run exited 127: (unknown)", true},
+	{"removal failed over a timeout", silentRun(func(f *refusalFacts) { f.cause, f.rmErr = errLateHello, errRm }), "removal failed > removal failed, unsaid", protocol.EngineFailure,
 		"the deadline of 2s passed before the sandbox was ready (no hello from the runner yet); then engine failure: docker rm -f: no engine", true},
 	{"a partial hello is no timeout", silentRun(func(f *refusalFacts) {
 		f.cause, f.found = &noHelloError{within: 2 * time.Second, own: true, partial: true}, true
 	}),
-		"container found", SandboxFailure, "sandbox failure: no hello from the runner within 2s; the program was never sent", true},
+		"container found", protocol.SandboxFailure, "sandbox failure: no hello from the runner within 2s; the program was never sent", true},
 	{"a found container over its start", silentRun(func(f *refusalFacts) { f.found, f.start = true, startNone }),
-		"container found", SandboxFailure, "sandbox failure: no hello from the runner within 5s; the program was never sent", true},
+		"container found", protocol.SandboxFailure, "sandbox failure: no hello from the runner within 5s; the program was never sent", true},
 }
 
 // TestDecideRefusal is the refusal table, a case per rule and per

@@ -56,7 +56,7 @@ type encoded struct {
 func encode(f protocol.Frame) (encoded, error) {
 	body, err := protocol.EncodeFrame(f, false)
 	if err != nil {
-		return encoded{}, &Error{Verdict: Rejected, Err: err}
+		return encoded{}, &Error{Verdict: protocol.Rejected, Err: err}
 	}
 	enc := encoded{in: f, body: body}
 	if data := protocol.TestData(f.Tests); len(data) > 0 {
@@ -74,7 +74,7 @@ func encode(f protocol.Frame) (encoded, error) {
 func (e encoded) checkLanguage(r runargs.Args) error {
 	if r.Exec == nil {
 		if err := protocol.CheckRules(e.in, true); err != nil {
-			return &Error{Verdict: Rejected, Err: err}
+			return &Error{Verdict: protocol.Rejected, Err: err}
 		}
 	}
 	return checkSourceName(e.in.Request, r.Source)

@@ -131,9 +131,9 @@ func (a *attempt) result(err error) Result {
 		res.Verdict = verdictOf(err)
 		res.Error = &protocol.Error{Type: string(res.Verdict), Message: err.Error()}
 	case r != nil:
-		res.Verdict = OK
+		res.Verdict = protocol.OK
 		if !r.OK {
-			res.Verdict = ProgramError
+			res.Verdict = protocol.ProgramError
 		}
 		res.Result, res.ResultType, res.ResultRepr = r.Result, r.ResultType, r.ResultRepr
 		if string(res.Result) == "null" {
@@ -194,46 +194,14 @@ func (a *attempt) timings(returned time.Time) Timings {
 	return t
 }
 
-// Verdict is the one outcome of a run. Each names a row of the one table
-// of verdicts, protocol.Verdicts, which holds its facts: the CLI's exit
-// status, its severity, whose it is and its errors' prefix.
-type Verdict string
-
-// The verdicts.
-const (
-	OK             Verdict = "ok"
-	ProgramError   Verdict = "program_error"
-	Rejected       Verdict = "rejected"
-	SandboxFailure Verdict = "sandbox_failure"
-	Timeout        Verdict = "timeout"
-	// CPUTimeout is the program stopped at its CPU-time limit
-	// (limits.Config.CPUTime), where Timeout is the wall-clock limit.
-	CPUTimeout    Verdict = "cpu_timeout"
-	EngineFailure Verdict = "engine_failure"
-	OOM           Verdict = "oom"
-	Interrupted   Verdict = "interrupted"
-	// CommandNotFound is exec mode's interpreter missing from the image
-	// (or not executable there): the image's fault, not the program's.
-	CommandNotFound Verdict = "command_not_found"
-	// CompileError is a program its language's compile step refused
-	// (Result.Compile says how).
-	CompileError Verdict = "compile_error"
-	// WrongAnswer is a judge's request whose most serious test ran and
-	// wrote other than its expected output (or its checker said so).
-	WrongAnswer Verdict = "wrong_answer"
-	// PresentationError is a test its checker found right but laid out
-	// wrong (exit 2); Points one it scored (exit 7, Points).
-	PresentationError Verdict = "presentation_error"
-	Points            Verdict = "points"
-	// JudgeFailure is a test its checker could not grade: it failed
-	// (exit 3), crashed, hung, or its own run failed. Never the
-	// program's: the test's run is there as it was.
-	JudgeFailure Verdict = "judge_failure"
-)
+// Verdict is the one outcome of a run: protocol.Verdict, whose constants
+// (protocol.OK, protocol.Timeout, ...) sit beside the one table of
+// verdicts, protocol.Verdicts, that holds each one's facts.
+type Verdict = protocol.Verdict
 
 // severity is v's place in the one table of verdicts (protocol.Verdicts):
 // of two, the greater is the more serious; -1 for none.
-func severity(v Verdict) int { return protocol.Severity(string(v)) }
+func severity(v Verdict) int { return protocol.Severity(v) }
 
 // Error is every failure this package returns: the verdict it stands for
 // and its cause. Run's error is nil exactly for ok and program_error.
@@ -260,9 +228,9 @@ func verdictOf(err error) Verdict {
 	var e *Error
 	switch {
 	case err == nil:
-		return OK
+		return protocol.OK
 	case errors.As(err, &e):
 		return e.Verdict
 	}
-	return EngineFailure
+	return protocol.EngineFailure
 }

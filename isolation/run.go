@@ -191,7 +191,7 @@ func (a *attempt) complete(l *launched) error {
 // request's output frames before it broke their rules.
 func (a *attempt) readFrames(f *facts, l *launched) {
 	if err := errors.Join(l.resp.OutputsErr(), l.resp.LiveErr()); err != nil {
-		f.respErr = &Error{Verdict: SandboxFailure, Err: err}
+		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: err}
 		return
 	}
 	a.readResponse(f, l.resp.Bytes())
@@ -273,7 +273,7 @@ func (a *attempt) readResponse(f *facts, stdout []byte) {
 		err = framesAgree(resp.Tests, a.outputs)
 	}
 	if err != nil {
-		f.respErr = &Error{Verdict: SandboxFailure, Err: err}
+		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: err}
 		return
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
@@ -288,11 +288,11 @@ func (a *attempt) readResponse(f *facts, stdout []byte) {
 		return
 	}
 	if !isJudged && resp.Error != nil && resp.Error.Type == protocol.ErrCPUTime && a.plan.Limits.CPUTime == 0 {
-		f.respErr = &Error{Verdict: SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
+		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
 		return
 	}
 	if a.usage, err = a.bound(resp.Usage); err != nil {
-		f.respErr = &Error{Verdict: SandboxFailure, Err: err}
+		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: err}
 		return
 	}
 	f.resp = &resp

@@ -10,6 +10,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
@@ -21,7 +22,7 @@ func TestRunTimeoutRemovesContainer(t *testing.T) {
 	start := time.Now()
 	res, state, err := runFake(t, "hang", func(o *Options) { o.Limits.Timeout = meetTimeout })
 	took := time.Since(start)
-	assert.Equal(t, res.Verdict, Timeout, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.Timeout, "%v", err)
 	assert.ErrorContains(t, err, "passed the host deadline")
 	assert.Equal(t, res.Output, "")
 	calls := fakedocker.Calls(state)
@@ -47,7 +48,7 @@ func TestRunSharedNameTouchesOnlyItsOwnContainer(t *testing.T) {
 	o.Name = "synapse-iso-shared"
 	assert.NilError(t, fakedocker.AddContainer(state, o.Name, "0123456789abcdef", "0", "running"))
 	res, err := Run(context.Background(), Request{Source: "1"}, o)
-	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.EngineFailure, "%v", err)
 	assert.ErrorContains(t, err, "is already in use")
 	assert.DeepEqual(t, fakedocker.Containers(state), []string{"synapse-iso-shared"})
 	for _, c := range fakedocker.Calls(state) {
@@ -65,7 +66,7 @@ func TestRunSharedNameTouchesOnlyItsOwnContainer(t *testing.T) {
 func TestRunCatchesLateCreate(t *testing.T) {
 	t.Parallel()
 	res, state, err := runFake(t, "late-create", func(o *Options) { o.Limits.Timeout = meetTimeout })
-	assert.Equal(t, res.Verdict, Timeout, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.Timeout, "%v", err)
 	assert.ErrorContains(t, err, "passed before the sandbox was ready")
 	calls := fakedocker.Calls(state)
 	firstPS := slices.IndexFunc(calls, func(c []string) bool { return c[0] == "ps" })
@@ -91,7 +92,7 @@ func TestRunInterrupted(t *testing.T) {
 	defer close(ran)
 	whenever(requestRead(state), ran, func() { cancel(cause) })
 	res, err := Run(ctx, Request{Source: "1"}, o)
-	assert.Equal(t, res.Verdict, Interrupted)
+	assert.Equal(t, res.Verdict, protocol.Interrupted)
 	assert.Assert(t, errors.Is(err, cause))
 	assert.Assert(t, is.Len(fakedocker.Containers(state), 0))
 }
@@ -102,7 +103,7 @@ func TestRunUnconfirmedCleanupIsEngineFailure(t *testing.T) {
 	// The deadline must pass after the request was sent (meetTimeout).
 	o.Limits.Timeout = meetTimeout
 	res, err := Run(context.Background(), Request{Source: "1"}, o)
-	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.EngineFailure, "%v", err)
 	assert.ErrorContains(t, err, "passed the host deadline")
 	assert.ErrorContains(t, err, "removal not confirmed: docker ps: exit status 1: Cannot connect to the Docker daemon")
 }
@@ -114,10 +115,10 @@ func TestRunUnconfirmedCleanupIsEngineFailure(t *testing.T) {
 func TestRunClientDiesContainerRuns(t *testing.T) {
 	t.Parallel()
 	res, state, err := runFake(t, "client-dies")
-	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.EngineFailure, "%v", err)
 	assert.ErrorContains(t, err, "docker run exited 1 while its container still ran; it was removed: error during connect")
 	assert.Assert(t, slices.ContainsFunc(fakedocker.Calls(state), func(c []string) bool { return c[0] == "rm" }))
 
 	res, _, err = runFake(t, "nonzero-valid")
-	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -111,7 +112,7 @@ func TestRunOK(t *testing.T) {
 	t.Parallel()
 	res, state, err := runFake(t, "ok")
 	assert.NilError(t, err)
-	assert.Equal(t, res.Verdict, OK)
+	assert.Equal(t, res.Verdict, protocol.OK)
 	assert.Equal(t, string(res.Result), "3")
 	assert.Assert(t, res.Sandboxed)
 	assert.Equal(t, res.Image, testImage)
@@ -125,7 +126,7 @@ func TestRunProgramError(t *testing.T) {
 	t.Parallel()
 	res, _, err := runFake(t, "program-error")
 	assert.NilError(t, err)
-	assert.Equal(t, res.Verdict, ProgramError)
+	assert.Equal(t, res.Verdict, protocol.ProgramError)
 	assert.Equal(t, res.Error.Message, "boom")
 }
 
@@ -135,8 +136,8 @@ func TestRunEngineFailures(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			res, state, err := runFake(t, mode)
-			assert.Assert(t, verdictOf(err) == EngineFailure, mode)
-			assert.Equal(t, res.Verdict, EngineFailure)
+			assert.Assert(t, verdictOf(err) == protocol.EngineFailure, mode)
+			assert.Equal(t, res.Verdict, protocol.EngineFailure)
 			assert.Assert(t, is.Contains(err.Error(), "docker run exited "+mode[4:]+": docker: Error response from daemon: failure in mode "+mode))
 			assert.Assert(t, slices.ContainsFunc(fakedocker.Calls(state), func(c []string) bool { return c[0] == "rm" }))
 		})
@@ -146,7 +147,7 @@ func TestRunEngineFailures(t *testing.T) {
 func TestRunDockerWarningFailsClosed(t *testing.T) {
 	t.Parallel()
 	res, _, err := runFake(t, "warning")
-	assert.Equal(t, res.Verdict, EngineFailure)
+	assert.Equal(t, res.Verdict, protocol.EngineFailure)
 	assert.ErrorContains(t, err, "docker did not apply the whole policy: WARNING: Your kernel does not support swap limit")
 	assert.Assert(t, res.Result == nil, "the response of a run with a discarded limit is not used")
 }
@@ -165,8 +166,8 @@ func TestRunHostileResponses(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			res, _, err := runFake(t, mode)
-			assert.Check(t, verdictOf(err) == SandboxFailure, "%s: %v", mode, err)
-			assert.Check(t, is.Equal(res.Verdict, SandboxFailure), mode)
+			assert.Check(t, verdictOf(err) == protocol.SandboxFailure, "%s: %v", mode, err)
+			assert.Check(t, is.Equal(res.Verdict, protocol.SandboxFailure), mode)
 			assert.Check(t, is.Contains(err.Error(), want), mode)
 		})
 	}
@@ -175,32 +176,32 @@ func TestRunHostileResponses(t *testing.T) {
 func TestRunExit137NeedsEvidence(t *testing.T) {
 	t.Parallel()
 	res, _, err := runFake(t, "exit137-oom")
-	assert.Equal(t, res.Verdict, OOM)
+	assert.Equal(t, res.Verdict, protocol.OOM)
 	assert.ErrorContains(t, err, "daemon oom event")
 
 	res, _, err = runFake(t, "exit137-kill")
-	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 	assert.ErrorContains(t, err, "killed (exit 137) without an OOM event")
 
 	res, _, err = runFake(t, "exec-oom")
-	assert.Equal(t, res.Verdict, OOM, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.OOM, "%v", err)
 
 	// The runner outlives the program and reports the exhaustion itself.
 	res, _, err = runFake(t, "runner-oom")
-	assert.Equal(t, res.Verdict, OOM, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.OOM, "%v", err)
 	assert.ErrorContains(t, err, "the program exhausted its 512m memory limit: memory exhausted: 65523712 of 67108864 bytes in use (runner guard)")
 
 	// Without an answer from the daemon a killed command is not a program error.
 	res, _, err = runFake(t, "exec-oom-events-fail")
-	assert.Equal(t, res.Verdict, EngineFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.EngineFailure, "%v", err)
 	assert.ErrorContains(t, err, "the command was killed; checking for an OOM event")
 }
 
 func TestRunnerTimeoutIsATimeoutError(t *testing.T) {
 	t.Parallel()
 	res, _, err := runFake(t, "runner-timeout")
-	assert.Assert(t, verdictOf(err) == Timeout, "%v", err)
-	assert.Equal(t, res.Verdict, Timeout)
+	assert.Assert(t, verdictOf(err) == protocol.Timeout, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.Timeout)
 	assert.Equal(t, res.Output, "", "a stopped program's partial output is discarded")
 	assert.ErrorContains(t, err, "the runner stopped the program at the deadline")
 }
@@ -209,8 +210,8 @@ func TestRunMissingInterpreterIsNotAProgramError(t *testing.T) {
 	t.Parallel()
 	res, _, err := runFake(t, "command-not-found", func(o *Options) { o.Exec = []string{"python3", "-"} })
 	var ie *Error
-	assert.Assert(t, errors.As(err, &ie) && ie.Verdict == CommandNotFound, "%v", err)
-	assert.Equal(t, res.Verdict, CommandNotFound)
+	assert.Assert(t, errors.As(err, &ie) && ie.Verdict == protocol.CommandNotFound, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.CommandNotFound)
 	assert.ErrorContains(t, err, "python3 - in image "+testImage+": start: exec: \"python3\": executable file not found")
 }
 
@@ -235,7 +236,7 @@ func TestRunRejectsBeforeDocker(t *testing.T) {
 				tc.edit(&o)
 			}
 			res, err := Run(context.Background(), Request{Source: tc.src}, o)
-			assert.Check(t, is.Equal(res.Verdict, Rejected))
+			assert.Check(t, is.Equal(res.Verdict, protocol.Rejected))
 			assert.Check(t, res.Error != nil)
 			assert.Check(t, !res.Sandboxed)
 			assert.Check(t, is.Equal(res.Container, ""))
@@ -251,7 +252,7 @@ func TestRunMissingCLI(t *testing.T) {
 	o, _ := fake(t, "ok")
 	o.Engine = Engine{CLI: "docker", Env: []string{"PATH=/nonexistent", "HOME=" + t.TempDir()}}
 	res, err := Run(context.Background(), Request{Source: "1"}, o)
-	assert.Equal(t, res.Verdict, EngineFailure)
+	assert.Equal(t, res.Verdict, protocol.EngineFailure)
 	assert.Assert(t, !res.Sandboxed, "docker never started")
 	assert.Error(t, err, `engine failure: docker CLI "docker": not found in PATH`)
 }
@@ -264,7 +265,7 @@ func TestRunRefusesDockerConfigProxies(t *testing.T) {
 		[]byte(`{"proxies":{"default":{"httpProxy":"http://sentinel.invalid:3128"}}}`), 0o600))
 	o.Engine.Env = append(o.Engine.Env, "DOCKER_CONFIG="+dir)
 	res, err := Run(context.Background(), Request{Source: "1"}, o)
-	assert.Equal(t, res.Verdict, EngineFailure)
+	assert.Equal(t, res.Verdict, protocol.EngineFailure)
 	assert.ErrorContains(t, err, "sets proxies (default.httpProxy)")
 	assert.Assert(t, is.Len(fakedocker.Calls(state), 0))
 }

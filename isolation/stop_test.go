@@ -10,6 +10,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
 
@@ -52,7 +53,7 @@ func TestRunAnsweredAtTheStopIsNotKilled(t *testing.T) {
 		_ = fakedocker.Release(state, fakedocker.Started(state)[0])
 	})
 	res, err := Run(context.Background(), Request{Source: "1+2"}, o)
-	assert.Check(t, is.Equal(res.Verdict, Timeout), "%v", err)
+	assert.Check(t, is.Equal(res.Verdict, protocol.Timeout), "%v", err)
 	assert.Check(t, is.ErrorContains(err, "the host's stop"))
 	for _, c := range fakedocker.Calls(state) {
 		assert.Check(t, c[0] != "rm", "a call %q: the run was killed from outside", c)

@@ -24,23 +24,23 @@ func TestRunUsage(t *testing.T) {
 	assert.Equal(t, *res.Usage.MemoryPeakBytes, int64(9000000))
 
 	res, _, err = runFake(t, "usage-cpu-claim")
-	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 	assert.Check(t, is.ErrorContains(err, "response: claims 5s of CPU time in "))
 	assert.Check(t, res.Usage == nil)
 
 	res, _, err = runFake(t, "usage-peak-claim")
-	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 	assert.Check(t, is.ErrorContains(err, "response: claims a memory peak of 99999999999 bytes, over the 512m limit"))
 
 	// (The fake answers at once: 50 ms of CPU is within what one CPU
 	// allows in the time around it, one CFS period included.)
 	res, _, err = runFake(t, "cpu-limit", func(o *Options) { o.Limits.CPUTime = time.Second })
-	assert.Equal(t, res.Verdict, CPUTimeout, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.CPUTimeout, "%v", err)
 	assert.Check(t, is.ErrorContains(err, "cpu timeout: the runner stopped the program: CPU-time limit of 1s reached: 1s used"))
 	assert.Check(t, res.Usage != nil && *res.Usage.CPUMS == 50, "%+v", res.Usage)
 
 	res, _, err = runFake(t, "cpu-limit")
-	assert.Equal(t, res.Verdict, SandboxFailure, "%v", err)
+	assert.Equal(t, res.Verdict, protocol.SandboxFailure, "%v", err)
 	assert.Check(t, is.ErrorContains(err, "a CPU-time stop, with no CPU-time limit set"))
 	assert.Check(t, res.Usage == nil, "a refused response's usage is not taken")
 }

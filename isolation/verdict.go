@@ -139,13 +139,13 @@ var endRules = [...]rule[endFacts, error]{
 		return f.rmErr
 	}},
 	endInterrupted: {name: "interrupted", when: func(f *endFacts) bool { return f.interrupted != nil }, then: func(f *endFacts) error {
-		return &Error{Verdict: Interrupted, Err: f.interrupted}
+		return &Error{Verdict: protocol.Interrupted, Err: f.interrupted}
 	}},
 	endPolicyDropped: {name: "policy dropped", when: func(f *endFacts) bool { return f.warning != "" }, then: func(f *endFacts) error {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", f.warning)}
+		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("refusing the run: docker did not apply the whole policy: %s", f.warning)}
 	}},
 	endDockerFailed: {name: "docker failed", when: func(f *endFacts) bool { return docker.OwnStatus(f.code) }, then: func(f *endFacts) error {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", f.code, stderrOrNone(f.stderr))}
+		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("docker run exited %d: %s", f.code, stderrOrNone(f.stderr))}
 	}},
 }
 
@@ -182,63 +182,63 @@ var rules = []rule[facts, error]{
 	runEnd(endRemovalFailed),
 	runEnd(endInterrupted),
 	{name: "request ended", when: func(f *facts) bool { return f.requestEnded != nil }, then: func(f *facts) error {
-		return &Error{Verdict: Interrupted, Err: f.requestEnded}
+		return &Error{Verdict: protocol.Interrupted, Err: f.requestEnded}
 	}},
 	{name: "host deadline", when: func(f *facts) bool { return f.hostDeadline }, then: func(f *facts) error {
-		return &Error{Verdict: Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded", f.name, f.timeout)}
+		return &Error{Verdict: protocol.Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded", f.name, f.timeout)}
 	}},
 	runEnd(endPolicyDropped),
 	{name: "response too large", when: func(f *facts) bool { return f.tooLarge }, then: func(*facts) error {
-		return &Error{Verdict: SandboxFailure, Err: errResponseTooLarge}
+		return &Error{Verdict: protocol.SandboxFailure, Err: errResponseTooLarge}
 	}},
 	{name: "killed, evidence unasked", when: func(f *facts) bool { return f.code == killedStatus && !f.oom.asked }, then: func(*facts) error { return errNeedOOMEvidence }},
 	{name: "killed, evidence failed", when: func(f *facts) bool { return f.code == killedStatus && f.oom.err != nil }, then: func(f *facts) error {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", f.oom.err)}
+		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", f.oom.err)}
 	}},
 	{name: "killed at the memory limit", when: func(f *facts) bool { return f.code == killedStatus && f.oom.seen }, then: func(f *facts) error {
-		return &Error{Verdict: OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", f.name)}
+		return &Error{Verdict: protocol.OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", f.name)}
 	}},
 	{name: "killed", when: func(f *facts) bool { return f.code == killedStatus }, then: func(f *facts) error {
-		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", dockerSuffix(f.stderr))}
+		return &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", dockerSuffix(f.stderr))}
 	}},
 	runEnd(endDockerFailed),
 	{name: "client killed", when: func(f *facts) bool { return f.code == -1 }, then: func(f *facts) error {
-		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", f.killedBy)}
+		return &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", f.killedBy)}
 	}},
 	{name: "client outlived", when: func(f *facts) bool { return f.code != 0 && f.stillRan }, then: func(f *facts) error {
 		// docker run --rm returns once its container is gone; one still
 		// there when the client ended was not what ended it: the client
 		// failed (its transport died, say), not the sandbox.
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("docker run exited %d while its container still ran; it was removed: %s", f.code, stderrOrNone(f.stderr))}
+		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("docker run exited %d while its container still ran; it was removed: %s", f.code, stderrOrNone(f.stderr))}
 	}},
 	{name: "exited", when: func(f *facts) bool { return f.code != 0 }, then: func(f *facts) error {
-		return &Error{Verdict: SandboxFailure, Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", f.code, dockerSuffix(f.stderr))}
+		return &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", f.code, dockerSuffix(f.stderr))}
 	}},
 	{name: "response refused", when: func(f *facts) bool { return f.respErr != nil }, then: func(f *facts) error { return f.respErr }},
 	{name: "judged", when: func(f *facts) bool { return f.judged }, then: func(*facts) error { return nil }},
 	{name: "cpu time", when: func(f *facts) bool { return respError(f) == protocol.ErrCPUTime }, then: func(f *facts) error {
-		return &Error{Verdict: CPUTimeout, Err: fmt.Errorf("the runner stopped the program: %s", f.resp.Error.Message)}
+		return &Error{Verdict: protocol.CPUTimeout, Err: fmt.Errorf("the runner stopped the program: %s", f.resp.Error.Message)}
 	}},
 	{name: "runner's oom", when: func(f *facts) bool { return respError(f) == protocol.ErrOOM }, then: func(f *facts) error {
 		// The runner outlived the program and says why, with its evidence:
 		// its own guard, or the cgroup's OOM-kill counter.
-		return &Error{Verdict: OOM, Err: fmt.Errorf("the program exhausted its %s memory limit: %s", f.memory, f.resp.Error.Message)}
+		return &Error{Verdict: protocol.OOM, Err: fmt.Errorf("the program exhausted its %s memory limit: %s", f.memory, f.resp.Error.Message)}
 	}},
 	{name: "runner's timeout", when: func(f *facts) bool { return respError(f) == protocol.ErrTimeout }, then: func(f *facts) error {
-		return &Error{Verdict: Timeout, Err: fmt.Errorf("the runner stopped the program at the deadline of %s: %s", f.timeout, f.resp.Error.Message)}
+		return &Error{Verdict: protocol.Timeout, Err: fmt.Errorf("the runner stopped the program at the deadline of %s: %s", f.timeout, f.resp.Error.Message)}
 	}},
 	{name: "command not found", when: func(f *facts) bool { return respError(f) == protocol.ErrCommand }, then: func(f *facts) error {
-		return &Error{Verdict: CommandNotFound, Err: fmt.Errorf("%s in image %s: %s", f.command, f.image, f.resp.Error.Message)}
+		return &Error{Verdict: protocol.CommandNotFound, Err: fmt.Errorf("%s in image %s: %s", f.command, f.image, f.resp.Error.Message)}
 	}},
 	// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM killer
 	// picks the largest process, which is the child, not the runner, so
 	// the container itself exits 0.
 	{name: "command killed, evidence unasked", when: func(f *facts) bool { return commandKilled(f) && !f.oom.asked }, then: func(*facts) error { return errNeedOOMEvidence }},
 	{name: "command killed, evidence failed", when: func(f *facts) bool { return commandKilled(f) && f.oom.err != nil }, then: func(f *facts) error {
-		return &Error{Verdict: EngineFailure, Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", f.oom.err)}
+		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", f.oom.err)}
 	}},
 	{name: "command killed at the memory limit", when: func(f *facts) bool { return commandKilled(f) && f.oom.seen }, then: func(f *facts) error {
-		return &Error{Verdict: OOM, Err: fmt.Errorf("the command was killed at the %s memory limit (daemon oom event)", f.memory)}
+		return &Error{Verdict: protocol.OOM, Err: fmt.Errorf("the command was killed at the %s memory limit (daemon oom event)", f.memory)}
 	}},
 }
 

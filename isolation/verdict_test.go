@@ -44,8 +44,8 @@ func answered(typ string) *protocol.Response {
 }
 
 var (
-	errRm     = &Error{Verdict: EngineFailure, Err: errors.New("docker rm -f: no engine")}
-	errWait   = &Error{Verdict: EngineFailure, Err: errors.New("waiting for docker: gone")}
+	errRm     = &Error{Verdict: protocol.EngineFailure, Err: errors.New("docker rm -f: no engine")}
+	errWait   = &Error{Verdict: protocol.EngineFailure, Err: errors.New("waiting for docker: gone")}
 	errSignal = errors.New("signal: interrupt")
 	oomSeen   = evidence{asked: true, seen: true}
 	oomNone   = evidence{asked: true}
@@ -56,54 +56,56 @@ var (
 // verdictCases are a case per rule, then a case per conflict between
 // rules, the first of the two deciding.
 var verdictCases = []verdictCase{
-	{"unwaited", with(func(f *facts) { f.waitErr, f.code = errWait, -1 }), "unwaited", EngineFailure, "waiting for docker"},
-	{"removal failed", with(func(f *facts) { f.code, f.rmErr = 3, errRm }), "removal failed > exited", EngineFailure, "container exited 3 (a valid response needs exit 0); then engine failure: docker rm -f"},
-	{"removal failed alone", with(func(f *facts) { f.rmErr = errRm }), "removal failed", EngineFailure, "docker rm -f: no engine"},
-	{"interrupted", with(func(f *facts) { f.interrupted, f.code = errSignal, -1 }), "interrupted", Interrupted, "signal: interrupt"},
-	{"request ended", with(func(f *facts) { f.requestEnded, f.code = errors.New("deadline of the batch"), 137 }), "request ended", Interrupted, "deadline of the batch"},
-	{"host deadline", with(func(f *facts) { f.hostDeadline, f.code = true, 137 }), "host deadline", Timeout, "container c1 passed the host deadline of 2s"},
-	{"policy dropped", with(func(f *facts) { f.warning, f.code = "WARNING: no swap limit", 137 }), "policy dropped", EngineFailure, "did not apply the whole policy: WARNING: no swap limit"},
-	{"response too large", with(func(f *facts) { f.tooLarge, f.code = true, 137 }), "response too large", SandboxFailure, "response larger than"},
+	{"unwaited", with(func(f *facts) { f.waitErr, f.code = errWait, -1 }), "unwaited", protocol.EngineFailure, "waiting for docker"},
+	{"removal failed", with(func(f *facts) { f.code, f.rmErr = 3, errRm }), "removal failed > exited", protocol.EngineFailure, "container exited 3 (a valid response needs exit 0); then engine failure: docker rm -f"},
+	{"removal failed alone", with(func(f *facts) { f.rmErr = errRm }), "removal failed", protocol.EngineFailure, "docker rm -f: no engine"},
+	{"interrupted", with(func(f *facts) { f.interrupted, f.code = errSignal, -1 }), "interrupted", protocol.Interrupted, "signal: interrupt"},
+	{"request ended", with(func(f *facts) { f.requestEnded, f.code = errors.New("deadline of the batch"), 137 }), "request ended", protocol.Interrupted, "deadline of the batch"},
+	{"host deadline", with(func(f *facts) { f.hostDeadline, f.code = true, 137 }), "host deadline", protocol.Timeout, "container c1 passed the host deadline of 2s"},
+	{"policy dropped", with(func(f *facts) { f.warning, f.code = "WARNING: no swap limit", 137 }), "policy dropped", protocol.EngineFailure, "did not apply the whole policy: WARNING: no swap limit"},
+	{"response too large", with(func(f *facts) { f.tooLarge, f.code = true, 137 }), "response too large", protocol.SandboxFailure, "response larger than"},
 	{"killed, evidence unasked", with(func(f *facts) { f.code = 137 }), "killed, evidence unasked", "", errNeedOOMEvidence.Error()},
-	{"killed, evidence failed", with(func(f *facts) { f.code, f.oom = 137, oomFailed }), "killed, evidence failed", EngineFailure, "checking for an OOM event: events: no engine"},
-	{"killed at the memory limit", with(func(f *facts) { f.code, f.oom = 137, oomSeen }), "killed at the memory limit", OOM, "container c1 was killed at its memory limit"},
-	{"killed", with(func(f *facts) { f.code, f.oom, f.stderr = 137, oomNone, "x" }), "killed", SandboxFailure, "killed (exit 137) without an OOM event; docker: x"},
-	{"docker failed", with(func(f *facts) { f.code = 125 }), "docker failed", EngineFailure, "docker run exited 125: (no stderr)"},
-	{"client killed", with(func(f *facts) { f.code, f.killedBy = -1, "signal: killed" }), "client killed", SandboxFailure, "docker run was killed: signal: killed"},
-	{"client outlived", with(func(f *facts) { f.code, f.stillRan, f.stderr = 1, true, "EOF" }), "client outlived", EngineFailure, "exited 1 while its container still ran; it was removed: EOF"},
-	{"exited", with(func(f *facts) { f.code = 2 }), "exited", SandboxFailure, "container exited 2 (a valid response needs exit 0)"},
-	{"response refused", with(func(f *facts) { f.respErr = &Error{Verdict: SandboxFailure, Err: errors.New("response: not JSON")} }), "response refused", SandboxFailure, "not JSON"},
-	{"judged", with(func(f *facts) { f.judged, f.resp = true, answered(protocol.ErrCompile) }), "judged", OK, ""},
-	{"cpu time", with(func(f *facts) { f.resp = answered(protocol.ErrCPUTime) }), "cpu time", CPUTimeout, "the runner stopped the program: said cpu_time"},
-	{"runner's oom", with(func(f *facts) { f.resp = answered(protocol.ErrOOM) }), "runner's oom", OOM, "exhausted its 64MiB memory limit: said oom"},
-	{"runner's timeout", with(func(f *facts) { f.resp = answered(protocol.ErrTimeout) }), "runner's timeout", Timeout, "at the deadline of 2s: said timeout"},
-	{"command not found", with(func(f *facts) { f.resp = answered(protocol.ErrCommand) }), "command not found", CommandNotFound, "python3 - in image sha256:ab: said command"},
+	{"killed, evidence failed", with(func(f *facts) { f.code, f.oom = 137, oomFailed }), "killed, evidence failed", protocol.EngineFailure, "checking for an OOM event: events: no engine"},
+	{"killed at the memory limit", with(func(f *facts) { f.code, f.oom = 137, oomSeen }), "killed at the memory limit", protocol.OOM, "container c1 was killed at its memory limit"},
+	{"killed", with(func(f *facts) { f.code, f.oom, f.stderr = 137, oomNone, "x" }), "killed", protocol.SandboxFailure, "killed (exit 137) without an OOM event; docker: x"},
+	{"docker failed", with(func(f *facts) { f.code = 125 }), "docker failed", protocol.EngineFailure, "docker run exited 125: (no stderr)"},
+	{"client killed", with(func(f *facts) { f.code, f.killedBy = -1, "signal: killed" }), "client killed", protocol.SandboxFailure, "docker run was killed: signal: killed"},
+	{"client outlived", with(func(f *facts) { f.code, f.stillRan, f.stderr = 1, true, "EOF" }), "client outlived", protocol.EngineFailure, "exited 1 while its container still ran; it was removed: EOF"},
+	{"exited", with(func(f *facts) { f.code = 2 }), "exited", protocol.SandboxFailure, "container exited 2 (a valid response needs exit 0)"},
+	{"response refused", with(func(f *facts) {
+		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: errors.New("response: not JSON")}
+	}), "response refused", protocol.SandboxFailure, "not JSON"},
+	{"judged", with(func(f *facts) { f.judged, f.resp = true, answered(protocol.ErrCompile) }), "judged", protocol.OK, ""},
+	{"cpu time", with(func(f *facts) { f.resp = answered(protocol.ErrCPUTime) }), "cpu time", protocol.CPUTimeout, "the runner stopped the program: said cpu_time"},
+	{"runner's oom", with(func(f *facts) { f.resp = answered(protocol.ErrOOM) }), "runner's oom", protocol.OOM, "exhausted its 64MiB memory limit: said oom"},
+	{"runner's timeout", with(func(f *facts) { f.resp = answered(protocol.ErrTimeout) }), "runner's timeout", protocol.Timeout, "at the deadline of 2s: said timeout"},
+	{"command not found", with(func(f *facts) { f.resp = answered(protocol.ErrCommand) }), "command not found", protocol.CommandNotFound, "python3 - in image sha256:ab: said command"},
 	{"command killed, evidence unasked", with(func(f *facts) { f.resp = killedCmd }), "command killed, evidence unasked", "", errNeedOOMEvidence.Error()},
-	{"command killed, evidence failed", with(func(f *facts) { f.resp, f.oom = killedCmd, oomFailed }), "command killed, evidence failed", EngineFailure, "the command was killed; checking for an OOM event"},
-	{"command killed at the memory limit", with(func(f *facts) { f.resp, f.oom = killedCmd, oomSeen }), "command killed at the memory limit", OOM, "killed at the 64MiB memory limit"},
-	{"command killed, no oom", with(func(f *facts) { f.resp, f.oom = killedCmd, oomNone }), "", OK, ""},
-	{"ok", with(func(f *facts) { f.resp = answered("") }), "", OK, ""},
-	{"program error", with(func(f *facts) { f.resp = answered(protocol.ErrRuntime) }), "", OK, ""},
+	{"command killed, evidence failed", with(func(f *facts) { f.resp, f.oom = killedCmd, oomFailed }), "command killed, evidence failed", protocol.EngineFailure, "the command was killed; checking for an OOM event"},
+	{"command killed at the memory limit", with(func(f *facts) { f.resp, f.oom = killedCmd, oomSeen }), "command killed at the memory limit", protocol.OOM, "killed at the 64MiB memory limit"},
+	{"command killed, no oom", with(func(f *facts) { f.resp, f.oom = killedCmd, oomNone }), "", protocol.OK, ""},
+	{"ok", with(func(f *facts) { f.resp = answered("") }), "", protocol.OK, ""},
+	{"program error", with(func(f *facts) { f.resp = answered(protocol.ErrRuntime) }), "", protocol.OK, ""},
 
 	// Conflicts: the earlier rule decides.
-	{"unwaited over interrupted", with(func(f *facts) { f.waitErr, f.interrupted = errWait, errSignal }), "unwaited", EngineFailure, "waiting for docker"},
-	{"removal failed keeps the interrupt", with(func(f *facts) { f.rmErr, f.interrupted, f.code = errRm, errSignal, -1 }), "removal failed > interrupted", EngineFailure, "interrupted: signal: interrupt; then engine failure"},
+	{"unwaited over interrupted", with(func(f *facts) { f.waitErr, f.interrupted = errWait, errSignal }), "unwaited", protocol.EngineFailure, "waiting for docker"},
+	{"removal failed keeps the interrupt", with(func(f *facts) { f.rmErr, f.interrupted, f.code = errRm, errSignal, -1 }), "removal failed > interrupted", protocol.EngineFailure, "interrupted: signal: interrupt; then engine failure"},
 	{"removal failed asks for evidence first", with(func(f *facts) { f.rmErr, f.code = errRm, 137 }), "removal failed > killed, evidence unasked", "", errNeedOOMEvidence.Error()},
-	{"interrupted over the host deadline", with(func(f *facts) { f.interrupted, f.hostDeadline = errSignal, true }), "interrupted", Interrupted, "signal"},
-	{"interrupted over a request's end", with(func(f *facts) { f.interrupted, f.requestEnded = errSignal, errors.New("r") }), "interrupted", Interrupted, "signal"},
-	{"host deadline over an OOM kill", with(func(f *facts) { f.hostDeadline, f.code, f.oom = true, 137, oomSeen }), "host deadline", Timeout, "host deadline"},
-	{"policy dropped over a clean exit", with(func(f *facts) { f.warning, f.resp = "WARNING: x", answered("") }), "policy dropped", EngineFailure, "WARNING: x"},
-	{"too large over docker's failure", with(func(f *facts) { f.tooLarge, f.code = true, 125 }), "response too large", SandboxFailure, "response larger"},
-	{"an OOM kill over the client outliving", with(func(f *facts) { f.code, f.stillRan, f.oom = 137, true, oomSeen }), "killed at the memory limit", OOM, "memory limit"},
-	{"docker failed over the client outliving", with(func(f *facts) { f.code, f.stillRan = 125, true }), "docker failed", EngineFailure, "exited 125"},
+	{"interrupted over the host deadline", with(func(f *facts) { f.interrupted, f.hostDeadline = errSignal, true }), "interrupted", protocol.Interrupted, "signal"},
+	{"interrupted over a request's end", with(func(f *facts) { f.interrupted, f.requestEnded = errSignal, errors.New("r") }), "interrupted", protocol.Interrupted, "signal"},
+	{"host deadline over an OOM kill", with(func(f *facts) { f.hostDeadline, f.code, f.oom = true, 137, oomSeen }), "host deadline", protocol.Timeout, "host deadline"},
+	{"policy dropped over a clean exit", with(func(f *facts) { f.warning, f.resp = "WARNING: x", answered("") }), "policy dropped", protocol.EngineFailure, "WARNING: x"},
+	{"too large over docker's failure", with(func(f *facts) { f.tooLarge, f.code = true, 125 }), "response too large", protocol.SandboxFailure, "response larger"},
+	{"an OOM kill over the client outliving", with(func(f *facts) { f.code, f.stillRan, f.oom = 137, true, oomSeen }), "killed at the memory limit", protocol.OOM, "memory limit"},
+	{"docker failed over the client outliving", with(func(f *facts) { f.code, f.stillRan = 125, true }), "docker failed", protocol.EngineFailure, "exited 125"},
 	{"response refused over its own stop", with(func(f *facts) {
-		f.respErr, f.resp = &Error{Verdict: SandboxFailure, Err: errors.New("usage")}, answered(protocol.ErrOOM)
-	}), "response refused", SandboxFailure, "usage"},
-	{"judged over a compile step's message", with(func(f *facts) { f.judged, f.resp = true, answered(protocol.ErrTimeout) }), "judged", OK, ""},
+		f.respErr, f.resp = &Error{Verdict: protocol.SandboxFailure, Err: errors.New("usage")}, answered(protocol.ErrOOM)
+	}), "response refused", protocol.SandboxFailure, "usage"},
+	{"judged over a compile step's message", with(func(f *facts) { f.judged, f.resp = true, answered(protocol.ErrTimeout) }), "judged", protocol.OK, ""},
 	{"a runner's stop over a killed command", with(func(f *facts) {
 		f.resp = answered(protocol.ErrTimeout)
 		f.resp.Exit = &protocol.Exit{Code: -1, Signal: "killed"}
-	}), "runner's timeout", Timeout, "said timeout"},
+	}), "runner's timeout", protocol.Timeout, "said timeout"},
 }
 
 // TestDecide is the verdict table, a case per rule and per conflict.
@@ -122,7 +124,7 @@ func checkVerdict(t *testing.T, err error, want Verdict, msg string) {
 	switch {
 	case want == "" && msg == errNeedOOMEvidence.Error():
 		assert.Check(t, errors.Is(err, errNeedOOMEvidence), "got %v", err)
-	case want == OK:
+	case want == protocol.OK:
 		assert.Check(t, is.Nil(err))
 	default:
 		assert.Check(t, is.Equal(verdictOf(err), want), "%v", err)

@@ -19,10 +19,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"golang.org/x/sys/unix"
 
-	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // Main runs the command line with args (the program's name first), env as
@@ -162,7 +162,7 @@ func (e *signalError) code() int {
 	if s, ok := e.sig.(syscall.Signal); ok {
 		return 128 + int(s)
 	}
-	return status(isolation.Interrupted)
+	return status(protocol.Interrupted)
 }
 
 // checkedWriter is every command's stdout. It keeps the first write that

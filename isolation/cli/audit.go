@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
-	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // maxAuditInput bounds the argv read from stdin.
@@ -27,7 +27,7 @@ func auditCommand(s *session) *cli.Command {
 	var o auditOptions
 	return &cli.Command{
 		Name:  "audit",
-		Usage: fmt.Sprintf("check a docker run argv against the policy (exit 0 compliant, %d not, %d unreadable)", exitFailedCheck, status(isolation.Rejected)),
+		Usage: fmt.Sprintf("check a docker run argv against the policy (exit 0 compliant, %d not, %d unreadable)", exitFailedCheck, status(protocol.Rejected)),
 		ArgsUsage: "-- docker run ARGS...  (or, on stdin, the argv as `argv` prints it: shell, json or lines)\n\n" +
 			"   synapse-isolation argv --format F ... | synapse-isolation audit   audits any of the three",
 		Flags: []cli.Flag{

@@ -14,6 +14,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/isolation/cli/internal/batchline"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -173,7 +174,7 @@ func (inv batchInvocation) openInput(s *session) (in io.ReadCloser, total int, e
 func batchEnd(ctx context.Context, out *batchOutput, readErr, closeErr error) error {
 	switch {
 	case ctx.Err() != nil:
-		return &isolation.Error{Verdict: isolation.Interrupted, Err: context.Cause(ctx)}
+		return &isolation.Error{Verdict: protocol.Interrupted, Err: context.Cause(ctx)}
 	case out.writeErr != nil:
 		return writeFailed(out.writeErr)
 	case readErr != nil:
@@ -181,7 +182,7 @@ func batchEnd(ctx context.Context, out *batchOutput, readErr, closeErr error) er
 	case closeErr != nil:
 		return closeErr
 	}
-	if worst := out.worst(); worst != isolation.OK {
+	if worst := out.worst(); worst != protocol.OK {
 		return &silentError{code: status(worst)}
 	}
 	return nil

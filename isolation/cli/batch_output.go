@@ -15,6 +15,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/isolation/cli/internal/batchline"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // batchOutput writes one result line per input line, in input order or as
@@ -86,7 +87,7 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 		if err := writeFiles(b.errw, filepath.Join(b.outputDir, lineDir(line, id)), b.force, res); err != nil {
 			// The line's files were not delivered, and the directory
 			// is the operator's to fix: the line is rejected.
-			failed := errorResult(isolation.Rejected, message(err))
+			failed := errorResult(protocol.Rejected, message(err))
 			failed.RunID, failed.Container, failed.Image = res.RunID, res.Container, res.Image
 			res = failed
 		}
@@ -95,14 +96,14 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 	if err != nil {
 		// Every value was decoded or built as JSON already; should one
 		// not encode, the line still gets a result, the tool's failure.
-		res = errorResult(isolation.EngineFailure, "encoding the result: "+err.Error())
+		res = errorResult(protocol.EngineFailure, "encoding the result: "+err.Error())
 		out, _ = encodeJSON(batchRecord{ID: json.RawMessage("null"), Line: line, record: newRecord(res, b.status(res.Verdict))})
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.counts[res.Verdict]++
 	b.done++
-	if res.Verdict != isolation.OK {
+	if res.Verdict != protocol.OK {
 		b.noteFailure(failure{line, id, res.Verdict})
 	}
 	if res.Timings.ExecMS != nil {
@@ -123,7 +124,7 @@ func (b *batchOutput) emit(line int, id json.RawMessage, res isolation.Result) {
 		if b.total > 0 {
 			done += "/" + strconv.Itoa(b.total)
 		}
-		fmt.Fprintf(b.errw, "\rbatch: %s done, %d ok", done, b.counts[isolation.OK])
+		fmt.Fprintf(b.errw, "\rbatch: %s done, %d ok", done, b.counts[protocol.OK])
 	}
 }
 
@@ -197,7 +198,7 @@ func (b *batchOutput) write(out []byte) {
 func (b *batchOutput) worst() isolation.Verdict {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	worst := isolation.OK
+	worst := protocol.OK
 	for v := range b.counts {
 		if severity(v) > severity(worst) {
 			worst = v
@@ -210,7 +211,7 @@ func (b *batchOutput) worst() isolation.Verdict {
 func (b *batchOutput) seen() []isolation.Verdict {
 	vs := slices.Collect(maps.Keys(b.counts))
 	slices.SortFunc(vs, func(x, y isolation.Verdict) int {
-		if x == isolation.OK || y == isolation.OK {
+		if x == protocol.OK || y == protocol.OK {
 			return cmp.Compare(severity(x), severity(y))
 		}
 		return cmp.Compare(severity(y), severity(x))

@@ -14,6 +14,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -309,12 +310,12 @@ func TestBatchLineThatCannotBeEncoded(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	out := newBatchOutput(&stdout, &stderr, false, 1, status)
 	out.slots <- struct{}{}
-	out.emit(1, json.RawMessage(`"a"`), isolation.Result{Verdict: isolation.OK, Result: json.RawMessage("{not json")})
+	out.emit(1, json.RawMessage(`"a"`), isolation.Result{Verdict: protocol.OK, Result: json.RawMessage("{not json")})
 	var line map[string]any
 	assert.NilError(t, json.Unmarshal(stdout.Bytes(), &line), stdout.String())
 	assert.Check(t, is.Equal(line["verdict"], "engine_failure"))
 	assert.Check(t, is.Equal(line["line"], float64(1)))
-	assert.Check(t, is.Equal(out.worst(), isolation.EngineFailure))
+	assert.Check(t, is.Equal(out.worst(), protocol.EngineFailure))
 }
 
 // TestBatchImageMissing: an engine without the image is found out by the

@@ -6,8 +6,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation"
 	"github.com/synapse-lang/synapse-isolation/isolation/cli/internal/inproc"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
@@ -26,7 +26,7 @@ func evalCommand(s *session) *cli.Command {
 		Usage: "evaluate trusted Starlark in-process, with no isolation",
 		Description: "eval is for code you trust: it runs in this process, not in a container. For untrusted code use\n" +
 			"   synapse-isolation run --image ID --code SRC. eval --sandbox refuses rather than delegate.\n\n" +
-			"Exit status: " + shortExitText(isolation.OK, isolation.ProgramError, isolation.Rejected, isolation.Timeout) + "; rejected is bad flags or input, and --sandbox.",
+			"Exit status: " + shortExitText(protocol.OK, protocol.ProgramError, protocol.Rejected, protocol.Timeout) + "; rejected is bad flags or input, and --sandbox.",
 		Flags: append(o.source.flags(),
 			durationFlag(&o.timeout, "timeout", limits.DefaultTimeout, "stop the program after `DURATION`"),
 			formatFlag(&o.format),

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // writeFiles writes res's returned files into dir, for an ok or
@@ -21,7 +22,7 @@ import (
 // directory, what it already holds and its file system are theirs; the
 // result itself was delivered.
 func writeFiles(w io.Writer, dir string, force bool, res isolation.Result) error {
-	if dir == "" || (res.Verdict != isolation.OK && res.Verdict != isolation.ProgramError) {
+	if dir == "" || (res.Verdict != protocol.OK && res.Verdict != protocol.ProgramError) {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -71,7 +71,7 @@ func TestBatchOutputDirClaimedBeforeTheLineRuns(t *testing.T) {
 func TestWriteFilesRefusals(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	res := isolation.Result{Verdict: isolation.OK, Files: map[string]protocol.File{
+	res := isolation.Result{Verdict: protocol.OK, Files: map[string]protocol.File{
 		"a\u009b31mred":   {Data: []byte("x"), Bytes: 1},
 		"doc\u202etxt.sh": {Data: []byte("y"), Bytes: 1},
 	}}

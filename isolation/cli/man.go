@@ -7,7 +7,7 @@ import (
 	"github.com/cpuguy83/go-md2man/v2/md2man"
 	"github.com/urfave/cli/v2"
 
-	"github.com/synapse-lang/synapse-isolation/isolation"
+	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
 // manPage renders the section-1 page: urfave/cli's markdown of the
@@ -27,7 +27,7 @@ func manPage(app *cli.App) (string, error) {
 		fmt.Fprintf(&b, "**%d** %s\n: %s\n\n", s.code, s.name, escapeAngles(s.when))
 	}
 	fmt.Fprintf(&b, "`audit` exits 0 when the argv is compliant, %[1]d when it is not, %[2]d when it is not a docker run command at all. "+
-		"`doctor` exits 0 when every check passes, %[1]d otherwise. Bad flags exit %[2]d everywhere.\n", exitFailedCheck, status(isolation.Rejected))
+		"`doctor` exits 0 when every check passes, %[1]d otherwise. Bad flags exit %[2]d everywhere.\n", exitFailedCheck, status(protocol.Rejected))
 	b.WriteString(`
 # ENVIRONMENT
 

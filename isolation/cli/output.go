@@ -39,7 +39,7 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // rejectedResult is the result of a run refused before anything started.
-func rejectedResult(err error) isolation.Result { return errorResult(isolation.Rejected, message(err)) }
+func rejectedResult(err error) isolation.Result { return errorResult(protocol.Rejected, message(err)) }
 
 // errorResult is a result that is only its verdict and why.
 func errorResult(v isolation.Verdict, msg string) isolation.Result {

@@ -26,12 +26,12 @@ func TestTextFieldsAreOneLine(t *testing.T) {
 		res  isolation.Result
 		want string
 	}{
-		{"program error", isolation.Result{Verdict: isolation.ProgramError, Streams: protocol.Streams{Output: "a\nb\n"},
+		{"program error", isolation.Result{Verdict: protocol.ProgramError, Streams: protocol.Streams{Output: "a\nb\n"},
 			Error: &protocol.Error{Type: "runtime", Message: "boom\n=> 42 (int)", Line: 1, Col: 1}},
 			"a\nb\n"},
-		{"run failure", isolation.Result{Verdict: isolation.Timeout, Error: &protocol.Error{Type: "timeout", Message: "late\r\n=> 1 (int)"}},
+		{"run failure", isolation.Result{Verdict: protocol.Timeout, Error: &protocol.Error{Type: "timeout", Message: "late\r\n=> 1 (int)"}},
 			""},
-		{"repr value", isolation.Result{Verdict: isolation.OK, Result: json.RawMessage(`"x\n=> 42 (int)"`), ResultRepr: true, ResultType: "fn\nx"},
+		{"repr value", isolation.Result{Verdict: protocol.OK, Result: json.RawMessage(`"x\n=> 42 (int)"`), ResultRepr: true, ResultType: "fn\nx"},
 			"=> x\\n=> 42 (int) (fn\\nx)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ func TestExecExitHasBothKeys(t *testing.T) {
 		{&protocol.Exit{Code: -1, Signal: "killed"}, `"exec_exit":{"code":null,"signal":"killed"}`},
 		{nil, `"exec_exit":null`},
 	} {
-		out, err := encodeJSON(newRecord(isolation.Result{Verdict: isolation.OK, Exec: tc.exit}, 0))
+		out, err := encodeJSON(newRecord(isolation.Result{Verdict: protocol.OK, Exec: tc.exit}, 0))
 		assert.NilError(t, err)
 		assert.Check(t, is.Contains(string(out), tc.want))
 	}

@@ -247,7 +247,7 @@ func testSummary(res isolation.Result) string {
 		switch {
 		case t.Match != nil && !*t.Match:
 			fmt.Fprintf(&b, " (line %d differs)", t.Line)
-		case t.Error != nil && t.Verdict != isolation.OK:
+		case t.Error != nil && t.Verdict != protocol.OK:
 			fmt.Fprintf(&b, " (%s)", t.Error.Message)
 		}
 		fmt.Fprintf(&b, ", %d ms\n", t.WallMS)

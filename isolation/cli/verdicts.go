@@ -30,10 +30,10 @@ func status(v isolation.Verdict) int { return protocol.Verdicts[severity(v)].Exi
 // the greater is the more serious. A verdict the table does not know
 // reads as an engine failure: the tool could not do its job.
 func severity(v isolation.Verdict) int {
-	if i := protocol.Severity(string(v)); i >= 0 {
+	if i := protocol.Severity(v); i >= 0 {
 		return i
 	}
-	return protocol.Severity(string(isolation.EngineFailure))
+	return protocol.Severity(protocol.EngineFailure)
 }
 
 // byExit is the table's rows in the order of their exit statuses, rows
@@ -48,7 +48,7 @@ func byExit() []protocol.VerdictRow {
 // a signal interrupted, 128+signal.
 func resultStatus(ctx context.Context, v isolation.Verdict) int {
 	var sig *signalError
-	if v == isolation.Interrupted && errors.As(context.Cause(ctx), &sig) {
+	if v == protocol.Interrupted && errors.As(context.Cause(ctx), &sig) {
 		return sig.code()
 	}
 	return status(v)
@@ -74,7 +74,7 @@ func fieldError(err error) *limits.FieldError {
 	if r, ok := err.(*rejected); ok {
 		err = r.err
 	}
-	if r, ok := err.(*isolation.Error); ok && r.Verdict == isolation.Rejected {
+	if r, ok := err.(*isolation.Error); ok && r.Verdict == protocol.Rejected {
 		err = r.Err
 	}
 	fe, _ := err.(*limits.FieldError)
@@ -94,13 +94,13 @@ func message(err error) string {
 // or input, made before any container started.
 func isRejected(err error) bool {
 	var ie *isolation.Error
-	return errors.As(err, &ie) && ie.Verdict == isolation.Rejected
+	return errors.As(err, &ie) && ie.Verdict == protocol.Rejected
 }
 
 // writeFailed is a result that could not be written to stdout: the tool
 // failed at its job, whatever the verdict was.
 func writeFailed(err error) error {
-	return &isolation.Error{Verdict: isolation.EngineFailure, Err: fmt.Errorf("writing the result: %w", err)}
+	return &isolation.Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("writing the result: %w", err)}
 }
 
 // exitCode maps any error an action returns to the documented exit status.
@@ -118,11 +118,11 @@ func exitCode(err error) int {
 	case errors.As(err, &sig):
 		return sig.code()
 	case errors.As(err, &rej), errors.As(err, &flag):
-		return status(isolation.Rejected)
+		return status(protocol.Rejected)
 	case errors.As(err, &ie):
 		return status(ie.Verdict)
 	}
-	return status(isolation.EngineFailure) // the tool could not do its job
+	return status(protocol.EngineFailure) // the tool could not do its job
 }
 
 // exitFailedCheck is the status of a report whose checks did not all
@@ -142,12 +142,12 @@ type exitStatus struct {
 func exitStatuses() []exitStatus {
 	var list []exitStatus
 	for _, r := range protocol.Verdicts {
-		if r.Name != string(isolation.Interrupted) {
-			list = append(list, exitStatus{r.Exit, r.Name, r.When})
+		if r.Name != protocol.Interrupted {
+			list = append(list, exitStatus{r.Exit, string(r.Name), r.When})
 			continue
 		}
 		for _, sig := range handledSignals {
-			list = append(list, exitStatus{128 + int(sig), r.Name, unix.SignalName(sig) + " " + r.When})
+			list = append(list, exitStatus{128 + int(sig), string(r.Name), unix.SignalName(sig) + " " + r.When})
 		}
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].code < list[j].code })
@@ -180,8 +180,8 @@ func shortExitText(vs ...isolation.Verdict) string {
 func batchExitText() string {
 	var names []string
 	for _, r := range slices.Backward(protocol.Verdicts) {
-		if r.Name != string(isolation.OK) && r.Name != string(isolation.Interrupted) {
-			names = append(names, r.Name)
+		if r.Name != protocol.OK && r.Name != protocol.Interrupted {
+			names = append(names, string(r.Name))
 		}
 	}
 	sigs := make([]string, len(handledSignals))
@@ -190,7 +190,7 @@ func batchExitText() string {
 	}
 	return "0 when every result is ok; otherwise the status of the most serious verdict among the results\n" +
 		"(" + strings.Join(names, ", ") + "; statuses as in run --help);\n" +
-		fmt.Sprintf("%d for bad flags, before any container starts; %s (128 + the signal).\n", status(isolation.Rejected), strings.Join(sigs, ", "))
+		fmt.Sprintf("%d for bad flags, before any container starts; %s (128 + the signal).\n", status(protocol.Rejected), strings.Join(sigs, ", "))
 }
 
 // verdictsMarkdown is the table as the README shows it, in the order of
@@ -201,7 +201,7 @@ func verdictsMarkdown() string {
 	b.WriteString("| verdict | when | exit |\n|---|---|---|\n")
 	for _, r := range byExit() {
 		meaning, exit := r.When, fmt.Sprint(r.Exit)
-		if r.Name == string(isolation.Interrupted) {
+		if r.Name == protocol.Interrupted {
 			names, codes := make([]string, len(handledSignals)), make([]string, len(handledSignals))
 			for i, sig := range handledSignals {
 				names[i], codes[i] = unix.SignalName(sig), fmt.Sprint(128+int(sig))

@@ -28,21 +28,21 @@ func TestStatusTable(t *testing.T) {
 		assert.Equal(t, severity(v), i, v)
 	}
 	// The design's statuses, which scripts branch on (DESIGN.md §7).
-	for v, want := range map[isolation.Verdict]int{isolation.OK: 0, isolation.ProgramError: 1, isolation.Rejected: 2,
-		isolation.SandboxFailure: 3, isolation.Timeout: 124, isolation.EngineFailure: 125, isolation.OOM: 137} {
+	for v, want := range map[isolation.Verdict]int{protocol.OK: 0, protocol.ProgramError: 1, protocol.Rejected: 2,
+		protocol.SandboxFailure: 3, protocol.Timeout: 124, protocol.EngineFailure: 125, protocol.OOM: 137} {
 		assert.Equal(t, status(v), want, v)
 	}
 	assert.Equal(t, status("no-such"), 125, "an unknown verdict reads as an engine failure")
-	assert.Equal(t, severity("no-such"), severity(isolation.EngineFailure))
+	assert.Equal(t, severity("no-such"), severity(protocol.EngineFailure))
 	exits := byExit()
 	assert.Assert(t, slices.IsSortedFunc(exits, func(a, b protocol.VerdictRow) int { return a.Exit - b.Exit }))
 	assert.Equal(t, len(exits), len(protocol.Verdicts))
 
 	ctx, cancel := context.WithCancelCause(context.Background())
-	assert.Equal(t, resultStatus(ctx, isolation.Interrupted), 130)
+	assert.Equal(t, resultStatus(ctx, protocol.Interrupted), 130)
 	cancel(&signalError{sig: syscall.SIGTERM})
-	assert.Equal(t, resultStatus(ctx, isolation.Interrupted), 143)
-	assert.Equal(t, resultStatus(ctx, isolation.Timeout), 124)
+	assert.Equal(t, resultStatus(ctx, protocol.Interrupted), 143)
+	assert.Equal(t, resultStatus(ctx, protocol.Timeout), 124)
 }
 
 // readmePath is the module's README, whose table of verdicts is a view of
@@ -126,9 +126,9 @@ func TestRunExitCodes(t *testing.T) {
 func TestExitCodeOfSignals(t *testing.T) {
 	t.Parallel()
 	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
-		err := &isolation.Error{Verdict: isolation.Interrupted, Err: &signalError{sig: sig}}
+		err := &isolation.Error{Verdict: protocol.Interrupted, Err: &signalError{sig: sig}}
 		assert.Equal(t, exitCode(err), want)
 	}
 	assert.Equal(t, exitCode(&limits.FieldError{Field: "memory", Msg: "x"}), 2)
-	assert.Equal(t, exitCode(&isolation.Error{Verdict: isolation.OOM, Err: os.ErrClosed}), 137)
+	assert.Equal(t, exitCode(&isolation.Error{Verdict: protocol.OOM, Err: os.ErrClosed}), 137)
 }

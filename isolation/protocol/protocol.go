@@ -150,12 +150,12 @@ type TestResult struct {
 // a judge's request's verdict is its most serious test's (Severity), or
 // compile_error.
 const (
-	TestOK           = "ok"
-	TestWrongAnswer  = "wrong_answer"
-	TestProgramError = "program_error"
-	TestTimeout      = "timeout"
-	TestCPUTimeout   = "cpu_timeout"
-	TestOOM          = "oom"
+	TestOK           = string(OK)
+	TestWrongAnswer  = string(WrongAnswer)
+	TestProgramError = string(ProgramError)
+	TestTimeout      = string(Timeout)
+	TestCPUTimeout   = string(CPUTimeout)
+	TestOOM          = string(OOM)
 )
 
 // File is one collected file: its bytes, their count and SHA-256 (hex),

@@ -32,10 +32,10 @@ func processCPU() time.Duration {
 // rejected *Error.
 func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Result, error) {
 	if err := limits.CheckWallClock(timeout); err != nil {
-		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
+		return isolation.Result{Verdict: protocol.Rejected}, &isolation.Error{Verdict: protocol.Rejected, Err: err}
 	}
 	if err := protocol.CheckRequest(protocol.Request{Source: src}, true); err != nil {
-		return isolation.Result{Verdict: isolation.Rejected}, &isolation.Error{Verdict: isolation.Rejected, Err: err}
+		return isolation.Result{Verdict: protocol.Rejected}, &isolation.Error{Verdict: protocol.Rejected, Err: err}
 	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -43,7 +43,7 @@ func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Res
 	start, cpuBefore := time.Now(), processCPU()
 	r := interp.Eval(ctx, src, interp.Options{})
 	res := isolation.Result{
-		Verdict: isolation.OK, Interpreter: "starlark", Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
+		Verdict: protocol.OK, Interpreter: "starlark", Result: r.Value, ResultType: r.Type, ResultRepr: r.Repr,
 		Streams:    r.Streams,
 		DurationMS: time.Since(start).Milliseconds(),
 	}
@@ -57,18 +57,18 @@ func Eval(ctx context.Context, src string, timeout time.Duration) (isolation.Res
 	if r.Err == nil {
 		return res, nil
 	}
-	res.Verdict = isolation.ProgramError
+	res.Verdict = protocol.ProgramError
 	res.Error = r.Err.Wire()
 	if r.Err.Kind != interp.Cancelled {
 		return res, nil
 	}
 	res.Streams = protocol.Streams{}
 	if parent.Err() != nil {
-		res.Verdict = isolation.Interrupted
-		res.Error = &protocol.Error{Type: string(isolation.Interrupted), Message: context.Cause(parent).Error()}
-		return res, &isolation.Error{Verdict: isolation.Interrupted, Err: context.Cause(parent)}
+		res.Verdict = protocol.Interrupted
+		res.Error = &protocol.Error{Type: string(protocol.Interrupted), Message: context.Cause(parent).Error()}
+		return res, &isolation.Error{Verdict: protocol.Interrupted, Err: context.Cause(parent)}
 	}
-	res.Verdict = isolation.Timeout
+	res.Verdict = protocol.Timeout
 	res.Error.Message = fmt.Sprintf("stopped at the timeout of %s", timeout)
-	return res, &isolation.Error{Verdict: isolation.Timeout, Err: fmt.Errorf("stopped at the timeout of %s", timeout)}
+	return res, &isolation.Error{Verdict: protocol.Timeout, Err: fmt.Errorf("stopped at the timeout of %s", timeout)}
 }
