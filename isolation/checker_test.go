@@ -9,6 +9,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/spool"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -109,7 +110,7 @@ func TestCheckChecker(t *testing.T) {
 		mutate(&r)
 		err := checkChecker(r, r.Grader.(*protocol.Checker))
 		assert.Check(t, is.ErrorContains(err, want))
-		assert.Check(t, is.Equal(verdictOf(err), protocol.Rejected))
+		assert.Check(t, is.Equal(supervisor.VerdictOf(err), protocol.Rejected))
 	}
 }
 
@@ -119,7 +120,7 @@ func TestRunGradedRefusesANilGrader(t *testing.T) {
 	for _, g := range []protocol.Grader{(*protocol.Checker)(nil), (*protocol.Interactor)(nil)} {
 		p := checkedRun{start: time.Now(), program: func(*attempt, protocol.Frame) error { panic("the program ran") }}
 		res, err := runGraded(context.Background(), Request{Source: "x", Tests: []Test{{Name: "a"}}, Grader: g}, p)
-		assert.Check(t, is.Equal(verdictOf(err), protocol.Rejected), "%T", g)
+		assert.Check(t, is.Equal(supervisor.VerdictOf(err), protocol.Rejected), "%T", g)
 		assert.Check(t, is.Equal(res.Verdict, protocol.Rejected))
 		assert.Check(t, is.ErrorContains(err, "grader: a nil"))
 	}

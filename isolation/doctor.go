@@ -3,7 +3,6 @@ package isolation
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/attest"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -304,7 +304,7 @@ const slowStartHint = "on a slow host raise the deadline with doctor --timeout"
 // no report: its error, with slowStartHint when the run's own deadline
 // passed before the runner's hello.
 func selfcheckFailure(err error) string {
-	if silent := (*noHelloError)(nil); errors.As(err, &silent) && silent.timedOut() {
+	if supervisor.HelloTimedOut(err) {
 		return err.Error() + "; " + slowStartHint
 	}
 	return err.Error()

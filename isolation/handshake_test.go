@@ -10,6 +10,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -81,7 +82,7 @@ func TestHandshakeWrongMemory(t *testing.T) {
 	o.Limits.Memory = 1 << 30
 	a := &attempt{start: time.Now()}
 	err = a.run(context.Background(), protocol.ProgramFrame(Request{Source: "1+2"}), o, planInput{})
-	assert.Equal(t, verdictOf(err), protocol.SandboxFailure)
+	assert.Equal(t, supervisor.VerdictOf(err), protocol.SandboxFailure)
 	assert.ErrorContains(t, err, "memory limit is 536870912 bytes, want 1073741824")
 	assert.Equal(t, fakedocker.Stdin(state), "")
 	assert.Assert(t, a.selfcheck != nil, "the refused hello is kept for doctor")
@@ -144,14 +145,14 @@ func TestPoolRefusesAnIdleItCannotServe(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "ok")
 	_, err := NewPool(context.Background(), PoolOptions{Run: o, Idle: 2 * time.Second})
-	assert.Equal(t, verdictOf(err), protocol.Rejected)
+	assert.Equal(t, supervisor.VerdictOf(err), protocol.Rejected)
 	assert.ErrorContains(t, err, "idle: must be from 10s to 10m0s")
 	assert.Equal(t, len(fakedocker.Calls(state)), 0)
 
 	// The parallelism's range is the pool's too.
 	for _, n := range []int{-1, limits.MaxParallel + 1} {
 		_, err = NewPool(context.Background(), PoolOptions{Run: o, Parallel: n})
-		assert.Equal(t, verdictOf(err), protocol.Rejected)
+		assert.Equal(t, supervisor.VerdictOf(err), protocol.Rejected)
 		assert.ErrorContains(t, err, "parallel: must be from 1 to 64")
 	}
 	assert.Equal(t, len(fakedocker.Calls(state)), 0)

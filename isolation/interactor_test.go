@@ -7,6 +7,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -54,6 +55,6 @@ func TestCheckInteractor(t *testing.T) {
 		mutate(&r)
 		err := checkInteractor(r, r.Grader.(*protocol.Interactor))
 		assert.Check(t, is.ErrorContains(err, want))
-		assert.Check(t, is.Equal(verdictOf(err), protocol.Rejected))
+		assert.Check(t, is.Equal(supervisor.VerdictOf(err), protocol.Rejected))
 	}
 }

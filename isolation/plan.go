@@ -13,6 +13,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -37,31 +38,6 @@ type Options struct {
 	// Exec, when set, makes the runner feed the source to this command
 	// (an interpreter baked into the image) instead of evaluating Starlark.
 	Exec []string
-}
-
-// runPlan is a fully resolved, validated run: its identity, its bounds and
-// the exact argv it executes.
-type runPlan struct {
-	// RunID is unique per run; the container carries it as a label.
-	RunID string
-	// Name is the container name (cosmetic).
-	Name string
-	// Deadline is the latest the container may live: the host deadline of
-	// a run that sends its request at once, plus the idle cap of one
-	// started ahead of its request. The container carries it as a label.
-	Deadline time.Time
-	// Image and Limits are the validated image ID and bounds.
-	Image  string
-	Limits limits.Resolved
-	// Runner is the runner's command line, rendered at the end of Argv.
-	Runner runargs.Args
-	// Argv is the exact docker argv, client binary first.
-	Argv []string
-	// Runtime is the --runtime name asked for (empty: the engine's
-	// default), and Column the boundary table's column that judges the
-	// hello under it.
-	Runtime string
-	Column  limits.Runtime
 }
 
 // interpreterOf names what a runner's program runs under, for a Result.
@@ -212,13 +188,13 @@ func (b base) runner(d docker.Declared) (runargs.Args, error) {
 // render finishes the plan of a run started at now with the runner's
 // command line (base.runner) and renders its argv: the one render of a
 // run.
-func (p pending) render(runner runargs.Args, now time.Time) runPlan {
+func (p pending) render(runner runargs.Args, now time.Time) supervisor.Plan {
 	deadline := now.Add(p.in.idle + p.lim.Timeout)
 	render := p.in.render
 	if render == nil {
 		render = dockerargs.Render
 	}
-	return runPlan{
+	return supervisor.Plan{
 		RunID: p.runID, Name: p.name, Deadline: deadline, Image: p.o.Image, Limits: p.lim, Runner: runner,
 		Argv: render(p.spec.Run(deadline.Unix(), runner.Args())), Runtime: p.o.Runtime, Column: p.column,
 	}
@@ -230,14 +206,14 @@ func (p pending) render(runner runargs.Args, now time.Time) runPlan {
 // the argv rendered (finish). A zero now is the clock at the render: the
 // run's deadline then counts from once the image was asked, so a slow
 // inspect (an engine over ssh) takes nothing from the program's timeout.
-func planOn(ctx context.Context, o Options, in planInput, now time.Time) (runPlan, *docker.Client, error) {
+func planOn(ctx context.Context, o Options, in planInput, now time.Time) (supervisor.Plan, *docker.Client, error) {
 	b, p, err := checked(o, in)
 	if err != nil {
-		return runPlan{}, nil, err
+		return supervisor.Plan{}, nil, err
 	}
 	c, err := clientFor(o.Engine)
 	if err != nil {
-		return runPlan{}, nil, err
+		return supervisor.Plan{}, nil, err
 	}
 	plan, err := b.finish(ctx, p, c, now)
 	return plan, c, err
@@ -256,17 +232,17 @@ func checked(o Options, in planInput) (base, pending, error) {
 // finish asks c for the image's declaration when the plan needs it (an
 // image ID is the same image on every engine, so any engine's client may
 // be asked), checks the program and renders the argv.
-func (b base) finish(ctx context.Context, p pending, c *docker.Client, now time.Time) (runPlan, error) {
+func (b base) finish(ctx context.Context, p pending, c *docker.Client, now time.Time) (supervisor.Plan, error) {
 	var d docker.Declared
 	if b.asks() {
 		var err error
 		if d, err = declared(ctx, c, b.o.Image); err != nil {
-			return runPlan{}, err
+			return supervisor.Plan{}, err
 		}
 	}
 	runner, err := b.runner(d)
 	if err != nil {
-		return runPlan{}, err
+		return supervisor.Plan{}, err
 	}
 	return p.render(runner, cmp.Or(now, time.Now())), nil
 }

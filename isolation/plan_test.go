@@ -13,6 +13,7 @@ import (
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -20,18 +21,18 @@ import (
 
 // planOf plans o's run the way planOn does, with d as the image's
 // declaration, without a client.
-func planOf(o Options, in planInput, d docker.Declared, now time.Time) (runPlan, error) {
+func planOf(o Options, in planInput, d docker.Declared, now time.Time) (supervisor.Plan, error) {
 	b, err := newBase(o, in)
 	if err != nil {
-		return runPlan{}, err
+		return supervisor.Plan{}, err
 	}
 	p, err := b.check()
 	if err != nil {
-		return runPlan{}, err
+		return supervisor.Plan{}, err
 	}
 	r, err := b.runner(d)
 	if err != nil {
-		return runPlan{}, err
+		return supervisor.Plan{}, err
 	}
 	return p.render(r, now), nil
 }
@@ -91,7 +92,7 @@ func TestPlan(t *testing.T) {
 
 	// No cache dir, no profile, no plan: the engine's default filter is never used.
 	_, err = planOf(Options{Engine: Engine{Env: []string{}}, Image: testImage}, planInput{}, docker.Declared{}, now)
-	assert.Check(t, is.Equal(verdictOf(err), protocol.SandboxFailure))
+	assert.Check(t, is.Equal(supervisor.VerdictOf(err), protocol.SandboxFailure))
 	assert.Check(t, is.ErrorContains(err, "no cache directory"))
 }
 
@@ -120,7 +121,7 @@ func TestPlanRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Engine.Env = e.Env
 			_, err := planOf(tc.o, tc.in, docker.Declared{}, now)
-			assert.Check(t, is.Equal(verdictOf(err), protocol.Rejected))
+			assert.Check(t, is.Equal(supervisor.VerdictOf(err), protocol.Rejected))
 			assert.Error(t, err, tc.want)
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/runargs"
@@ -105,14 +106,14 @@ type poolEngine struct {
 
 // warm is one ready container: its hello passed.
 type warm struct {
-	l         *launched
+	l         *supervisor.Launched
 	e         *poolEngine
 	selfcheck *hello.Selfcheck // from its hello
 	died      <-chan int       // its container's exit status, from e's exit stream
 }
 
 // forget ends the wait for w's exit status.
-func (w *warm) forget() { w.e.exits.Forget(w.l.plan.RunID) }
+func (w *warm) forget() { w.e.exits.Forget(w.l.Plan.RunID) }
 
 // NewPool checks every engine (reachable, image present locally: nothing
 // is ever pulled) and starts filling the pool. ctx ends every container
@@ -250,9 +251,9 @@ func (p *Pool) run(ctx context.Context, a *attempt, f protocol.Frame) error {
 	a.wire(w.l, &enc, len(f.Tests))
 	// The request's context holds until the response: ended, the client
 	// is killed and the container removed, and the run is interrupted.
-	stop := context.AfterFunc(ctx, func() { w.l.abort(&requestEnded{cause: context.Cause(ctx)}) })
-	w.l.send(enc, judgedDeadline(f.Request, a.assigned.Add(w.l.plan.Limits.Timeout), w.l.plan.Limits.Timeout))
-	if resp, ok := exitedClean(w.l, w.died); ok {
+	stop := context.AfterFunc(ctx, func() { w.l.EndRequest(context.Cause(ctx)) })
+	w.l.Send(enc.body, enc.data, enc.in.Tests == nil, judgedDeadline(f.Request, a.assigned.Add(w.l.Plan.Limits.Timeout), w.l.Plan.Limits.Timeout))
+	if resp, ok := w.l.ExitedClean(w.died); ok {
 		stop()
 		go p.settle(w, len(resp))
 		return a.completeAtExit(w.l, resp)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -36,12 +37,12 @@ func (p *Pool) fill() {
 		e.busy++
 		p.mu.Unlock()
 		pend, err := e.plan.next()
-		var l *launched
+		var l *supervisor.Launched
 		var died <-chan int
 		if err == nil {
 			plan := pend.render(p.runner, time.Now())
 			died = e.exits.Expect(plan.RunID) // before the container exists: its die cannot come first
-			if l, err = launch(p.ctx, e.client, &plan); err != nil {
+			if l, err = supervisor.Launch(p.ctx, e.client, &plan); err != nil {
 				e.exits.Forget(plan.RunID)
 			}
 		}
@@ -87,12 +88,12 @@ func (p *Pool) pick() *poolEngine {
 // trusted with the next.
 func (p *Pool) admit(w *warm) {
 	defer p.wg.Done()
-	a := &attempt{start: w.l.at}
-	err := a.handshake(w.l, w.l.at.Add(startBound), startBound)
-	if err == nil && w.l.plan.Runner.Preload != nil {
+	a := &attempt{start: w.l.At}
+	err := a.handshake(w.l, w.l.At.Add(startBound), startBound)
+	if err == nil && w.l.Plan.Runner.Preload != nil {
 		// The hello passed: the runner may start its interpreter and
 		// import what the image declares. Still nothing of any request.
-		err = w.l.ready()
+		err = w.l.Ready()
 	}
 	if err == nil {
 		w.selfcheck = a.selfcheck
@@ -154,8 +155,8 @@ func (p *Pool) release(e *poolEngine) {
 // gone.
 func (p *Pool) discard(w *warm) error {
 	w.forget()
-	w.l.kill()
-	_, err := w.l.remove(time.Now())
+	w.l.Kill()
+	_, err := w.l.Remove(time.Now())
 	return err
 }
 
@@ -187,7 +188,7 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 		case w := <-p.ready:
 			p.mu.Lock()
 			p.readyN--
-			expired := time.Since(w.l.at) > p.o.Idle-idleMargin
+			expired := time.Since(w.l.At) > p.o.Idle-idleMargin
 			if !expired {
 				p.takers--
 			}
@@ -202,32 +203,7 @@ func (p *Pool) take(ctx context.Context) (*warm, error) {
 	}
 }
 
-// exitedClean waits for a warm run's container to exit after its request
-// was sent, and returns its response when its line may be answered now:
-// its die event said 0 (so no OOM kill or other stop ended it), its
-// response line ended, and nothing aborted the run. Otherwise (ok false)
-// the client is waited for, as in a cold run (attempt.complete).
-func exitedClean(l *launched, died <-chan int) (resp []byte, ok bool) {
-	select {
-	case code := <-died:
-		if code != 0 {
-			return nil, false
-		}
-	case <-l.done:
-		return nil, false
-	}
-	select {
-	case <-l.resp.Ended():
-	case <-l.done:
-		return nil, false
-	}
-	if l.cause() != nil || l.interrupted() != nil {
-		return nil, false
-	}
-	return l.resp.Bytes(), true
-}
-
-// settle finishes a run answered at its container's exit (exitedClean): docker
+// settle finishes a run answered at its container's exit (Launched.ExitedClean): docker
 // run's clean exit confirms its --rm removal; anything else has the
 // container removed and confirmed gone. Only then is its slot free, so
 // Close, which waits for it, returns after every removal. What it could
@@ -237,11 +213,11 @@ func (p *Pool) settle(w *warm, answered int) {
 	defer p.running.Done()
 	defer p.release(w.e)
 	l := w.l
-	f := l.gather()
-	l.teardown(&f)
-	p.note(f.rmErr)
-	if n := len(l.resp.Bytes()); n != answered {
+	f := l.Gather()
+	l.Teardown(&f)
+	p.note(f.RemovalErr())
+	if n := len(l.Resp.Bytes()); n != answered {
 		p.note(&Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("run %s: the runner wrote %d bytes more after its response line, which was answered already",
-			l.plan.RunID, n-answered)})
+			l.Plan.RunID, n-answered)})
 	}
 }

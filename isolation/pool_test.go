@@ -15,6 +15,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 	"gotest.tools/v3/poll"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -110,7 +111,7 @@ func TestPoolInterruptedRemovesEverything(t *testing.T) {
 	defer close(ran)
 	whenever(requestRead(state), ran, func() { cancel(errors.New("received interrupt")) })
 	res, err := p.Run(ctx, Request{Source: "hang"}, time.Now())
-	assert.Assert(t, verdictOf(err) == protocol.Interrupted, "%v", err)
+	assert.Assert(t, supervisor.VerdictOf(err) == protocol.Interrupted, "%v", err)
 	assert.Equal(t, res.Verdict, protocol.Interrupted)
 	assert.NilError(t, p.Close())
 	assert.Check(t, is.Len(fakedocker.Containers(state), 0))
@@ -120,7 +121,7 @@ func TestPoolChecksEveryEngineFirst(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "no-image")
 	_, err := NewPool(context.Background(), PoolOptions{Run: o, Parallel: 2})
-	assert.Assert(t, verdictOf(err) == protocol.EngineFailure, "%v", err)
+	assert.Assert(t, supervisor.VerdictOf(err) == protocol.EngineFailure, "%v", err)
 	assert.ErrorContains(t, err, "is not present (nothing is pulled)")
 	assert.Check(t, is.Len(runCalls(state), 0), "no container starts before the checks pass")
 }
@@ -137,7 +138,7 @@ func TestPoolChecksEveryEnginesOptionsOnce(t *testing.T) {
 		po.Engines[i].CLI, po.Engines[i].Env = o.Engine.CLI, o.Engine.Env
 	}
 	_, err := NewPool(context.Background(), po)
-	assert.Check(t, is.Equal(verdictOf(err), protocol.Rejected), "%v", err)
+	assert.Check(t, is.Equal(supervisor.VerdictOf(err), protocol.Rejected), "%v", err)
 	assert.Check(t, is.ErrorContains(err, `context: must match [a-zA-Z0-9][a-zA-Z0-9_.-]+ (got "x;y")`))
 	assert.Check(t, is.Len(fakedocker.Calls(state), 0), "docker was called")
 }

@@ -2,9 +2,9 @@ package isolation
 
 import (
 	"encoding/json"
-	"errors"
 	"time"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -128,7 +128,7 @@ func (a *attempt) result(err error) Result {
 	}
 	switch r := a.response; {
 	case err != nil:
-		res.Verdict = verdictOf(err)
+		res.Verdict = supervisor.VerdictOf(err)
 		res.Error = &protocol.Error{Type: string(res.Verdict), Message: err.Error()}
 	case r != nil:
 		res.Verdict = protocol.OK
@@ -204,33 +204,6 @@ type Verdict = protocol.Verdict
 func severity(v Verdict) int { return protocol.Severity(v) }
 
 // Error is every failure this package returns: the verdict it stands for
-// and its cause. Run's error is nil exactly for ok and program_error.
-type Error struct {
-	Verdict Verdict
-	Err     error
-}
-
-// Error describes the failure, its verdict's prefix first.
-func (e *Error) Error() string {
-	if i := severity(e.Verdict); i >= 0 {
-		return protocol.Verdicts[i].Prefix + e.Err.Error()
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns the cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// verdictOf maps an error to its verdict: nil is ok, an *Error says its
-// own, and anything else is an engine failure: the tool could not do its
-// job.
-func verdictOf(err error) Verdict {
-	var e *Error
-	switch {
-	case err == nil:
-		return protocol.OK
-	case errors.As(err, &e):
-		return e.Verdict
-	}
-	return protocol.EngineFailure
-}
+// and its cause (errors.As finds it). Run's error is nil exactly for ok
+// and program_error.
+type Error = supervisor.Error

@@ -6,6 +6,7 @@ import (
 
 	"gotest.tools/v3/assert"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 )
 
@@ -19,9 +20,9 @@ func TestErrorMessages(t *testing.T) {
 	for _, r := range protocol.Verdicts {
 		assert.Equal(t, (&Error{Verdict: Verdict(r.Name), Err: errors.New("x")}).Error(), r.Prefix+"x")
 	}
-	assert.Equal(t, verdictOf(err), protocol.Timeout)
-	assert.Equal(t, verdictOf(errors.New("plain")), protocol.EngineFailure)
-	assert.Equal(t, verdictOf(nil), protocol.OK)
+	assert.Equal(t, supervisor.VerdictOf(err), protocol.Timeout)
+	assert.Equal(t, supervisor.VerdictOf(errors.New("plain")), protocol.EngineFailure)
+	assert.Equal(t, supervisor.VerdictOf(nil), protocol.OK)
 }
 
 // TestWorst: a judge's request takes its most serious test's verdict,

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/relay"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/spool"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
@@ -57,7 +57,7 @@ type attempt struct {
 	launched, hello, sent, responded time.Time
 	assigned                         time.Time // batch: when the request got its warm container
 	elapsed, handshook               time.Duration
-	plan                             *runPlan
+	plan                             *supervisor.Plan
 	started                          bool // the docker client was started and waited for
 	sandboxed                        bool // the hello was judged and passed: only then is the request sent
 	exit                             *int
@@ -108,7 +108,7 @@ func (a *attempt) run(ctx context.Context, f protocol.Frame, o Options, in planI
 	if err := enc.checkLanguage(plan.Runner); err != nil {
 		return err
 	}
-	l, err := launch(ctx, c, &plan)
+	l, err := supervisor.Launch(ctx, c, &plan)
 	if err != nil {
 		return err
 	}
@@ -118,19 +118,19 @@ func (a *attempt) run(ctx context.Context, f protocol.Frame, o Options, in planI
 		return err
 	}
 	a.wire(l, &enc, len(f.Tests))
-	l.send(enc, judgedDeadline(f.Request, plan.Deadline, plan.Limits.Timeout))
+	l.Send(enc.body, enc.data, enc.in.Tests == nil, judgedDeadline(f.Request, plan.Deadline, plan.Limits.Timeout))
 	return a.complete(l)
 }
 
 // wire gives a checked request's output frames to its spool, and an
 // interactive run's live frames to its relay, whose frames for it follow
 // its request's data on its stdin.
-func (a *attempt) wire(l *launched, enc *encoded, tests int) {
+func (a *attempt) wire(l *supervisor.Launched, enc *encoded, tests int) {
 	if a.outputs != nil {
-		l.resp.TakeOutputs(a.outputs, tests)
+		l.Resp.TakeOutputs(a.outputs, tests)
 	}
 	if a.live != nil {
-		l.resp.TakeLive(a.live, tests)
+		l.Resp.TakeLive(a.live, tests)
 		enc.data = a.live.Stdin(enc.data)
 	}
 }
@@ -138,24 +138,23 @@ func (a *attempt) wire(l *launched, enc *encoded, tests int) {
 // handshake waits for the runner's hello and judges it (judgeHello);
 // a container whose hello did not pass is refused (refuse). Only when it
 // passes is the run ready for its request.
-func (a *attempt) handshake(l *launched, deadline time.Time, bound time.Duration) error {
-	seen, cause, arrived := judgeHello(l, deadline, bound)
-	a.launched, a.hello, a.selfcheck, a.record, a.recordErr = seen.launched, seen.at, seen.selfcheck, seen.record, seen.recordErr
-	if cause == nil {
-		a.sandboxed = true
-		return nil
+func (a *attempt) handshake(l *supervisor.Launched, deadline time.Time, bound time.Duration) error {
+	seen, r, err := l.Handshake(deadline, bound)
+	a.launched, a.hello, a.selfcheck, a.record, a.recordErr = seen.Launched, seen.At, seen.Selfcheck, seen.Record, seen.RecordErr
+	if r != nil {
+		a.ended(r.End, r.Waited, r.Container)
+		return err
 	}
-	r, err := refuse(l, cause, arrived)
-	a.ended(r.end, r.waited, r.container)
-	return err
+	a.sandboxed = true
+	return nil
 }
 
 // ended notes how docker run ended: when, whether it was waited for, and
 // its exit status when that is the container's.
-func (a *attempt) ended(end clientEnd, waited, container bool) {
-	a.end, a.started = end.at, waited
+func (a *attempt) ended(end supervisor.ClientEnd, waited, container bool) {
+	a.end, a.started = end.At, waited
 	if container {
-		code := end.code
+		code := end.Code
 		a.exit = &code
 	}
 }
@@ -163,7 +162,7 @@ func (a *attempt) ended(end clientEnd, waited, container bool) {
 // assign gives the run a warm container, whose hello passed already.
 func (a *attempt) assign(w *warm) {
 	a.assigned = time.Now()
-	a.plan, a.sandboxed, a.selfcheck = w.l.plan, true, w.selfcheck
+	a.plan, a.sandboxed, a.selfcheck = w.l.Plan, true, w.selfcheck
 }
 
 // judgeGrace is how long past the runner's own deadline the host waits
@@ -175,13 +174,14 @@ const judgeGrace = 2 * time.Second
 // it waits for docker run and gathers how it ended (gather), tears its
 // container down (teardown), reads the response of a clean exit, and
 // decides the verdict from all of it (decide).
-func (a *attempt) complete(l *launched) error {
-	a.sent = l.sent
-	f := l.gather()
-	a.ended(clientEnd{at: f.end, code: f.code}, f.waitErr == nil, f.waitErr == nil && f.code >= 0)
-	a.responded = l.resp.Arrived()
-	l.teardown(&f)
-	if f.clean() {
+func (a *attempt) complete(l *supervisor.Launched) error {
+	a.sent = l.Sent
+	f := l.Gather()
+	end, waited := f.Exit()
+	a.ended(end, waited, waited && end.Code >= 0)
+	a.responded = l.Resp.Arrived()
+	l.Teardown(&f)
+	if f.Clean() {
 		a.readFrames(&f, l)
 	}
 	return a.decide(l, f)
@@ -189,82 +189,38 @@ func (a *attempt) complete(l *launched) error {
 
 // readFrames reads the response of a clean exit, unless a checked
 // request's output frames before it broke their rules.
-func (a *attempt) readFrames(f *facts, l *launched) {
-	if err := errors.Join(l.resp.OutputsErr(), l.resp.LiveErr()); err != nil {
-		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: err}
+func (a *attempt) readFrames(f *supervisor.Facts, l *supervisor.Launched) {
+	if err := errors.Join(l.Resp.OutputsErr(), l.Resp.LiveErr()); err != nil {
+		f.Refuse(&Error{Verdict: protocol.SandboxFailure, Err: err})
 		return
 	}
-	a.readResponse(f, l.resp.Bytes())
+	a.readResponse(f, l.Resp.Bytes())
 }
 
 // completeAtExit takes the response of a warm run whose container exited
-// 0 with its response line ended (exitedClean); the pool tears it down
+// 0 with its response line ended (Launched.ExitedClean); the pool tears it down
 // afterwards (Pool.settle).
-func (a *attempt) completeAtExit(l *launched, resp []byte) error {
-	a.ended(clientEnd{at: time.Now()}, true, true)
-	a.sent, a.responded = l.sent, l.resp.Arrived()
-	f := l.planned()
+func (a *attempt) completeAtExit(l *supervisor.Launched, resp []byte) error {
+	a.ended(supervisor.ClientEnd{At: time.Now()}, true, true)
+	a.sent, a.responded = l.Sent, l.Resp.Arrived()
+	f := l.Planned()
 	a.readFrames(&f, l)
 	return a.decide(l, f)
 }
 
-// gather waits for docker run after its request was sent and returns how
-// it ended and why the run was stopped early, if it was.
-func (l *launched) gather() facts {
-	defer l.abort(nil)
-	end, err := l.wait()
-	f := l.planned()
-	f.waitErr, f.end, f.code = err, end.at, end.code
-	if err != nil {
-		return f
-	}
-	if l.parent.Err() != nil {
-		f.interrupted = context.Cause(l.parent)
-	}
-	cause := l.cause()
-	var ended *requestEnded
-	var warning *warningError
-	switch {
-	case errors.As(cause, &ended):
-		f.requestEnded = ended.cause
-	case errors.Is(cause, errHostDeadline):
-		f.hostDeadline = true
-	case errors.As(cause, &warning):
-		f.warning = warning.line
-	case errors.Is(cause, errResponseTooLarge):
-		f.tooLarge = true
-	}
-	if f.code == -1 {
-		f.killedBy = l.cmd.ProcessState.String()
-	}
-	f.stderr = l.stderr.Joined()
-	return f
-}
-
-// planned are the run's facts as its plan names them, nothing learned yet.
-func (l *launched) planned() facts {
-	p := l.plan
-	return facts{endFacts: endFacts{hello: true}, name: p.Name, image: p.Image, command: strings.Join(p.Runner.Exec, " "), memory: p.Limits.Memory.String(), timeout: p.Limits.Timeout}
-}
-
 // decide is the run's verdict (decide), with the daemon's OOM evidence
 // asked where a rule needs it.
-func (a *attempt) decide(l *launched, f facts) error {
-	err := decide(f)
-	if errors.Is(err, errNeedOOMEvidence) {
-		f.oom.asked = true
-		f.oom.seen, f.oom.err = l.client.Recorded(a.plan.RunID, a.start, "oom")
-		err = decide(f)
-	}
-	if err == nil && f.resp != nil {
-		a.response = f.resp
+func (a *attempt) decide(l *supervisor.Launched, f supervisor.Facts) error {
+	resp, err := l.Decide(f, a.start)
+	if err == nil && resp != nil {
+		a.response = resp
 	}
 	return err
 }
 
 // readResponse checks the response of a clean exit and takes what it
 // holds (its timings, usage and judgement), or why it was refused.
-func (a *attempt) readResponse(f *facts, stdout []byte) {
+func (a *attempt) readResponse(f *supervisor.Facts, stdout []byte) {
 	resp, err := protocol.DecodeResponse(stdout)
 	if err == nil {
 		err = protocol.CheckFiles(resp, a.collect)
@@ -273,7 +229,7 @@ func (a *attempt) readResponse(f *facts, stdout []byte) {
 		err = framesAgree(resp.Tests, a.outputs)
 	}
 	if err != nil {
-		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: err}
+		f.Refuse(&Error{Verdict: protocol.SandboxFailure, Err: err})
 		return
 	}
 	a.elapsed = time.Duration(resp.ElapsedMicros) * time.Microsecond
@@ -282,18 +238,18 @@ func (a *attempt) readResponse(f *facts, stdout []byte) {
 	if j.compile != nil || isJudged {
 		a.judged = &j
 	}
-	f.judged = isJudged
+	f.MarkJudged(isJudged)
 	if err != nil {
-		f.respErr = err
+		f.Refuse(err)
 		return
 	}
 	if !isJudged && resp.Error != nil && resp.Error.Type == protocol.ErrCPUTime && a.plan.Limits.CPUTime == 0 {
-		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")}
+		f.Refuse(&Error{Verdict: protocol.SandboxFailure, Err: errors.New("response: a CPU-time stop, with no CPU-time limit set")})
 		return
 	}
 	if a.usage, err = a.bound(resp.Usage); err != nil {
-		f.respErr = &Error{Verdict: protocol.SandboxFailure, Err: err}
+		f.Refuse(&Error{Verdict: protocol.SandboxFailure, Err: err})
 		return
 	}
-	f.resp = &resp
+	f.Accept(&resp, isJudged)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/docker"
 	"github.com/synapse-lang/synapse-isolation/isolation/internal/removal"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 	"github.com/synapse-lang/synapse-isolation/limits"
@@ -102,7 +103,7 @@ func runFake(t *testing.T, mode string, edit ...func(*Options)) (Result, string,
 	}
 	res, err := Run(context.Background(), Request{Source: "1+2"}, o)
 	if err != nil {
-		assert.Equal(t, res.Verdict, verdictOf(err))
+		assert.Equal(t, res.Verdict, supervisor.VerdictOf(err))
 	}
 	assert.Assert(t, is.Len(fakedocker.Containers(state), 0), "a container was left behind")
 	return res, state, err
@@ -136,7 +137,7 @@ func TestRunEngineFailures(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			res, state, err := runFake(t, mode)
-			assert.Assert(t, verdictOf(err) == protocol.EngineFailure, mode)
+			assert.Assert(t, supervisor.VerdictOf(err) == protocol.EngineFailure, mode)
 			assert.Equal(t, res.Verdict, protocol.EngineFailure)
 			assert.Assert(t, is.Contains(err.Error(), "docker run exited "+mode[4:]+": docker: Error response from daemon: failure in mode "+mode))
 			assert.Assert(t, slices.ContainsFunc(fakedocker.Calls(state), func(c []string) bool { return c[0] == "rm" }))
@@ -166,7 +167,7 @@ func TestRunHostileResponses(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			res, _, err := runFake(t, mode)
-			assert.Check(t, verdictOf(err) == protocol.SandboxFailure, "%s: %v", mode, err)
+			assert.Check(t, supervisor.VerdictOf(err) == protocol.SandboxFailure, "%s: %v", mode, err)
 			assert.Check(t, is.Equal(res.Verdict, protocol.SandboxFailure), mode)
 			assert.Check(t, is.Contains(err.Error(), want), mode)
 		})
@@ -200,7 +201,7 @@ func TestRunExit137NeedsEvidence(t *testing.T) {
 func TestRunnerTimeoutIsATimeoutError(t *testing.T) {
 	t.Parallel()
 	res, _, err := runFake(t, "runner-timeout")
-	assert.Assert(t, verdictOf(err) == protocol.Timeout, "%v", err)
+	assert.Assert(t, supervisor.VerdictOf(err) == protocol.Timeout, "%v", err)
 	assert.Equal(t, res.Verdict, protocol.Timeout)
 	assert.Equal(t, res.Output, "", "a stopped program's partial output is discarded")
 	assert.ErrorContains(t, err, "the runner stopped the program at the deadline")

@@ -10,6 +10,7 @@ import (
 	"gotest.tools/v3/assert"
 	is "gotest.tools/v3/assert/cmp"
 
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/isolation/testdouble/fakedocker"
 )
@@ -18,7 +19,7 @@ import (
 var stopped = regexp.MustCompile(`^\{"stop_ms":([0-9]+),"source":`)
 
 // TestRunSendsTheHostsStop: a program that runs once is told to stop
-// stopLead before the host deadline; a judge's request, whose runner
+// supervisor.StopLead before the host deadline; a judge's request, whose runner
 // keeps its own deadline and shares it among the tests, is not.
 func TestRunSendsTheHostsStop(t *testing.T) {
 	t.Parallel()
@@ -29,7 +30,7 @@ func TestRunSendsTheHostsStop(t *testing.T) {
 	assert.Assert(t, m != nil, fakedocker.Stdin(state))
 	ms, err := strconv.Atoi(m[1])
 	assert.NilError(t, err)
-	assert.Check(t, time.Duration(ms)*time.Millisecond <= o.Limits.Timeout-stopLead, "stop %d ms", ms)
+	assert.Check(t, time.Duration(ms)*time.Millisecond <= o.Limits.Timeout-supervisor.StopLead, "stop %d ms", ms)
 	assert.Check(t, ms > 0)
 
 	o, state = fake(t, "ok")
@@ -40,13 +41,13 @@ func TestRunSendsTheHostsStop(t *testing.T) {
 
 // TestRunAnsweredAtTheStopIsNotKilled: a runner that answered at the
 // host's stop is left to exit past the time it would be killed (its
-// removal held until 300 ms after the deadline and stopGrace, a tenth of
-// exitGrace): no kill, no docker rm -f, and the verdict is the runner's.
+// removal held until 300 ms after the deadline and supervisor.StopGrace, a tenth of
+// supervisor.ExitGrace): no kill, no docker rm -f, and the verdict is the runner's.
 func TestRunAnsweredAtTheStopIsNotKilled(t *testing.T) {
 	t.Parallel()
 	o, state := fake(t, "runner-stop-held")
 	o.Limits.Timeout = meetTimeout
-	release := time.Now().Add(meetTimeout + stopGrace + exitGrace/10)
+	release := time.Now().Add(meetTimeout + supervisor.StopGrace + supervisor.ExitGrace/10)
 	stop := make(chan struct{})
 	defer close(stop)
 	whenever(func() bool { return time.Now().After(release) && len(fakedocker.Started(state)) == 1 }, stop, func() {

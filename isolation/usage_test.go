@@ -8,6 +8,7 @@ import (
 	is "gotest.tools/v3/assert/cmp"
 
 	"github.com/synapse-lang/synapse-isolation/dockerargs"
+	"github.com/synapse-lang/synapse-isolation/isolation/internal/supervisor"
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol"
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
@@ -75,7 +76,7 @@ func TestBoundCutsGVisorsCPUClaim(t *testing.T) {
 	now := time.Now()
 	claim := int64(11_850_000) // 11.85 s in 8 s, as gVisor was seen to claim
 	for _, col := range []limits.Runtime{limits.Runc, limits.Runsc} {
-		a := &attempt{plan: &runPlan{Column: col, Limits: limits.Resolved{Config: limits.Config{Memory: limits.DefaultMemory}}},
+		a := &attempt{plan: &supervisor.Plan{Column: col, Limits: limits.Resolved{Config: limits.Config{Memory: limits.DefaultMemory}}},
 			sent: now, responded: now.Add(8 * time.Second)}
 		u, err := a.bound(&protocol.Usage{CPUMicros: &claim})
 		if col == limits.Runc {

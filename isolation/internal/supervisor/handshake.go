@@ -1,7 +1,8 @@
-package isolation
+package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,50 +12,63 @@ import (
 	"github.com/synapse-lang/synapse-isolation/isolation/protocol/hello"
 )
 
-// helloSeen is what a container's handshake learned, whether its hello
+// Seen is what a container's handshake learned, whether its hello
 // passed or not.
-type helloSeen struct {
-	launched  time.Time        // when docker run started
-	at        time.Time        // when the hello line arrived; zero if none did
-	selfcheck *hello.Selfcheck // the runner's view, whenever its hello could be decoded (doctor lists it either way)
-	record    *docker.Record   // the engine's record, where the run's column reads it
-	recordErr error            // why the record could not be read
+type Seen struct {
+	Launched  time.Time        // when docker run started
+	At        time.Time        // when the hello line arrived; zero if none did
+	Selfcheck *hello.Selfcheck // the runner's view, whenever its hello could be decoded (doctor lists it either way)
+	Record    *docker.Record   // the engine's record, where the run's column reads it
+	RecordErr error            // why the record could not be read
 }
 
 // judgeHello waits until the deadline for the runner's hello, decodes it
 // strictly and judges it against the plan. It returns what it saw and,
 // when the hello did not pass, why (cause), and whether a hello line came
 // (arrived). bound is the wait as its messages name it.
-func judgeHello(l *launched, deadline time.Time, bound time.Duration) (seen helloSeen, cause error, arrived bool) {
-	seen.launched = l.at
+func judgeHello(l *Launched, deadline time.Time, bound time.Duration) (seen Seen, cause error, arrived bool) {
+	seen.Launched = l.At
 	line, err := l.awaitHello(deadline, bound)
 	if err != nil {
 		return seen, err, false
 	}
-	seen.at = l.helloAt
+	seen.At = l.helloAt
 	h, err := protocol.DecodeHello(line)
 	if err != nil {
 		return seen, &Error{Verdict: protocol.SandboxFailure, Err: err}, true
 	}
-	seen.selfcheck = h.Selfcheck
-	v := attest.Sight{Hello: *h.Selfcheck, Memory: l.plan.Limits.Memory, Runtime: l.plan.Runtime}
+	seen.Selfcheck = h.Selfcheck
+	v := attest.Sight{Hello: *h.Selfcheck, Memory: l.Plan.Limits.Memory, Runtime: l.Plan.Runtime}
 	if l.record != nil {
 		// What the runtime hides from the runner, the engine's record
 		// shows, read while the sandbox booted: it must be in before
 		// the source goes.
-		seen.record, seen.recordErr = l.record.Await(deadline, l.plan.Name, bound)
-		if seen.recordErr != nil {
-			return seen, &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("%w; the program was never sent", seen.recordErr)}, true
+		seen.Record, seen.RecordErr = l.record.Await(deadline, l.Plan.Name, bound)
+		if seen.RecordErr != nil {
+			return seen, &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("%w; the program was never sent", seen.RecordErr)}, true
 		}
-		v.Record = seen.record
+		v.Record = seen.Record
 	}
-	if err := attest.Refusal(l.plan.Column, v, l.plan.Limits.CPUTime > 0); err != nil {
+	if err := attest.Refusal(l.Plan.Column, v, l.Plan.Limits.CPUTime > 0); err != nil {
 		return seen, &Error{Verdict: protocol.SandboxFailure, Err: err}, true
 	}
 	if err := l.out.Begin(); err != nil {
 		return seen, &Error{Verdict: protocol.SandboxFailure, Err: err}, true
 	}
 	return seen, nil, false
+}
+
+// Handshake waits for the runner's hello and judges it (judgeHello); a
+// container whose hello did not pass is refused (refuse), and its Refused
+// says how its client ended, the error the run's verdict. Only a nil
+// error lets the request be sent.
+func (l *Launched) Handshake(deadline time.Time, bound time.Duration) (Seen, *Refused, error) {
+	seen, cause, arrived := judgeHello(l, deadline, bound)
+	if cause == nil {
+		return seen, nil, nil
+	}
+	r, err := refuse(l, cause, arrived)
+	return seen, &r, err
 }
 
 // versionGrace is how long, after a hello wait ended in silence, the host
@@ -65,7 +79,7 @@ const versionGrace = 500 * time.Millisecond
 // awaitHello returns the hello line, or why none came: the deadline
 // passed, the client ended, or the run was aborted (a WARNING line, a
 // signal).
-func (l *launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, error) {
+func (l *Launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, error) {
 	t := time.NewTimer(time.Until(deadline))
 	defer t.Stop()
 	select {
@@ -85,7 +99,7 @@ func (l *launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, 
 		// silent is given versionGrace to name its protocol version.
 		partial := len(l.out.Hello()) > 0
 		_ = l.stdin.Close()
-		return nil, &noHelloError{within: bound, own: deadline.Equal(l.plan.Deadline), partial: partial, version: l.answeredVersion()}
+		return nil, &noHelloError{within: bound, own: deadline.Equal(l.Plan.Deadline), partial: partial, version: l.answeredVersion()}
 	case <-l.runCtx.Done():
 		return nil, context.Cause(l.runCtx)
 	}
@@ -96,14 +110,14 @@ func (l *launched) awaitHello(deadline time.Time, bound time.Duration) ([]byte, 
 // silenced ends a run whose hello did not pass: its stdin is closed with
 // nothing written, so not a byte of the source reaches it, and the client
 // is killed with cause.
-func (l *launched) silenced(cause error) {
+func (l *Launched) silenced(cause error) {
 	_ = l.stdin.Close()
 	l.abort(cause)
 }
 
 // answeredVersion waits briefly for an answer to the closed stdin and
 // returns the protocol version it names, 0 if none came.
-func (l *launched) answeredVersion() int {
+func (l *Launched) answeredVersion() int {
 	t := time.NewTimer(versionGrace)
 	defer t.Stop()
 	select {
@@ -123,7 +137,7 @@ func (l *launched) answeredVersion() int {
 
 // noHelloError is a hello that never came: the wait ended with the client
 // still running (within > 0), or the client ended first (exit). It is
-// made once, whole (launched.awaitHello).
+// made once, whole (Launched.awaitHello).
 type noHelloError struct {
 	within  time.Duration
 	exit    int
@@ -160,4 +174,11 @@ func endedAs(code int) string {
 		return "was stopped"
 	}
 	return fmt.Sprintf("exited %d", code)
+}
+
+// HelloTimedOut says err is a hello that never came within the run's own
+// deadline, the sandbox not yet ready (noHelloError.timedOut).
+func HelloTimedOut(err error) bool {
+	silent := (*noHelloError)(nil)
+	return errors.As(err, &silent) && silent.timedOut()
 }

@@ -1,4 +1,4 @@
-package isolation
+package supervisor
 
 import (
 	"errors"
@@ -42,13 +42,13 @@ func (f *endFacts) unreached() bool {
 	return !f.hello && f.code > 0
 }
 
-// facts are what a run learned once its request was sent: how docker run
+// Facts are what a run learned once its request was sent: how docker run
 // ended (endFacts), why the run was stopped early, what the removal found,
 // the engine's OOM evidence and the response. The run gathers them
 // (gather, teardown) and decide turns them into one verdict; nothing in
 // decide asks the engine or reads the clock, so every rule is tested
 // in-process.
-type facts struct {
+type Facts struct {
 	endFacts
 	// The plan's words, for the messages.
 	name, image, command, memory string
@@ -70,7 +70,7 @@ type facts struct {
 	// oom is the daemon's OOM event for the run's container, asked only
 	// when a rule needs it (errNeedOOMEvidence).
 	oom evidence
-	// resp is the response of a clean exit, checked (readResponse), and
+	// resp is the response of a clean exit, checked by the run (Facts.Accept), and
 	// respErr why it was refused; judged: it is a judge's request's or a
 	// compiled program's, whose verdict its steps decide.
 	resp    *protocol.Response
@@ -78,10 +78,10 @@ type facts struct {
 	judged  bool
 }
 
-// clean: docker run was waited for and exited 0, and nothing stopped the
+// Clean: docker run was waited for and exited 0, and nothing stopped the
 // run early; docker run --rm has removed its container, and its response
 // is read.
-func (f *facts) clean() bool {
+func (f *Facts) Clean() bool {
 	return f.waitErr == nil && f.code == 0 && f.interrupted == nil && f.requestEnded == nil &&
 		!f.hostDeadline && f.warning == "" && !f.tooLarge
 }
@@ -166,9 +166,9 @@ func lift[F, V any](r rule[endFacts, error], end func(*F) *endFacts, verdict fun
 }
 
 // runEnd is the shared rule endRules[i] in the run's table.
-func runEnd(i int) rule[facts, error] {
-	return lift(endRules[i], func(f *facts) *endFacts { return &f.endFacts },
-		func(_ *facts, err error) error { return err },
+func runEnd(i int) rule[Facts, error] {
+	return lift(endRules[i], func(f *Facts) *endFacts { return &f.endFacts },
+		func(_ *Facts, err error) error { return err },
 		func(rest error, wrap func(error) error) error { return wrap(rest) })
 }
 
@@ -177,74 +177,74 @@ func runEnd(i int) rule[facts, error] {
 // removal failed, which outranks why the run stopped), then why the run
 // was stopped early, then docker run's exit status with the engine's
 // evidence, then the response of a clean exit.
-var rules = []rule[facts, error]{
+var rules = []rule[Facts, error]{
 	runEnd(endUnwaited),
 	runEnd(endRemovalFailed),
 	runEnd(endInterrupted),
-	{name: "request ended", when: func(f *facts) bool { return f.requestEnded != nil }, then: func(f *facts) error {
+	{name: "request ended", when: func(f *Facts) bool { return f.requestEnded != nil }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.Interrupted, Err: f.requestEnded}
 	}},
-	{name: "host deadline", when: func(f *facts) bool { return f.hostDeadline }, then: func(f *facts) error {
+	{name: "host deadline", when: func(f *Facts) bool { return f.hostDeadline }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.Timeout, Err: fmt.Errorf("container %s passed the host deadline of %s; it was removed and its output discarded", f.name, f.timeout)}
 	}},
 	runEnd(endPolicyDropped),
-	{name: "response too large", when: func(f *facts) bool { return f.tooLarge }, then: func(*facts) error {
+	{name: "response too large", when: func(f *Facts) bool { return f.tooLarge }, then: func(*Facts) error {
 		return &Error{Verdict: protocol.SandboxFailure, Err: errResponseTooLarge}
 	}},
-	{name: "killed, evidence unasked", when: func(f *facts) bool { return f.code == killedStatus && !f.oom.asked }, then: func(*facts) error { return errNeedOOMEvidence }},
-	{name: "killed, evidence failed", when: func(f *facts) bool { return f.code == killedStatus && f.oom.err != nil }, then: func(f *facts) error {
+	{name: "killed, evidence unasked", when: func(f *Facts) bool { return f.code == killedStatus && !f.oom.asked }, then: func(*Facts) error { return errNeedOOMEvidence }},
+	{name: "killed, evidence failed", when: func(f *Facts) bool { return f.code == killedStatus && f.oom.err != nil }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("container exited 137; checking for an OOM event: %w", f.oom.err)}
 	}},
-	{name: "killed at the memory limit", when: func(f *facts) bool { return f.code == killedStatus && f.oom.seen }, then: func(f *facts) error {
+	{name: "killed at the memory limit", when: func(f *Facts) bool { return f.code == killedStatus && f.oom.seen }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.OOM, Err: fmt.Errorf("container %s was killed at its memory limit (daemon oom event, exit 137)", f.name)}
 	}},
-	{name: "killed", when: func(f *facts) bool { return f.code == killedStatus }, then: func(f *facts) error {
+	{name: "killed", when: func(f *Facts) bool { return f.code == killedStatus }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("container was killed (exit 137) without an OOM event%s", dockerSuffix(f.stderr))}
 	}},
 	runEnd(endDockerFailed),
-	{name: "client killed", when: func(f *facts) bool { return f.code == -1 }, then: func(f *facts) error {
+	{name: "client killed", when: func(f *Facts) bool { return f.code == -1 }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("docker run was killed: %s", f.killedBy)}
 	}},
-	{name: "client outlived", when: func(f *facts) bool { return f.code != 0 && f.stillRan }, then: func(f *facts) error {
+	{name: "client outlived", when: func(f *Facts) bool { return f.code != 0 && f.stillRan }, then: func(f *Facts) error {
 		// docker run --rm returns once its container is gone; one still
 		// there when the client ended was not what ended it: the client
 		// failed (its transport died, say), not the sandbox.
 		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("docker run exited %d while its container still ran; it was removed: %s", f.code, stderrOrNone(f.stderr))}
 	}},
-	{name: "exited", when: func(f *facts) bool { return f.code != 0 }, then: func(f *facts) error {
+	{name: "exited", when: func(f *Facts) bool { return f.code != 0 }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.SandboxFailure, Err: fmt.Errorf("container exited %d (a valid response needs exit 0)%s", f.code, dockerSuffix(f.stderr))}
 	}},
-	{name: "response refused", when: func(f *facts) bool { return f.respErr != nil }, then: func(f *facts) error { return f.respErr }},
-	{name: "judged", when: func(f *facts) bool { return f.judged }, then: func(*facts) error { return nil }},
-	{name: "cpu time", when: func(f *facts) bool { return respError(f) == protocol.ErrCPUTime }, then: func(f *facts) error {
+	{name: "response refused", when: func(f *Facts) bool { return f.respErr != nil }, then: func(f *Facts) error { return f.respErr }},
+	{name: "judged", when: func(f *Facts) bool { return f.judged }, then: func(*Facts) error { return nil }},
+	{name: "cpu time", when: func(f *Facts) bool { return respError(f) == protocol.ErrCPUTime }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.CPUTimeout, Err: fmt.Errorf("the runner stopped the program: %s", f.resp.Error.Message)}
 	}},
-	{name: "runner's oom", when: func(f *facts) bool { return respError(f) == protocol.ErrOOM }, then: func(f *facts) error {
+	{name: "runner's oom", when: func(f *Facts) bool { return respError(f) == protocol.ErrOOM }, then: func(f *Facts) error {
 		// The runner outlived the program and says why, with its evidence:
 		// its own guard, or the cgroup's OOM-kill counter.
 		return &Error{Verdict: protocol.OOM, Err: fmt.Errorf("the program exhausted its %s memory limit: %s", f.memory, f.resp.Error.Message)}
 	}},
-	{name: "runner's timeout", when: func(f *facts) bool { return respError(f) == protocol.ErrTimeout }, then: func(f *facts) error {
+	{name: "runner's timeout", when: func(f *Facts) bool { return respError(f) == protocol.ErrTimeout }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.Timeout, Err: fmt.Errorf("the runner stopped the program at the deadline of %s: %s", f.timeout, f.resp.Error.Message)}
 	}},
-	{name: "command not found", when: func(f *facts) bool { return respError(f) == protocol.ErrCommand }, then: func(f *facts) error {
+	{name: "command not found", when: func(f *Facts) bool { return respError(f) == protocol.ErrCommand }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.CommandNotFound, Err: fmt.Errorf("%s in image %s: %s", f.command, f.image, f.resp.Error.Message)}
 	}},
 	// An exec-mode interpreter killed by SIGKILL: the cgroup's OOM killer
 	// picks the largest process, which is the child, not the runner, so
 	// the container itself exits 0.
-	{name: "command killed, evidence unasked", when: func(f *facts) bool { return commandKilled(f) && !f.oom.asked }, then: func(*facts) error { return errNeedOOMEvidence }},
-	{name: "command killed, evidence failed", when: func(f *facts) bool { return commandKilled(f) && f.oom.err != nil }, then: func(f *facts) error {
+	{name: "command killed, evidence unasked", when: func(f *Facts) bool { return commandKilled(f) && !f.oom.asked }, then: func(*Facts) error { return errNeedOOMEvidence }},
+	{name: "command killed, evidence failed", when: func(f *Facts) bool { return commandKilled(f) && f.oom.err != nil }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("the command was killed; checking for an OOM event: %w", f.oom.err)}
 	}},
-	{name: "command killed at the memory limit", when: func(f *facts) bool { return commandKilled(f) && f.oom.seen }, then: func(f *facts) error {
+	{name: "command killed at the memory limit", when: func(f *Facts) bool { return commandKilled(f) && f.oom.seen }, then: func(f *Facts) error {
 		return &Error{Verdict: protocol.OOM, Err: fmt.Errorf("the command was killed at the %s memory limit (daemon oom event)", f.memory)}
 	}},
 }
 
 // decide is the verdict of a run's facts: the first rule that holds, or
 // nil (the response's own ok or program_error) when none does.
-func decide(f facts) error {
+func decide(f Facts) error {
 	err, _ := decideBy(rules, f)
 	return err
 }
@@ -271,7 +271,7 @@ func decideBy[F, V any](table []rule[F, V], f F) (V, string) {
 }
 
 // respError is the type of the response's error, "" for none.
-func respError(f *facts) string {
+func respError(f *Facts) string {
 	if f.resp == nil || f.resp.Error == nil {
 		return ""
 	}
@@ -279,7 +279,7 @@ func respError(f *facts) string {
 }
 
 // commandKilled: the response says its command was killed by SIGKILL.
-func commandKilled(f *facts) bool {
+func commandKilled(f *Facts) bool {
 	return f.resp != nil && f.resp.Exit != nil && f.resp.Exit.Signal == "killed"
 }
 

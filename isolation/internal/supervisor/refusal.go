@@ -1,4 +1,4 @@
-package isolation
+package supervisor
 
 import (
 	"context"
@@ -50,7 +50,7 @@ type refusalVerdict struct {
 
 // neverSent is a refusal's cause as the sandbox's failure or timeout: the
 // source was never sent.
-func neverSent(v Verdict, cause error) error {
+func neverSent(v protocol.Verdict, cause error) error {
 	return &Error{Verdict: v, Err: fmt.Errorf("%w; the program was never sent", cause)}
 }
 
@@ -147,28 +147,28 @@ func decideRefusal(f refusalFacts) refusalVerdict {
 	return v
 }
 
-// refused is how a refused run's client ended: its end, whether it was
+// Refused is how a Refused run's client ended: its end, whether it was
 // waited for, and whether its exit status is the container's.
-type refused struct {
-	end       clientEnd
-	waited    bool
-	container bool
+type Refused struct {
+	End       ClientEnd
+	Waited    bool
+	Container bool
 }
 
 // withExit is r with its exit status the container's when it is one.
-func (r refused) withExit(container bool) refused {
-	r.container = container && r.end.code >= 0
+func (r Refused) withExit(container bool) Refused {
+	r.Container = container && r.End.Code >= 0
 	return r
 }
 
-// refuse ends a container whose hello did not pass (launched.silenced):
+// refuse ends a container whose hello did not pass (Launched.silenced):
 // not a byte of the source reaches it; the client is killed and the
 // container removed and confirmed gone, within one listing for a client
 // that most likely reached no engine (refusalFacts.unreached). arrived
 // says a hello line came and was refused. The verdict is the refusal
 // table's (decideRefusal), with the daemon's start evidence asked where a
 // rule needs it.
-func refuse(l *launched, cause error, arrived bool) (refused, error) {
+func refuse(l *Launched, cause error, arrived bool) (Refused, error) {
 	l.silenced(cause)
 	defer l.abort(nil)
 	end, f := l.refusedEnd(cause, arrived)
@@ -179,15 +179,15 @@ func refuse(l *launched, cause error, arrived bool) (refused, error) {
 		if f.unreached() {
 			attempts = 1
 		}
-		f.found, f.rmErr = l.removeWithin(end.at, attempts)
+		f.found, f.rmErr = l.removeWithin(end.At, attempts)
 	}
 	v := decideRefusal(f)
 	if errors.Is(v.err, errNeedStartEvidence) {
 		f.start.asked = true
-		f.start.seen, f.start.err = l.client.Recorded(l.plan.RunID, l.at, "start")
+		f.start.seen, f.start.err = l.client.Recorded(l.Plan.RunID, l.At, "start")
 		v = decideRefusal(f)
 	}
-	r := refused{end: end, waited: f.waitErr == nil}
+	r := Refused{End: end, Waited: f.waitErr == nil}
 	return r.withExit(v.exit), v.err
 }
 
@@ -195,9 +195,9 @@ func refuse(l *launched, cause error, arrived bool) (refused, error) {
 // ended and the facts that told: why the run was stopped and docker's
 // words, read before the removal, as the verdict is of the run as it
 // ended.
-func (l *launched) refusedEnd(cause error, arrived bool) (clientEnd, refusalFacts) {
+func (l *Launched) refusedEnd(cause error, arrived bool) (ClientEnd, refusalFacts) {
 	end, err := l.wait()
-	f := refusalFacts{cause: cause, endFacts: endFacts{hello: arrived, waitErr: err, code: end.code}}
+	f := refusalFacts{cause: cause, endFacts: endFacts{hello: arrived, waitErr: err, code: end.Code}}
 	if err != nil {
 		return end, f
 	}

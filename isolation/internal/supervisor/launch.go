@@ -1,4 +1,4 @@
-package isolation
+package supervisor
 
 import (
 	"context"
@@ -17,16 +17,16 @@ import (
 	"github.com/synapse-lang/synapse-isolation/limits"
 )
 
-// launched is a `docker run` started with its request not yet sent: at
-// once for Run, ahead of time for a warm pool. It owns the client process
-// and what it printed; the run that holds it (attempt) decides from them.
-type launched struct {
-	plan    *runPlan
+// Launched is a `docker run` started with its request not yet sent: at
+// once for isolation.Run, ahead of time for a warm pool. It owns the client process
+// and what it printed; the run that holds it decides from them.
+type Launched struct {
+	Plan    *Plan
 	client  *docker.Client
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	out     *frames.Stdout   // the runner's stdout: hello, then response
-	resp    *frames.Response // the response part of out
+	Resp    *frames.Response // the response part of out
 	stderr  *docker.StderrWatch
 	reaper  *removal.Reaper // removes the container should this process die first
 	parent  context.Context
@@ -34,9 +34,9 @@ type launched struct {
 	abort   context.CancelCauseFunc
 	done    chan struct{} // closed once docker run was waited for
 	waitErr error         // cmd.Wait's error; read after done
-	at      time.Time     // when docker run was started
+	At      time.Time     // when docker run was started
 	helloAt time.Time     // when the hello line arrived
-	sent    time.Time     // when the request was written
+	Sent    time.Time     // when the request was written
 	// record is the engine's record of the container, read while it
 	// boots, where the run's column needs it; nil elsewhere.
 	record *docker.RecordAhead
@@ -56,7 +56,7 @@ type launched struct {
 	graced bool
 }
 
-// stopLead is how long before the host deadline the runner is told to stop
+// StopLead is how long before the host deadline the runner is told to stop
 // a program that runs once (protocol.WithStop): about what the engine
 // takes to end and remove a container whose program stopped (die to
 // destroy, then docker run's return: 60 to 150 ms here), so a run that
@@ -64,20 +64,20 @@ type launched struct {
 // being killed and removed from outside after it (docker rm -f took about
 // 200 ms). The program's time is the run's deadline less its start and
 // this.
-const stopLead = 100 * time.Millisecond
+const StopLead = 100 * time.Millisecond
 
-// stopGrace is how long past the deadline the host waits for a runner it
+// StopGrace is how long past the deadline the host waits for a runner it
 // told to stop before it kills the run from outside: a runner answers
 // within a few ms of its stop on a quiet machine, and within about 200 ms
 // with two copies of the test suite alongside; two seconds is ten times
 // that, and only a runner that ignored its stop ever waits it out.
-const stopGrace = 2 * time.Second
+const StopGrace = 2 * time.Second
 
-// exitGrace is how long past the host deadline a run whose runner has
+// ExitGrace is how long past the host deadline a run whose runner has
 // answered is left to end by itself: its container is on its way out, and
 // a kill then would only race --rm's removal. It only ever delays a runner
 // that answered and then did not exit.
-const exitGrace = 3 * time.Second
+const ExitGrace = 3 * time.Second
 
 // listAhead is how long before the host deadline a run still going has
 // its container listed, so that a run meeting its deadline is removed at
@@ -97,27 +97,30 @@ type requestEnded struct{ cause error }
 
 func (e *requestEnded) Error() string { return e.cause.Error() }
 
+// EndRequest stops the run: the pool request it serves ended (cause).
+func (l *Launched) EndRequest(cause error) { l.abort(&requestEnded{cause: cause}) }
+
 // warningError is the abort cause when docker printed a WARNING line: it
 // does so when it discards a limit it cannot apply.
 type warningError struct{ line string }
 
 func (e *warningError) Error() string { return e.line }
 
-// launch starts `docker run` for plan with its stdin open. Its context
+// Launch starts `docker run` for plan with its stdin open. Its context
 // ends with ctx (a signal, say), or with abort.
-func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, error) {
+func Launch(ctx context.Context, c *docker.Client, plan *Plan) (*Launched, error) {
 	runCtx, abort := context.WithCancelCause(ctx)
-	l := &launched{plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, done: make(chan struct{})}
-	l.resp = frames.NewResponse(limits.MaxResponseBytes)
-	l.resp.OnOverflow = func() { abort(errResponseTooLarge) }
-	l.out = frames.NewStdout(l.resp)
+	l := &Launched{Plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, done: make(chan struct{})}
+	l.Resp = frames.NewResponse(limits.MaxResponseBytes)
+	l.Resp.OnOverflow = func() { abort(errResponseTooLarge) }
+	l.out = frames.NewStdout(l.Resp)
 	l.stderr = &docker.StderrWatch{OnWarning: func(line string) { abort(&warningError{line: line}) }}
 	var err error
 	if l.reaper, err = removal.StartReaper(c, plan.RunID); err != nil {
 		abort(nil)
 		return nil, &Error{Verdict: protocol.EngineFailure, Err: err}
 	}
-	l.at = time.Now()
+	l.At = time.Now()
 	if l.cmd, l.stdin, err = c.StartRun(runCtx, plan.Argv, l.out, l.stderr); err != nil {
 		l.reaper.Settle(true)
 		abort(nil)
@@ -134,19 +137,19 @@ func launch(ctx context.Context, c *docker.Client, plan *runPlan) (*launched, er
 	return l, nil
 }
 
-// send writes the request and closes stdin; the host deadline is armed to
-// end at deadline. A program that runs once (not a judge's, whose
-// runner keeps its own deadline) is sent the host's stop, stopLead before
-// it, and is killed from outside only stopGrace after it. Only a run whose
+// Send writes the request frame body, then data (a judge's tests' data;
+// nil: none), and closes stdin; the host deadline is armed to end at
+// deadline. A program that runs once (once: not a judge's, whose runner
+// keeps its own deadline) is sent the host's stop, stopLead before it,
+// and is killed from outside only stopGrace after it. Only a run whose
 // hello passed gets here.
-func (l *launched) send(enc encoded, deadline time.Time) {
+func (l *Launched) Send(body []byte, data func(io.Writer) error, once bool, deadline time.Time) {
 	l.mu.Lock()
-	l.sent = time.Now()
-	body, data := enc.body, enc.data
+	l.Sent = time.Now()
 	kill := deadline
-	if enc.in.Tests == nil {
-		body = protocol.WithStop(body, deadline.Sub(l.sent)-stopLead)
-		kill = deadline.Add(stopGrace)
+	if once {
+		body = protocol.WithStop(body, deadline.Sub(l.Sent)-StopLead)
+		kill = deadline.Add(StopGrace)
 	}
 	l.timer = time.AfterFunc(time.Until(kill), l.deadlinePassed)
 	var ctx context.Context
@@ -167,8 +170,8 @@ func (l *launched) send(enc encoded, deadline time.Time) {
 }
 
 // listAhead lists the run's container, for deadlinePassed.
-func (l *launched) listAhead(ctx context.Context) {
-	ids, err := l.client.Ours(ctx, l.plan.RunID)
+func (l *Launched) listAhead(ctx context.Context) {
+	ids, err := l.client.Ours(ctx, l.Plan.RunID)
 	if err != nil || len(ids) == 0 {
 		return
 	}
@@ -183,14 +186,14 @@ func (l *launched) listAhead(ctx context.Context) {
 // client's kill: the removal (removeWithin) waits for it. A run whose
 // runner answered already (it stopped the program at the host's stop)
 // is given exitGrace to end by itself first.
-func (l *launched) deadlinePassed() {
+func (l *Launched) deadlinePassed() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	select {
-	case <-l.resp.Ended():
+	case <-l.Resp.Ended():
 		if !l.graced {
 			l.graced = true
-			l.timer = time.AfterFunc(exitGrace, l.deadlinePassed)
+			l.timer = time.AfterFunc(ExitGrace, l.deadlinePassed)
 			return
 		}
 	default:
@@ -207,50 +210,50 @@ func (l *launched) deadlinePassed() {
 	}(l.known)
 }
 
-// ready tells a warm container's runner that its hello passed (one
+// Ready tells a warm container's runner that its hello passed (one
 // newline), so it may start the interpreter its image preloads; the
 // request follows when one comes.
-func (l *launched) ready() error {
+func (l *Launched) Ready() error {
 	if _, err := l.stdin.Write([]byte{'\n'}); err != nil {
 		return &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("telling the runner its hello passed: %w", err)}
 	}
 	return nil
 }
 
-// teardown ends the run's container, the one way every run that sent its
+// Teardown ends the run's container, the one way every run that sent its
 // request ends it: a clean exit (f.clean) was removed by docker run --rm
 // before it returned, and the reaper stands down; a client that was never
 // waited for leaves the removal to the reaper; any other end has the
 // container removed daemon-side and confirmed gone (remove), what it found
 // and how it failed noted in f.
-func (l *launched) teardown(f *facts) {
+func (l *Launched) Teardown(f *Facts) {
 	switch {
 	case f.waitErr != nil:
 		l.reaper.Settle(false) // no exit status: the reaper makes sure
-	case f.clean():
+	case f.Clean():
 		l.reaper.Settle(true)
 	default:
-		f.stillRan, f.rmErr = l.remove(f.end)
+		f.stillRan, f.rmErr = l.Remove(f.end)
 	}
 }
 
-// remove removes the run's container daemon-side and confirms it gone
+// Remove removes the run's container daemon-side and confirms it gone
 // (removal.Loop), then tells the reaper: confirmed, it stands down;
 // unconfirmed, it goes on trying on its own. Killing the `docker run`
 // client removes nothing: the container belongs to the daemon and keeps
 // running, and --rm only applies once it exits. So this runs
-// synchronously, before Run returns.
-func (l *launched) remove(clientDied time.Time) (found bool, err error) {
+// synchronously, before isolation.Run returns.
+func (l *Launched) Remove(clientDied time.Time) (found bool, err error) {
 	return l.removeWithin(clientDied, removal.MaxListErrors)
 }
 
 // removeWithin is remove giving up after attempts failed listings; a
 // removal it could not confirm is the engine's failure.
-func (l *launched) removeWithin(clientDied time.Time, attempts int) (found bool, err error) {
+func (l *Launched) removeWithin(clientDied time.Time, attempts int) (found bool, err error) {
 	l.mu.Lock()
 	removing := l.removing
 	l.mu.Unlock()
-	r := removal.Loop{Client: l.client, RunID: l.plan.RunID, MaxErrs: attempts, Created: l.out.Spoke(), Removing: removing,
+	r := removal.Loop{Client: l.client, RunID: l.Plan.RunID, MaxErrs: attempts, Created: l.out.Spoke(), Removing: removing,
 		ClientGone: func() (time.Time, bool) { return clientDied, true }}
 	found, err = r.Run()
 	l.reaper.Settle(err == nil)
@@ -260,24 +263,24 @@ func (l *launched) removeWithin(clientDied time.Time, attempts int) (found bool,
 	return found, nil
 }
 
-// kill stops the client of a container that will get no request.
-func (l *launched) kill() {
+// Kill stops the client of a container that will get no request.
+func (l *Launched) Kill() {
 	_ = l.stdin.Close()
 	l.abort(errors.New("discarded"))
 	<-l.done
 }
 
-// clientEnd is how docker run ended.
-type clientEnd struct {
-	at   time.Time // when it was waited for
-	code int       // its exit status, -1 when a signal killed it
+// ClientEnd is how docker run ended.
+type ClientEnd struct {
+	At   time.Time // when it was waited for
+	Code int       // its exit status, -1 when a signal killed it
 }
 
 // wait waits for docker run and returns how it ended; an error when it was
 // not waited for (its process state is unknown).
-func (l *launched) wait() (clientEnd, error) {
+func (l *Launched) wait() (ClientEnd, error) {
 	<-l.done
-	end := clientEnd{at: time.Now(), code: -1}
+	end := ClientEnd{At: time.Now(), Code: -1}
 	l.mu.Lock()
 	if l.timer != nil {
 		l.timer.Stop()
@@ -289,18 +292,43 @@ func (l *launched) wait() (clientEnd, error) {
 	if l.cmd.ProcessState == nil {
 		return end, &Error{Verdict: protocol.EngineFailure, Err: fmt.Errorf("waiting for %s: %w", l.client.Path(), l.waitErr)}
 	}
-	end.code = l.cmd.ProcessState.ExitCode()
+	end.Code = l.cmd.ProcessState.ExitCode()
 	return end, nil
 }
 
 // cause is why the run was aborted, nil if it was not.
-func (l *launched) cause() error { return context.Cause(l.runCtx) }
+func (l *Launched) cause() error { return context.Cause(l.runCtx) }
 
 // interrupted is the run's outer context ending (a signal, say), nil if it
 // has not.
-func (l *launched) interrupted() error {
+func (l *Launched) interrupted() error {
 	if l.parent.Err() != nil {
 		return &Error{Verdict: protocol.Interrupted, Err: context.Cause(l.parent)}
 	}
 	return nil
+}
+
+// ExitedClean waits for a warm run's container to exit after its request
+// was sent, and returns its response when its line may be answered now:
+// its die event said 0 (so no OOM kill or other stop ended it), its
+// response line ended, and nothing aborted the run. Otherwise (ok false)
+// the client is waited for, as in a cold run (Gather).
+func (l *Launched) ExitedClean(died <-chan int) (resp []byte, ok bool) {
+	select {
+	case code := <-died:
+		if code != 0 {
+			return nil, false
+		}
+	case <-l.done:
+		return nil, false
+	}
+	select {
+	case <-l.Resp.Ended():
+	case <-l.done:
+		return nil, false
+	}
+	if l.cause() != nil || l.interrupted() != nil {
+		return nil, false
+	}
+	return l.Resp.Bytes(), true
 }

@@ -1,4 +1,4 @@
-package isolation
+package supervisor
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ type refusalCase struct {
 	name string
 	f    refusalFacts
 	rule string
-	want Verdict
+	want protocol.Verdict
 	msg  string
 	exit bool
 }
@@ -127,7 +127,7 @@ func TestDecideRefusal(t *testing.T) {
 				assert.Check(t, errors.Is(v.err, errNeedStartEvidence), "got %v", v.err)
 				return
 			}
-			assert.Check(t, is.Equal(verdictOf(v.err), c.want), "%v", v.err)
+			assert.Check(t, is.Equal(VerdictOf(v.err), c.want), "%v", v.err)
 			assert.Check(t, is.Error(v.err, c.msg))
 		})
 	}
@@ -158,7 +158,7 @@ func TestEveryRefusalRuleDecides(t *testing.T) {
 		fs = append(fs, c.f)
 	}
 	everyRuleDecides(t, refusalRules, fs, func(a, b refusalVerdict) bool {
-		return fmt.Sprint(a.err) == fmt.Sprint(b.err) && verdictOf(a.err) == verdictOf(b.err) && a.exit == b.exit
+		return fmt.Sprint(a.err) == fmt.Sprint(b.err) && VerdictOf(a.err) == VerdictOf(b.err) && a.exit == b.exit
 	})
 }
 
