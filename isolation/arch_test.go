@@ -70,6 +70,30 @@ var policyImports = map[string][]string{
 // and gen_syscalls.go is a generator go generate runs, built into nothing).
 var machine = []string{"os", "os/exec", "io/fs", "io/ioutil", "path/filepath", "net", "syscall", "golang.org/x/sys/unix"}
 
+// layers are the host side's, from the top: the command, the library's
+// API, what lies below it (the supervisor, the engine's client, removal,
+// attestation, the judge's relay). A package imports only from its own
+// layer or those below it; the longest listed prefix places it.
+var layers = []struct {
+	prefix string
+	rank   int
+}{
+	{"", 3}, // main
+	{"isolation/cli", 3},
+	{"isolation", 2},
+	{"isolation/internal", 1},
+}
+
+func layerOf(pkg string) int {
+	best, rank := -1, 0
+	for _, l := range layers {
+		if (pkg == l.prefix || strings.HasPrefix(pkg, l.prefix+"/") || l.prefix == "") && len(l.prefix) > best {
+			best, rank = len(l.prefix), l.rank
+		}
+	}
+	return rank
+}
+
 // exceptions are imports across the rules, each with its reason.
 var exceptions = map[[2]string]string{
 	{"isolation/cli/internal/inproc", "isolation/container/interp"}: "eval runs trusted Starlark in-process",
@@ -86,7 +110,8 @@ func sideOf(pkg string) side {
 }
 
 // TestArchitecture: every package of the module imports only what its
-// side may; of the policy, limits imports nothing of the module but
+// side may, and on the host side nothing from a layer above its own; of
+// the policy, limits imports nothing of the module but
 // itself, limits/seccomp only limits, and dockerargs only the two, and
 // none of them anything that reaches the machine.
 func TestArchitecture(t *testing.T) {
@@ -126,6 +151,9 @@ func TestArchitecture(t *testing.T) {
 			from, to := sideOf(pkg), sideOf(dep)
 			if (listed && !slices.Contains(mayImport, dep)) || !slices.Contains(allowed[from], to) {
 				t.Errorf("%s (%s side) imports %s (%s side)", pkg, from, dep, to)
+			}
+			if from == host && to == host && layerOf(dep) > layerOf(pkg) {
+				t.Errorf("%s imports %s, a layer above it: what lies below the API never calls up into it", pkg, dep)
 			}
 		}
 		return nil
