@@ -48,8 +48,9 @@
 // CompileError when it fails.
 // Its binary runs from a sealed memfd; /tmp stays noexec.
 //
-// Request.Grader grades the tests in place of Compare: a *Checker or an
-// *Interactor, the one field that says the request's mode (nil: Compare).
+// Request.Grader grades the tests in place of Compare: a *protocol.Checker
+// or a *protocol.Interactor, the one field that says the request's mode
+// (nil: Compare).
 // A Checker is a trusted checker program, testlib's "checker INPUT OUTPUT
 // ANSWER", in the language of the Checker's own image. The program runs
 // first, and each test that exited 0 within its limits sends back its
@@ -119,7 +120,8 @@
 //
 // # Verdicts
 //
-// Every Result names one Verdict: OK and ProgramError (the program ran and
+// Every Result names one Verdict, whose constants are protocol's, beside
+// the one table of verdicts: OK and ProgramError (the program ran and
 // raised) are the program's outcomes; Rejected (bad input, before any
 // process), SandboxFailure (the container did not enforce the policy, or
 // its runner's frames were missing, malformed, oversized or lying),
