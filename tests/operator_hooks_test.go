@@ -84,8 +84,10 @@ func assertNoMarker(t *testing.T, paths []string) {
 // matplotlib's font cache. Without --startup-hooks the wheel is refused,
 // naming it and its .pth, before anything is built; with it the image is
 // built, with or without a preload, and the hook has run in the
-// container alone.
+// container alone. The refusal is in the quick part; the builds, of an
+// operator's own image as TestOwnWheels', in the heavy part.
 func TestOwnWheelStartupHooks(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"python", "science"} {
 		t.Run(kind, func(t *testing.T) {
 			needKind(t, kind)
@@ -107,6 +109,7 @@ func TestOwnWheelStartupHooks(t *testing.T) {
 					name += " with preload"
 				}
 				t.Run(name, func(t *testing.T) {
+					needHeavy(t)
 					t.Parallel()
 					markers := hostMarkers(t)
 					dir, reqs := hookWheel(t, markers)
