@@ -120,6 +120,7 @@ func TestJudgeInBatch(t *testing.T) {
 // memfd too (gVisor's execveat), and a judge's request is judged test by
 // test as under runc.
 func TestRunscJudge(t *testing.T) {
+	t.Parallel()
 	for _, l := range []language{languages[0], languages[2]} { // C, Java
 		t.Run(l.name, func(t *testing.T) {
 			l.need(t)

@@ -255,6 +255,7 @@ func verdictsOf(r judgeResult) []string {
 // the tests after it still run, a memory hog, and a source that does not
 // compile, named by the compiler's own message.
 func TestJudgeEachLanguage(t *testing.T) {
+	t.Parallel()
 	for _, l := range languages {
 		t.Run(l.name, func(t *testing.T) {
 			l.need(t)
