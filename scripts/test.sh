@@ -170,7 +170,8 @@ if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
   fi
   # Verbose, so the log names every boundary test that ran and passed.
   # Four tests at a time, not one per core: a live test spends its time
-  # waiting for the engine.
+  # waiting for the engine. Eight were no faster on two cores, which the
+  # engine's containers keep busy by then.
   SYNAPSE_SUITE=$part go test -race -count=1 -v -parallel 4 -timeout 30m ./tests/
   lap "the live suite's $part part"
   if [ "$part" = heavy ]; then
