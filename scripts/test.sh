@@ -33,21 +33,21 @@ lap() {
   mark=$now
 }
 
+# The pinned runsc builds from the start, beside everything else: it is
+# the longest of the steps that run in the background and needs nothing
+# of the others. Its output and status, and each image's, are kept in
+# $ahead; the line of each says how long it took.
+ahead=$(mktemp -d)
+# Under set -e a failing command in the EXIT trap becomes the script's
+# status: kill with no jobs left fails, hence the || true.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$ahead"' EXIT
+(scripts/runsc.sh >"$ahead/runsc" 2>"$ahead/runsc.log"; echo $? >"$ahead/runsc.rc"; echo "test.sh: the pinned runsc was ready after $(($(date +%s) - began)) s" >"$ahead/runsc.time") &
 if [ "$part" = quick ]; then
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
-if [ -n "$unformatted" ]; then
-  echo "gofmt would change: $unformatted" >&2
-  exit 1
-fi
-go vet ./...
-# Every package builds and vets for arm64 too, so nothing that only
-# amd64 has (dup2, fork, pause) comes back unseen.
-GOARCH=arm64 go vet ./...
-GOARCH=arm64 go build ./...
-# The sizes a change should not grow unseen (isolation/'s files, its go
-# doc, big files and functions): for the log's reader, not a gate.
-go run ./scripts/shape >&2
-lap "gofmt and vet"
+  unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+  if [ -n "$unformatted" ]; then
+    echo "gofmt would change: $unformatted" >&2
+    exit 1
+  fi
 fi
 # From Debian's packages: runsc, gVisor's release 20221219, which the
 # suite's second engine registers as runsc-debian, the old gVisor that the
@@ -110,31 +110,51 @@ if command -v apt-get >/dev/null 2>&1; then
   done
 fi
 lap "setting up the packages the tests need"
-# The live suite's images and the pinned runsc are made while the unit
-# tests run: the images' builds wait mostly on the disk and the engine.
-# The suite then finds each image built (build-image.sh skips a build of
-# unchanged inputs); one whose build failed here is built there again,
-# and its failure said there.
-ahead=$(mktemp -d)
-# Under set -e a failing command in the EXIT trap becomes the script's
-# status: kill with no jobs left fails, hence the || true.
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$ahead"' EXIT
-(scripts/runsc.sh >"$ahead/runsc" 2>"$ahead/runsc.log"; echo $? >"$ahead/runsc.rc") &
-for kind in $kinds; do
-  lockvar=SYNAPSE_$(echo "$kind" | tr a-z A-Z)_LOCK
+# The live suite's images are made while vet and the unit tests run: the
+# images' builds wait mostly on the network, the disk and the engine. The
+# first kind's (the reference image, the runner alone) is built first, so
+# the runner is compiled once into the build cache; the others then find
+# it there and build side by side. The suite then finds each image built
+# (build-image.sh skips a build of unchanged inputs); one whose build
+# failed here is built there again, and its failure said there.
+build_kind() {
+  lockvar=SYNAPSE_$(echo "$1" | tr a-z A-Z)_LOCK
   eval "lock=\${$lockvar:-}"
-  (scripts/build-image.sh "$kind" ${lock:+--lock "$lock"} >/dev/null 2>"$ahead/$kind.log" || echo "$kind" >>"$ahead/failed") &
+  scripts/build-image.sh "$1" ${lock:+--lock "$lock"} >/dev/null 2>"$ahead/$1.log" || echo "$1" >>"$ahead/failed"
+  echo "test.sh: the $1 image was ready after $(($(date +%s) - began)) s" >"$ahead/$1.time"
+}
+for kind in $kinds; do
+  if [ ! -e "$ahead/first" ]; then
+    echo "$kind" >"$ahead/first"
+    (build_kind "$kind"; : >"$ahead/first.done") &
+  else
+    (while [ ! -e "$ahead/first.done" ]; do sleep 1; done; build_kind "$kind") &
+  fi
 done
 if [ "$part" = quick ]; then
-  go test -race -count=1 $(go list ./... | grep -v -e '/tests$' -e '/tests/arm64$')
+  # With -race, as the unit tests are built: vet compiles the packages'
+  # dependencies, and the unit tests then find them in the build cache.
+  go vet -race ./...
+  # Every package builds and vets for arm64 too, so nothing that only
+  # amd64 has (dup2, fork, pause) comes back unseen.
+  GOARCH=arm64 go vet ./...
+  GOARCH=arm64 go build ./...
+  # The sizes a change should not grow unseen (isolation/'s files, its go
+  # doc, big files and functions): for the log's reader, not a gate.
+  go run -race ./scripts/shape >&2
+  lap "vet"
+  # Four packages at a time, not one per core: a package's tests wait
+  # much of their time on a fake docker's deadlines.
+  go test -race -count=1 -p 4 $(go list ./... | grep -v -e '/tests$' -e '/tests/arm64$')
   lap "unit tests"
 fi
 wait
+cat "$ahead"/*.time >&2 2>/dev/null || true
 for kind in $(cat "$ahead/failed" 2>/dev/null); do
   echo "test.sh: building the $kind image ahead failed; the suite builds it again:" >&2
   tail -n 5 "$ahead/$kind.log" >&2
 done
-lap "the images and the pinned runsc, made beside the unit tests"
+lap "waiting for the images and the pinned runsc, made beside vet and the unit tests"
 if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
   # The current gVisor, pinned in scripts/runsc.sh and built once into the
   # user's cache, which the second engine registers as runsc. Without it
@@ -150,7 +170,8 @@ if [ -d tests ] && [ -n "$(ls tests/*_test.go 2>/dev/null)" ]; then
   fi
   # Verbose, so the log names every boundary test that ran and passed.
   # Four tests at a time, not one per core: a live test spends its time
-  # waiting for the engine.
+  # waiting for the engine. Eight were no faster on two cores, which the
+  # engine's containers keep busy by then.
   SYNAPSE_SUITE=$part go test -race -count=1 -v -parallel 4 -timeout 30m ./tests/
   lap "the live suite's $part part"
   if [ "$part" = heavy ]; then

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -119,6 +120,11 @@ func TestBoundaryTimeoutLeavesNoContainer(t *testing.T) {
 	// its stop (stopGrace leaves it 2 s), and a deadline of 20 s leaves
 	// any hello ten times what it takes with a second suite alongside.
 	const deadline = 20 * time.Second
+	// The three wait out their deadline side by side, from this test's
+	// start: as parallel subtests they would start only once every test
+	// waiting for its turn had had it, and end the suite 20 s later.
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for name, c := range map[string]struct {
 		args []string
 		how  string
@@ -127,17 +133,18 @@ func TestBoundaryTimeoutLeavesNoContainer(t *testing.T) {
 		"exec sleep":     {[]string{"--image", probeImage, "--code", "sleep", "--", "/probe"}, "the host's stop"},
 		"runner ignores": {[]string{"--image", hostileImage, "--code", "hang"}, "passed the host deadline"},
 	} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			start := time.Now()
-			r := tool(t, nil, "", append([]string{"run", "--timeout", deadline.String()}, c.args...)...)
-			late := time.Since(start) - deadline
-			assert.Check(t, is.Equal(r.code, 124), r.stderr)
-			assert.Check(t, is.Equal(r.res.Verdict, "timeout"))
-			assert.Check(t, is.Contains(r.stderr, c.how))
-			assert.Check(t, is.Equal(r.res.Output, ""), "output is discarded on timeout")
-			assert.Check(t, late < timedOutWithin, "returned %s after its deadline", late)
-			assertGone(t, r.res.Container)
+		wg.Go(func() {
+			t.Run(name, func(t *testing.T) {
+				start := time.Now()
+				r := tool(t, nil, "", append([]string{"run", "--timeout", deadline.String()}, c.args...)...)
+				late := time.Since(start) - deadline
+				assert.Check(t, is.Equal(r.code, 124), r.stderr)
+				assert.Check(t, is.Equal(r.res.Verdict, "timeout"))
+				assert.Check(t, is.Contains(r.stderr, c.how))
+				assert.Check(t, is.Equal(r.res.Output, ""), "output is discarded on timeout")
+				assert.Check(t, late < timedOutWithin, "returned %s after its deadline", late)
+				assertGone(t, r.res.Container)
+			})
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -120,20 +121,25 @@ func TestJudgeInBatch(t *testing.T) {
 // memfd too (gVisor's execveat), and a judge's request is judged test by
 // test as under runc.
 func TestRunscJudge(t *testing.T) {
+	t.Parallel()
+	// Side by side from this test's own turn, as TestJudgeEachLanguage.
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for _, l := range []language{languages[0], languages[2]} { // C, Java
-		t.Run(l.name, func(t *testing.T) {
-			l.need(t)
-			e := needSecondEngine(t)
-			t.Parallel()
-			imageOnSecond(t, e, l.image())
-			file := filepath.Join(t.TempDir(), l.file)
-			assert.NilError(t, os.WriteFile(file, []byte(l.src), 0o644))
-			dir := testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-2 0\n", "0\n"}, [3]string{"3", "3 4\n", "8\n"})
-			r := underRunsc(t, e, nil, "", "run", "--image", l.image(), "--file", file, "--tests", dir, "--timeout", "60s", "--test-timeout", "5s")
-			var res judgeResult
-			assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
-			assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"ok", "timeout", "wrong_answer"}), r.stdout)
-			assert.Check(t, is.Equal(res.Verdict, "timeout"))
+		wg.Go(func() {
+			t.Run(l.name, func(t *testing.T) {
+				l.need(t)
+				e := needSecondEngine(t)
+				imageOnSecond(t, e, l.image())
+				file := filepath.Join(t.TempDir(), l.file)
+				assert.NilError(t, os.WriteFile(file, []byte(l.src), 0o644))
+				dir := testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-2 0\n", "0\n"}, [3]string{"3", "3 4\n", "8\n"})
+				r := underRunsc(t, e, nil, "", "run", "--image", l.image(), "--file", file, "--tests", dir, "--timeout", "60s", "--test-timeout", "5s")
+				var res judgeResult
+				assert.NilError(t, json.Unmarshal([]byte(r.stdout), &res), "%s\n%s", r.stdout, r.stderr)
+				assert.Check(t, is.DeepEqual(verdictsOf(res), []string{"ok", "timeout", "wrong_answer"}), r.stdout)
+				assert.Check(t, is.Equal(res.Verdict, "timeout"))
+			})
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"gotest.tools/v3/assert"
@@ -255,69 +256,79 @@ func verdictsOf(r judgeResult) []string {
 // the tests after it still run, a memory hog, and a source that does not
 // compile, named by the compiler's own message.
 func TestJudgeEachLanguage(t *testing.T) {
+	t.Parallel()
+	// The languages are judged side by side, four at a time, from this
+	// test's own turn: as parallel subtests they would start only after
+	// every test waiting for its turn, and end the suite alone.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	turns := make(chan struct{}, 4)
 	for _, l := range languages {
-		t.Run(l.name, func(t *testing.T) {
-			l.need(t)
-			t.Parallel()
-			// Three tests, the third's expected output wrong.
-			r := judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "20 22\n", "42\n"}, [3]string{"10", "5 5\n", "11\n"}),
-				"--timeout", "30s")
-			assert.DeepEqual(t, verdictsOf(r), []string{"ok", "ok", "wrong_answer"})
-			assert.Equal(t, r.Verdict, "wrong_answer")
-			assert.Equal(t, r.ExitCode, 4)
-			assert.Check(t, is.Contains(r.Error.Message, `test "10": its stdout differs from the expected output at line 1`))
-			assert.Check(t, is.Equal(r.Tests[2].Output, "10\n"), "a test that failed keeps its output")
-			for _, tc := range r.Tests {
-				assert.Check(t, tc.Usage.CPUMS != nil && tc.Usage.MemoryPeakBytes != nil && *tc.Usage.MemoryPeakBytes > 0, "%s: usage %+v", tc.Name, tc.Usage)
-			}
-			assert.Equal(t, r.Compile != nil, l.compiled)
+		wg.Go(func() {
+			t.Run(l.name, func(t *testing.T) {
+				l.need(t)
+				turns <- struct{}{}
+				defer func() { <-turns }()
+				// Three tests, the third's expected output wrong.
+				r := judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "20 22\n", "42\n"}, [3]string{"10", "5 5\n", "11\n"}),
+					"--timeout", "30s")
+				assert.DeepEqual(t, verdictsOf(r), []string{"ok", "ok", "wrong_answer"})
+				assert.Equal(t, r.Verdict, "wrong_answer")
+				assert.Equal(t, r.ExitCode, 4)
+				assert.Check(t, is.Contains(r.Error.Message, `test "10": its stdout differs from the expected output at line 1`))
+				assert.Check(t, is.Equal(r.Tests[2].Output, "10\n"), "a test that failed keeps its output")
+				for _, tc := range r.Tests {
+					assert.Check(t, tc.Usage.CPUMS != nil && tc.Usage.MemoryPeakBytes != nil && *tc.Usage.MemoryPeakBytes > 0, "%s: usage %+v", tc.Name, tc.Usage)
+				}
+				assert.Equal(t, r.Compile != nil, l.compiled)
 
-			// All right: ok, exit 0.
-			r = judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-5 5", "0"}), "--timeout", "30s")
-			assert.DeepEqual(t, verdictsOf(r), []string{"ok", "ok"})
-			assert.Equal(t, r.ExitCode, 0)
+				// All right: ok, exit 0.
+				r = judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-5 5", "0"}), "--timeout", "30s")
+				assert.DeepEqual(t, verdictsOf(r), []string{"ok", "ok"})
+				assert.Equal(t, r.ExitCode, 0)
 
-			// An endless loop on test 2 of 3: timeout there, 1 and 3 judged.
-			r = judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-2 0\n", "0\n"}, [3]string{"3", "3 4\n", "7\n"}),
-				"--timeout", "30s", "--test-timeout", "3s")
-			assert.DeepEqual(t, verdictsOf(r), []string{"ok", "timeout", "ok"})
-			assert.Equal(t, r.Verdict, "timeout")
-			assert.Equal(t, r.ExitCode, 124)
-			// At least its own limit (by construction: stopped at it), and
-			// short of the request's 30 s, which the test limit cut.
-			assert.Check(t, r.Tests[1].WallMS >= 3000 && r.Tests[1].WallMS < 30000, "the test's own limit: %d ms", r.Tests[1].WallMS)
+				// An endless loop on test 2 of 3: timeout there, 1 and 3 judged.
+				r = judge(t, l, l.src, testDir(t, [3]string{"1", "1 2\n", "3\n"}, [3]string{"2", "-2 0\n", "0\n"}, [3]string{"3", "3 4\n", "7\n"}),
+					"--timeout", "30s", "--test-timeout", "3s")
+				assert.DeepEqual(t, verdictsOf(r), []string{"ok", "timeout", "ok"})
+				assert.Equal(t, r.Verdict, "timeout")
+				assert.Equal(t, r.ExitCode, 124)
+				// At least its own limit (by construction: stopped at it), and
+				// short of the request's 30 s, which the test limit cut.
+				assert.Check(t, r.Tests[1].WallMS >= 3000 && r.Tests[1].WallMS < 30000, "the test's own limit: %d ms", r.Tests[1].WallMS)
 
-			// A runtime error and a memory hog, each judged on its own.
-			r = judge(t, l, l.src, testDir(t, [3]string{"1", "-1 0\n", "0\n"}, [3]string{"2", "-3 0\n", "0\n"}, [3]string{"3", "2 2\n", "4\n"}),
-				"--timeout", "60s", "--memory", "256m")
-			assert.DeepEqual(t, verdictsOf(r), []string{"program_error", l.hog, "ok"})
-			assert.Check(t, is.Contains(r.Tests[0].Stderr, "bad input"))
-			if assert.Check(t, r.Tests[0].Error != nil) {
-				// The exception's own words, not a stack frame or a trailer.
-				assert.Check(t, is.Contains(r.Tests[0].Error.Message, "bad input"))
-			}
-			if l.name == "java" {
-				assert.Check(t, is.Contains(r.Tests[1].Stderr, "java.lang.OutOfMemoryError"), "the JVM keeps its heap within --memory")
-			}
+				// A runtime error and a memory hog, each judged on its own.
+				r = judge(t, l, l.src, testDir(t, [3]string{"1", "-1 0\n", "0\n"}, [3]string{"2", "-3 0\n", "0\n"}, [3]string{"3", "2 2\n", "4\n"}),
+					"--timeout", "60s", "--memory", "256m")
+				assert.DeepEqual(t, verdictsOf(r), []string{"program_error", l.hog, "ok"})
+				assert.Check(t, is.Contains(r.Tests[0].Stderr, "bad input"))
+				if assert.Check(t, r.Tests[0].Error != nil) {
+					// The exception's own words, not a stack frame or a trailer.
+					assert.Check(t, is.Contains(r.Tests[0].Error.Message, "bad input"))
+				}
+				if l.name == "java" {
+					assert.Check(t, is.Contains(r.Tests[1].Stderr, "java.lang.OutOfMemoryError"), "the JVM keeps its heap within --memory")
+				}
 
-			if !l.compiled {
-				return
-			}
-			r = judge(t, l, l.broken, testDir(t, [3]string{"1", "1 2\n", "3\n"}), "--timeout", "30s")
-			assert.Equal(t, r.Verdict, "compile_error")
-			assert.Equal(t, r.ExitCode, 1)
-			assert.Assert(t, r.Compile != nil && r.Compile.Error != nil)
-			if l.compileError == "" {
-				assert.Check(t, is.Contains(r.Compile.Stderr, "error"), r.Compile.Stderr)
-				assert.Check(t, is.Contains(r.Error.Message, "compilation failed: exit status 1: "), r.Error.Message)
-			} else {
-				// The first error line, as the compiler wrote it (tsc on
-				// its stdout; rustc's code in brackets).
-				_, line, _ := strings.Cut(l.compileError, ": ")
-				assert.Check(t, is.Contains(r.Compile.Stderr+r.Compile.Output, line+"\n"))
-				assert.Check(t, is.Equal(r.Error.Message, "compilation failed: "+l.compileError))
-			}
-			assert.Check(t, r.Tests == nil, "nothing judged")
+				if !l.compiled {
+					return
+				}
+				r = judge(t, l, l.broken, testDir(t, [3]string{"1", "1 2\n", "3\n"}), "--timeout", "30s")
+				assert.Equal(t, r.Verdict, "compile_error")
+				assert.Equal(t, r.ExitCode, 1)
+				assert.Assert(t, r.Compile != nil && r.Compile.Error != nil)
+				if l.compileError == "" {
+					assert.Check(t, is.Contains(r.Compile.Stderr, "error"), r.Compile.Stderr)
+					assert.Check(t, is.Contains(r.Error.Message, "compilation failed: exit status 1: "), r.Error.Message)
+				} else {
+					// The first error line, as the compiler wrote it (tsc on
+					// its stdout; rustc's code in brackets).
+					_, line, _ := strings.Cut(l.compileError, ": ")
+					assert.Check(t, is.Contains(r.Compile.Stderr+r.Compile.Output, line+"\n"))
+					assert.Check(t, is.Equal(r.Error.Message, "compilation failed: "+l.compileError))
+				}
+				assert.Check(t, r.Tests == nil, "nothing judged")
+			})
 		})
 	}
 }

@@ -27,6 +27,8 @@ import (
 
 var (
 	toolBin      string            // the built synapse-isolation binary
+	pysuiteBin   string            // the built scripts/pysuite
+	seccomplog   string            // the built scripts/seccomplog
 	kinds        []imageKind       // isolation/container/images/kinds, in its order
 	images       map[string]string // by kind, the images of this part: $(imageEnv(kind)) or built by scripts/build-image.sh KIND
 	refImage     string            // the reference image, the first kind's
@@ -105,16 +107,19 @@ func build(dir string) error {
 	if err != nil {
 		return err
 	}
+	// Every program the suite runs, in one go build (its packages compiled
+	// side by side) into dir, each under its package's name: the tool, the
+	// runner and the probe (the probe image's context), and the scripts
+	// that tests run. CGO_ENABLED=0 and -trimpath, as build-image.sh
+	// builds the runner: the packages they share come from the build cache.
 	toolBin = filepath.Join(dir, "synapse-isolation")
-	for _, b := range []struct{ out, pkg string }{
-		{toolBin, "."}, {filepath.Join(dir, "runner"), "./isolation/container/runner"}, {filepath.Join(dir, "probe"), "./tests/probe"},
-	} {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", b.out, b.pkg)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build %s: %v: %s", b.pkg, err, out)
-		}
+	pysuiteBin, seccomplog = filepath.Join(dir, "pysuite"), filepath.Join(dir, "seccomplog")
+	pkgs := []string{".", "./isolation/container/runner", "./tests/probe", "./scripts/pysuite", "./scripts/seccomplog"}
+	cmd := exec.Command("go", append([]string{"build", "-trimpath", "-o", dir + string(filepath.Separator)}, pkgs...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v: %s", strings.Join(pkgs, " "), err, out)
 	}
 	// The images of this part of the suite, the reference image's in
 	// both, built side by side (a Debian-based one is a Debian unpack and

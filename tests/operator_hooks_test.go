@@ -84,13 +84,17 @@ func assertNoMarker(t *testing.T, paths []string) {
 // matplotlib's font cache. Without --startup-hooks the wheel is refused,
 // naming it and its .pth, before anything is built; with it the image is
 // built, with or without a preload, and the hook has run in the
-// container alone.
+// container alone. The refusal is its kind's part's (python's quick,
+// science's heavy); the builds, of an operator's own image as
+// TestOwnWheels', the heavy part's.
 func TestOwnWheelStartupHooks(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"python", "science"} {
 		t.Run(kind, func(t *testing.T) {
-			needKind(t, kind)
+			needPart(t, "")
 			t.Parallel()
 			t.Run("refused", func(t *testing.T) {
+				needKind(t, kind)
 				t.Parallel()
 				markers := hostMarkers(t)
 				dir, reqs := hookWheel(t, markers)
@@ -107,6 +111,7 @@ func TestOwnWheelStartupHooks(t *testing.T) {
 					name += " with preload"
 				}
 				t.Run(name, func(t *testing.T) {
+					needHeavy(t)
 					t.Parallel()
 					markers := hostMarkers(t)
 					dir, reqs := hookWheel(t, markers)

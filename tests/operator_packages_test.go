@@ -214,6 +214,7 @@ func TestOwnWheels(t *testing.T) {
 // with no wheels.
 func TestOwnSetRefused(t *testing.T) {
 	needEngine(t)
+	t.Parallel()
 	dir, _, sums := wheelhouse(t)
 	write := func(text string) string {
 		path := filepath.Join(t.TempDir(), "requirements.txt")

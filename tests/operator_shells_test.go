@@ -14,9 +14,12 @@ import (
 // no list of shells' names knows (a static build, a versioned name, a
 // shell kept in a library directory) are pinned by --update-lock, and the
 // build that unpacks them is refused, naming the package, before the
-// engine builds anything.
+// engine builds anything. Each resolves the c image's whole lock anew:
+// the heavy part's; TestOwnSetRefused refuses zsh and a package that
+// brings bash in the quick part.
 func TestOwnShellRefused(t *testing.T) {
-	needKind(t, "c")
+	needHeavy(t)
+	t.Parallel()
 	for _, pkg := range []string{"bash-static", "zsh-static", "ksh93u+m", "klibc-utils"} {
 		t.Run(pkg, func(t *testing.T) {
 			t.Parallel()

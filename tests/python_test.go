@@ -225,7 +225,7 @@ func assertEveryday(t *testing.T, got map[string]any) {
 func TestCPythonSuiteUnderTheProfile(t *testing.T) {
 	needEngine(t)
 	t.Parallel()
-	cmd := exec.Command("go", "run", "./scripts/pysuite", "-image", pythonImage, "-tool", toolBin,
+	cmd := exec.Command(pysuiteBin, "-image", pythonImage, "-tool", toolBin,
 		"-modules", "test_os,test_fcntl,test_select,test_uuid,test_platform,test_time,test_posix")
 	cmd.Dir = ".."
 	var stderr strings.Builder

@@ -233,7 +233,7 @@ func TestRunscCPythonSuite(t *testing.T) {
 	t.Parallel()
 	wrapper := filepath.Join(t.TempDir(), "synapse-isolation-runsc")
 	assert.NilError(t, os.WriteFile(wrapper, []byte(runscTool), 0o755))
-	cmd := exec.Command("go", "run", "./scripts/pysuite", "-image", pythonImage, "-tool", wrapper,
+	cmd := exec.Command(pysuiteBin, "-image", pythonImage, "-tool", wrapper,
 		"-modules", "test_os,test_fcntl,test_select,test_uuid,test_platform,test_time,test_posix")
 	cmd.Dir = ".."
 	cmd.Env = append(append(os.Environ(), e.env()...), "SYNAPSE_TOOL="+toolBin, "SYNAPSE_SOCK="+e.sock,

@@ -109,12 +109,6 @@ func TestRunnerStaysInsideTheTable(t *testing.T) {
 		}
 		t.Skipf("SKIPPED, NOT PASSED: the kernel's seccomp log needs root and /dev/kmsg")
 	}
-	bin := filepath.Join(t.TempDir(), "seccomplog")
-	build := exec.Command("go", "build", "-o", bin, "./scripts/seccomplog")
-	build.Dir = ".."
-	out, err := build.CombinedOutput()
-	assert.NilError(t, err, string(out))
-
 	script := `set -f # the sources are words, never patterns
 for r in \
   "--image $REF --code 1+2" \
@@ -124,12 +118,12 @@ for r in \
   "--image $PY --code print(1+2) -- python3 -"; do
   $TOOL run $r | grep -o '"verdict":"[a-z_]*"'
 done`
-	cmd := exec.Command(bin, "--", "sh", "-c", script)
+	cmd := exec.Command(seccomplog, "--", "sh", "-c", script)
 	cmd.Env = append(os.Environ(), "TOOL="+toolBin, "REF="+refImage, "PROBE="+probeImage, "PY="+pythonImage)
 	// The tool prints the command's output on stderr, its own on stdout.
 	var verdicts bytes.Buffer
 	cmd.Stderr = &verdicts
-	out, err = cmd.Output()
+	out, err := cmd.Output()
 	assert.NilError(t, err, "%s%s", out, verdicts.String())
 	var got []string
 	for _, w := range strings.Fields(verdicts.String()) {
