@@ -1,8 +1,10 @@
-// Package isolation is the host-side supervisor: it runs one untrusted
+// Package isolation is the host-side library: it runs one untrusted
 // request in a fresh, locked-down container through the docker CLI, bounds
 // everything it reads back, removes the container daemon-side, and returns
 // one verdict. It is the library behind the synapse-isolation command; a
-// caller needs no other package of this module but limits, for the bounds.
+// caller needs no other package of this module but limits, for the bounds,
+// and isolation/protocol, for the verdicts, the graders and a result's
+// parts (its error, exit and files).
 //
 // # Run
 //
@@ -135,7 +137,9 @@
 //
 // # Error
 //
-// Run's error is nil exactly for OK and ProgramError. Otherwise it is an
+// Run's error is nil exactly for OK and ProgramError, and for a judged
+// request (Result.Tests set, or CompileError), whose verdict is its
+// tests'. Otherwise it is an
 // *Error carrying the same Verdict as the Result and its cause (errors.As
 // finds it; Unwrap gives the cause). Outcomes are decided from the host's
 // own deadline first, then docker's exit status, then evidence, never by

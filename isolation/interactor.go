@@ -33,7 +33,7 @@ type InteractorRun struct {
 // interactor is trusted, the program is not: they share no process or
 // file, and the test's files are in the interactor's alone), the host
 // relaying each one's stdout to the other's stdin, test
-// by test (relay), what the program sends bounded. Each test's verdict
+// by test (package relay), what the program sends bounded. Each test's verdict
 // is then decided by interactive, on who ended it first.
 func runInteractive(ctx context.Context, req Request, g *protocol.Interactor, p checkedRun) (Result, error) {
 	if err := checkInteractor(req, g); err != nil {

@@ -26,7 +26,8 @@ type Step struct {
 type TestResult struct {
 	Name string `json:"name"`
 	// Verdict is the test's: OK, WrongAnswer, ProgramError, Timeout,
-	// CPUTimeout or OOM.
+	// CPUTimeout or OOM from its run; with a grader also Points,
+	// PresentationError or JudgeFailure.
 	Verdict Verdict `json:"verdict"`
 	// Match is whether its stdout matched the expected output; nil when
 	// it has none or did not exit 0.

@@ -21,8 +21,8 @@ type Result struct {
 	// the verdict is ok or program_error.
 	protocol.Streams
 	// Files are the files the request's Collect matched in the program's
-	// working directory, by name: each whole (File.Data) or why not
-	// (File.Error). Nil when none were asked for or the verdict is not
+	// working directory, by name: each whole (protocol.File's Data) or
+	// why not (its Error). Nil when none were asked for or the verdict is not
 	// ok or program_error; empty when none matched.
 	Files map[string]protocol.File
 	// Compile is the compile step of an image's language that has one;
@@ -203,7 +203,10 @@ type Verdict = protocol.Verdict
 // of two, the greater is the more serious; -1 for none.
 func severity(v Verdict) int { return protocol.Severity(v) }
 
-// Error is every failure this package returns: the verdict it stands for
-// and its cause (errors.As finds it). Run's error is nil exactly for ok
-// and program_error.
+// Error is every failure this package returns: its field Verdict (a
+// protocol.Verdict) is the verdict it stands for, the same as the Result's,
+// and Err its cause. errors.As finds it; its message is the verdict's
+// prefix (its row of protocol.Verdicts) and then the cause's; Unwrap
+// returns the cause. Run's error is nil exactly for ok and program_error,
+// and for a judged request, whose verdict is its tests'.
 type Error = supervisor.Error

@@ -25,10 +25,10 @@ import (
 //
 // A request whose Grader is a Checker runs its program, then its checker
 // in a container of its own, which grades the tests the program passed
-// through (Checker's doc); the Result's Checker says how that run went.
+// through (protocol.Checker's doc); the Result's Checker says how that run went.
 // One whose Grader is an Interactor runs its program and its interactor
 // at once, each in a container of its own, talking through the host
-// (Interactor's doc); the Result's Interactor says how its run went.
+// (protocol.Interactor's doc); the Result's Interactor says how its run went.
 func Run(ctx context.Context, req Request, o Options) (Result, error) {
 	in := planInput{owner: removal.SelfLabel()}
 	if req.Grader != nil {
@@ -135,8 +135,8 @@ func (a *attempt) wire(l *supervisor.Launched, enc *encoded, tests int) {
 	}
 }
 
-// handshake waits for the runner's hello and judges it (judgeHello);
-// a container whose hello did not pass is refused (refuse). Only when it
+// handshake waits for the runner's hello and judges it, and a container whose hello
+// did not pass is refused (supervisor's Launched.Handshake). Only when it
 // passes is the run ready for its request.
 func (a *attempt) handshake(l *supervisor.Launched, deadline time.Time, bound time.Duration) error {
 	seen, r, err := l.Handshake(deadline, bound)
@@ -171,9 +171,9 @@ func (a *attempt) assign(w *warm) {
 const judgeGrace = 2 * time.Second
 
 // complete finishes a run whose hello passed and whose request was sent:
-// it waits for docker run and gathers how it ended (gather), tears its
-// container down (teardown), reads the response of a clean exit, and
-// decides the verdict from all of it (decide).
+// it waits for docker run and gathers how it ended (Launched.Gather), tears
+// its container down (Launched.Teardown), reads the response of a clean
+// exit, and decides the verdict from all of it (Launched.Decide).
 func (a *attempt) complete(l *supervisor.Launched) error {
 	a.sent = l.Sent
 	f := l.Gather()
@@ -208,7 +208,7 @@ func (a *attempt) completeAtExit(l *supervisor.Launched, resp []byte) error {
 	return a.decide(l, f)
 }
 
-// decide is the run's verdict (decide), with the daemon's OOM evidence
+// decide is the run's verdict (Launched.Decide), with the daemon's OOM evidence
 // asked where a rule needs it.
 func (a *attempt) decide(l *supervisor.Launched, f supervisor.Facts) error {
 	resp, err := l.Decide(f, a.start)

@@ -117,7 +117,7 @@ func TestBoundaryTimeoutLeavesNoContainer(t *testing.T) {
 	// deadline; a runner that ignores it is killed and removed from
 	// outside, 2 s after the deadline. Which end it meets holds by
 	// construction: the runner answers within a fraction of a second of
-	// its stop (stopGrace leaves it 2 s), and a deadline of 20 s leaves
+	// its stop (supervisor.StopGrace leaves it 2 s), and a deadline of 20 s leaves
 	// any hello ten times what it takes with a second suite alongside.
 	const deadline = 20 * time.Second
 	// The three wait out their deadline side by side, from this test's

@@ -8,7 +8,7 @@ import "github.com/synapse-lang/synapse-isolation/limits"
 //
 // First is the side whose end the relay saw first: its =shut (its
 // stdout ended) or its =done (its processes are gone), whichever came
-// first, or its whole run's end (gone). It is noted before the relay
+// first, or its whole run's end (Gone). It is noted before the relay
 // passes that end on, and a side reads the other's end (its stdin's
 // EOF, an =end) only from the relay, so whatever a side did because the
 // other had ended (a crash at the end of its input, a wait until it was

@@ -12,14 +12,14 @@ import (
 )
 
 // Relay carries an interactive request's live frames between its two
-// runs, the program's (side 0) and the interactor's (side 1): each one's
+// runs, the program's (Program) and the interactor's (Interactor): each one's
 // =io to the other's stdin as =in, its =shut as =eof and its =done as
 // =end; each test goes (=go) once both sides are ready for it, and a
 // side's =go always comes before any frame of the test. It holds at most
 // relayQueue frames a side: a side that does not read makes the other
 // wait, never the host's memory grow. A side's frames out of their order
 // (a test that is not its next, or not going) break the relay: both
-// stdins end, and the run is the sandbox's failure (broken). It notes
+// stdins end, and the run is the sandbox's failure (Broken). It notes
 // each test's end as it relays it (End: who ended first), and bounds
 // what the program gives the interactor (given).
 type Relay struct {

@@ -5,6 +5,6 @@
 // deadline (Launched.Send), the end that removes the container and
 // confirms it gone (Launched.Teardown), and the two tables of rules that
 // decide the run's verdict from what it learned: a run that sent its
-// request (Launched.Decide) and one whose hello did not pass (refuse).
+// request (Launched.Decide) and one whose hello did not pass (inside Launched.Handshake).
 // Nothing here builds a Result; package isolation does, from these.
 package supervisor

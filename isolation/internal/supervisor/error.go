@@ -7,8 +7,8 @@ import (
 )
 
 // Error is every failure of a run: the verdict it stands for and its
-// cause (isolation.Error). Run's error is nil exactly for ok and
-// program_error.
+// cause (isolation.Error). isolation.Run's error is nil exactly for ok and
+// program_error, and for a judged request, whose verdict is its tests'.
 type Error struct {
 	Verdict protocol.Verdict
 	Err     error

@@ -18,15 +18,18 @@ import (
 )
 
 // Launched is a `docker run` started with its request not yet sent: at
-// once for isolation.Run, ahead of time for a warm pool. It owns the client process
-// and what it printed; the run that holds it decides from them.
+// once for isolation.Run, ahead of time for a warm pool. It owns the
+// client process and what it printed; the run that holds it decides
+// from them.
 type Launched struct {
+	// Plan is the run's plan; Resp the response part of the runner's
+	// stdout.
 	Plan    *Plan
 	client  *docker.Client
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
-	out     *frames.Stdout   // the runner's stdout: hello, then response
-	Resp    *frames.Response // the response part of out
+	out     *frames.Stdout // the runner's stdout: hello, then response
+	Resp    *frames.Response
 	stderr  *docker.StderrWatch
 	reaper  *removal.Reaper // removes the container should this process die first
 	parent  context.Context
@@ -52,7 +55,7 @@ type Launched struct {
 	known    []string
 	removing chan error
 	// graced says the deadline found the runner's answer already, and
-	// gave the run exitGrace.
+	// gave the run ExitGrace.
 	graced bool
 }
 
@@ -107,7 +110,7 @@ type warningError struct{ line string }
 func (e *warningError) Error() string { return e.line }
 
 // Launch starts `docker run` for plan with its stdin open. Its context
-// ends with ctx (a signal, say), or with abort.
+// ends with ctx (a signal, say), or with Kill or EndRequest.
 func Launch(ctx context.Context, c *docker.Client, plan *Plan) (*Launched, error) {
 	runCtx, abort := context.WithCancelCause(ctx)
 	l := &Launched{Plan: plan, client: c, parent: ctx, runCtx: runCtx, abort: abort, done: make(chan struct{})}
@@ -140,8 +143,8 @@ func Launch(ctx context.Context, c *docker.Client, plan *Plan) (*Launched, error
 // Send writes the request frame body, then data (a judge's tests' data;
 // nil: none), and closes stdin; the host deadline is armed to end at
 // deadline. A program that runs once (once: not a judge's, whose runner
-// keeps its own deadline) is sent the host's stop, stopLead before it,
-// and is killed from outside only stopGrace after it. Only a run whose
+// keeps its own deadline) is sent the host's stop, StopLead before it,
+// and is killed from outside only StopGrace after it. Only a run whose
 // hello passed gets here.
 func (l *Launched) Send(body []byte, data func(io.Writer) error, once bool, deadline time.Time) {
 	l.mu.Lock()
@@ -181,11 +184,11 @@ func (l *Launched) listAhead(ctx context.Context) {
 }
 
 // deadlinePassed aborts the run when its kill time comes (the host
-// deadline, or stopGrace after it for a run sent a stop) and, if its
+// deadline, or StopGrace after it for a run sent a stop) and, if its
 // container was listed ahead, starts removing it at once, beside the
 // client's kill: the removal (removeWithin) waits for it. A run whose
 // runner answered already (it stopped the program at the host's stop)
-// is given exitGrace to end by itself first.
+// is given ExitGrace to end by itself first.
 func (l *Launched) deadlinePassed() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -221,10 +224,10 @@ func (l *Launched) Ready() error {
 }
 
 // Teardown ends the run's container, the one way every run that sent its
-// request ends it: a clean exit (f.clean) was removed by docker run --rm
+// request ends it: a clean exit (f.Clean) was removed by docker run --rm
 // before it returned, and the reaper stands down; a client that was never
 // waited for leaves the removal to the reaper; any other end has the
-// container removed daemon-side and confirmed gone (remove), what it found
+// container removed daemon-side and confirmed gone (Remove), what it found
 // and how it failed noted in f.
 func (l *Launched) Teardown(f *Facts) {
 	switch {
@@ -247,7 +250,7 @@ func (l *Launched) Remove(clientDied time.Time) (found bool, err error) {
 	return l.removeWithin(clientDied, removal.MaxListErrors)
 }
 
-// removeWithin is remove giving up after attempts failed listings; a
+// removeWithin is Remove giving up after attempts failed listings; a
 // removal it could not confirm is the engine's failure.
 func (l *Launched) removeWithin(clientDied time.Time, attempts int) (found bool, err error) {
 	l.mu.Lock()

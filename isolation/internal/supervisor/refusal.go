@@ -42,7 +42,7 @@ var errNeedStartEvidence = errors.New("the verdict needs the daemon's start evid
 
 // refusalVerdict is a refused run's verdict: its error, and exit: whether
 // docker run's exit status is a container's, one that ran and ended it
-// (refused.withExit keeps it only for a status, not a signal).
+// (Refused.withExit keeps it only for a status, not a signal).
 type refusalVerdict struct {
 	err  error
 	exit bool
@@ -147,7 +147,7 @@ func decideRefusal(f refusalFacts) refusalVerdict {
 	return v
 }
 
-// Refused is how a Refused run's client ended: its end, whether it was
+// Refused is how a refused run's client ended: its end, whether it was
 // waited for, and whether its exit status is the container's.
 type Refused struct {
 	End       ClientEnd

@@ -45,7 +45,7 @@ func (f *endFacts) unreached() bool {
 // Facts are what a run learned once its request was sent: how docker run
 // ended (endFacts), why the run was stopped early, what the removal found,
 // the engine's OOM evidence and the response. The run gathers them
-// (gather, teardown) and decide turns them into one verdict; nothing in
+// (Launched.Gather, Launched.Teardown) and decide turns them into one verdict; nothing in
 // decide asks the engine or reads the clock, so every rule is tested
 // in-process.
 type Facts struct {
