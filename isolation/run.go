@@ -238,7 +238,7 @@ func (a *attempt) readResponse(f *supervisor.Facts, stdout []byte) {
 	if j.compile != nil || isJudged {
 		a.judged = &j
 	}
-	f.MarkJudged(isJudged)
+	f.Judged(isJudged)
 	if err != nil {
 		f.Refuse(err)
 		return
@@ -251,5 +251,5 @@ func (a *attempt) readResponse(f *supervisor.Facts, stdout []byte) {
 		f.Refuse(&Error{Verdict: protocol.SandboxFailure, Err: err})
 		return
 	}
-	f.Accept(&resp, isJudged)
+	f.Accept(&resp)
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // How a run that sent its request ends: what it learned (Gather), read
-// by the run that holds it (Exit, Refuse, Accept), and the verdict of it
+// by the run that holds it (Exit, Refuse, Accept, Judged), and the verdict of it
 // all (Decide).
 
 // Gather waits for docker run after its request was sent and returns how
@@ -74,13 +74,12 @@ func (f *Facts) Exit() (ClientEnd, bool) { return ClientEnd{At: f.end, Code: f.c
 // Refuse notes why the response of a clean exit was refused.
 func (f *Facts) Refuse(err error) { f.respErr = err }
 
-// Accept takes the response of a clean exit, checked; judged: it is a
-// judge's request's or a compiled program's, whose verdict its steps
-// decide.
-func (f *Facts) Accept(resp *protocol.Response, judged bool) { f.resp, f.judged = resp, judged }
+// Accept takes the response of a clean exit, checked.
+func (f *Facts) Accept(resp *protocol.Response) { f.resp = resp }
 
-// MarkJudged notes that a refused response was a judged one.
-func (f *Facts) MarkJudged(judged bool) { f.judged = judged }
+// Judged notes whether the response is a judge's request's or a compiled
+// program's, whose verdict its steps decide, accepted or refused.
+func (f *Facts) Judged(judged bool) { f.judged = judged }
 
 // RemovalErr is why the container's removal could not be confirmed, nil
 // if it was.
