@@ -64,11 +64,11 @@ type TestResult struct {
 }
 
 // worst is a judge's request's verdict from its tests: the most serious
-// test's (severity), OK for none.
+// test's (protocol.Severity), OK for none.
 func worst(tests []TestResult) Verdict {
 	v := protocol.OK
 	for _, t := range tests {
-		if severity(t.Verdict) > severity(v) {
+		if protocol.Severity(t.Verdict) > protocol.Severity(v) {
 			v = t.Verdict
 		}
 	}

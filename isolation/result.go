@@ -199,10 +199,6 @@ func (a *attempt) timings(returned time.Time) Timings {
 // verdicts, protocol.Verdicts, that holds each one's facts.
 type Verdict = protocol.Verdict
 
-// severity is v's place in the one table of verdicts (protocol.Verdicts):
-// of two, the greater is the more serious; -1 for none.
-func severity(v Verdict) int { return protocol.Severity(v) }
-
 // Error is every failure this package returns: its field Verdict (a
 // protocol.Verdict) is the verdict it stands for, the same as the Result's,
 // and Err its cause. errors.As finds it; its message is the verdict's
